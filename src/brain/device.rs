@@ -1,0 +1,94 @@
+//! Choosing where the model runs and with how many threads.
+
+use candle_core::Device;
+use std::str::FromStr;
+
+/// A device as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceChoice {
+    /// The best device compiled in: CUDA, then Metal, then the CPU.
+    #[default]
+    Auto,
+    /// The CPU.
+    Cpu,
+    /// The first CUDA GPU (needs the `cuda` feature).
+    Cuda,
+    /// The Apple GPU (needs the `metal` feature).
+    Metal,
+}
+
+impl FromStr for DeviceChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Ok(DeviceChoice::Auto),
+            "cpu" => Ok(DeviceChoice::Cpu),
+            "cuda" | "gpu" => Ok(DeviceChoice::Cuda),
+            "metal" => Ok(DeviceChoice::Metal),
+            other => Err(format!(
+                "unknown device `{other}` (expected auto, cpu, cuda or metal)"
+            )),
+        }
+    }
+}
+
+/// Opens the chosen device.
+pub fn open(choice: DeviceChoice) -> Result<Device, String> {
+    match choice {
+        DeviceChoice::Cpu => Ok(Device::Cpu),
+        DeviceChoice::Cuda => open_cuda(),
+        DeviceChoice::Metal => open_metal(),
+        DeviceChoice::Auto => {
+            if cfg!(feature = "cuda") {
+                if let Ok(device) = open_cuda() {
+                    return Ok(device);
+                }
+            }
+            if cfg!(feature = "metal") {
+                if let Ok(device) = open_metal() {
+                    return Ok(device);
+                }
+            }
+            Ok(Device::Cpu)
+        }
+    }
+}
+
+fn open_cuda() -> Result<Device, String> {
+    if !cfg!(feature = "cuda") {
+        return Err("this loopd was built without CUDA; rebuild with `--features cuda`".into());
+    }
+    Device::new_cuda(0).map_err(|e| format!("cannot open CUDA device 0: {e}"))
+}
+
+fn open_metal() -> Result<Device, String> {
+    if !cfg!(feature = "metal") {
+        return Err("this loopd was built without Metal; rebuild with `--features metal`".into());
+    }
+    Device::new_metal(0).map_err(|e| format!("cannot open Metal device 0: {e}"))
+}
+
+/// A short name for a device: `cpu`, `cuda:0`, `metal:0`.
+pub fn name(device: &Device) -> String {
+    match device {
+        Device::Cpu => "cpu".into(),
+        Device::Cuda(_) => "cuda:0".into(),
+        Device::Metal(_) => "metal:0".into(),
+    }
+}
+
+/// Sets the number of CPU compute threads. Must run before the first tensor
+/// operation (candle's thread pools read it once); `None` keeps candle's
+/// default, the number of physical cores.
+pub fn set_threads(threads: Option<usize>) {
+    if let Some(n) = threads.filter(|&n| n > 0) {
+        std::env::set_var("RAYON_NUM_THREADS", n.to_string());
+        std::env::set_var("CANDLE_NUM_THREADS", n.to_string());
+    }
+}
+
+/// The number of CPU compute threads candle uses.
+pub fn threads() -> usize {
+    candle_core::utils::get_num_threads()
+}

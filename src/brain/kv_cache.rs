@@ -1,0 +1,254 @@
+//! The attention key/value cache, kept outside the model.
+//!
+//! A [`KvCache`] is a plain value: it knows which tokens it holds, can be cut
+//! back to a prefix ([`KvCache::truncate`]) and copied ([`KvCache::try_clone`]), so the
+//! brain can keep a cache per session and reuse any shared prefix. The model's
+//! forward pass takes it by `&mut` and owns nothing between calls.
+
+use candle_core::{DType, Device, Result, Tensor};
+
+/// Dimensions of a model's cache.
+#[derive(Debug, Clone)]
+pub struct KvShape {
+    /// Transformer layers.
+    pub layers: usize,
+    /// Key/value heads per layer.
+    pub kv_heads: usize,
+    /// Size of one head.
+    pub head_dim: usize,
+    /// Most tokens the cache may hold (the context window).
+    pub max_tokens: usize,
+    /// Element type.
+    pub dtype: DType,
+    /// Where the tensors live.
+    pub device: Device,
+}
+
+/// Keys and values of one layer: `(1, kv_heads, capacity, head_dim)` buffers of
+/// which the first `len` positions are valid.
+#[derive(Debug)]
+struct LayerKv {
+    k: Tensor,
+    v: Tensor,
+}
+
+/// The keys and values computed for a sequence of tokens.
+#[derive(Debug)]
+pub struct KvCache {
+    shape: KvShape,
+    layers: Vec<Option<LayerKv>>,
+    capacity: usize,
+    tokens: Vec<u32>,
+}
+
+const GROWTH_STEP: usize = 256;
+
+impl KvCache {
+    /// An empty cache.
+    pub fn new(shape: KvShape) -> Self {
+        KvCache {
+            layers: (0..shape.layers).map(|_| None).collect(),
+            capacity: 0,
+            tokens: Vec::new(),
+            shape,
+        }
+    }
+
+    /// The cache's dimensions.
+    pub fn shape(&self) -> &KvShape {
+        &self.shape
+    }
+
+    /// Number of tokens held.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether no token is held.
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// The tokens held, in order.
+    pub fn tokens(&self) -> &[u32] {
+        &self.tokens
+    }
+
+    /// Room left before the context window is full.
+    pub fn remaining(&self) -> usize {
+        self.shape.max_tokens.saturating_sub(self.len())
+    }
+
+    /// How many leading tokens of `prompt` this cache already holds.
+    pub fn common_prefix(&self, prompt: &[u32]) -> usize {
+        self.tokens
+            .iter()
+            .zip(prompt)
+            .take_while(|(a, b)| a == b)
+            .count()
+    }
+
+    /// Forgets everything after the first `n` tokens.
+    pub fn truncate(&mut self, n: usize) {
+        self.tokens.truncate(n);
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.tokens.clear();
+    }
+
+    /// Bytes allocated for keys and values.
+    pub fn allocated_bytes(&self) -> usize {
+        let per_position =
+            self.shape.kv_heads * self.shape.head_dim * self.shape.dtype.size_in_bytes() * 2;
+        self.layers.iter().flatten().count() * self.capacity * per_position
+    }
+
+    /// Stores the keys and values of new positions for `layer` and returns
+    /// the keys and values of all positions, old and new:
+    /// `(1, kv_heads, len + new, head_dim)`. Call for every layer, then
+    /// [`KvCache::commit`] the tokens.
+    pub fn append(&mut self, layer: usize, k: &Tensor, v: &Tensor) -> Result<(Tensor, Tensor)> {
+        let new = k.dim(2)?;
+        let start = self.len();
+        let end = start + new;
+        if end > self.shape.max_tokens {
+            candle_core::bail!(
+                "the KV cache holds at most {} tokens, {end} requested",
+                self.shape.max_tokens
+            );
+        }
+        if end > self.capacity {
+            self.grow(end)?;
+        }
+        if self.layers[layer].is_none() {
+            let dims = (1, self.shape.kv_heads, self.capacity, self.shape.head_dim);
+            self.layers[layer] = Some(LayerKv {
+                k: Tensor::zeros(dims, self.shape.dtype, &self.shape.device)?,
+                v: Tensor::zeros(dims, self.shape.dtype, &self.shape.device)?,
+            });
+        }
+        let Some(slot) = self.layers[layer].as_mut() else {
+            candle_core::bail!("KV cache layer {layer} is missing");
+        };
+        slot.k.slice_set(&k.contiguous()?, 2, start)?;
+        slot.v.slice_set(&v.contiguous()?, 2, start)?;
+        Ok((slot.k.narrow(2, 0, end)?, slot.v.narrow(2, 0, end)?))
+    }
+
+    /// Records the tokens whose keys and values were just appended.
+    pub fn commit(&mut self, tokens: &[u32]) {
+        self.tokens.extend_from_slice(tokens);
+    }
+
+    fn grow(&mut self, needed: usize) -> Result<()> {
+        let wanted = needed
+            .max(self.capacity * 2)
+            .next_multiple_of(GROWTH_STEP)
+            .min(self.shape.max_tokens);
+        let keep = self.len();
+        for layer in self.layers.iter_mut().flatten() {
+            layer.k = regrow(&layer.k, keep, wanted)?;
+            layer.v = regrow(&layer.v, keep, wanted)?;
+        }
+        self.capacity = wanted;
+        Ok(())
+    }
+}
+
+fn regrow(buffer: &Tensor, keep: usize, capacity: usize) -> Result<Tensor> {
+    let (b, h, _, d) = buffer.dims4()?;
+    let grown = Tensor::zeros((b, h, capacity, d), buffer.dtype(), buffer.device())?;
+    if keep > 0 {
+        grown.slice_set(&buffer.narrow(2, 0, keep)?.contiguous()?, 2, 0)?;
+    }
+    Ok(grown)
+}
+
+impl KvCache {
+    /// A deep copy. The buffers are written in place, so copies must not
+    /// share them; copying allocates, hence the `Result`.
+    pub fn try_clone(&self) -> Result<Self> {
+        let keep = self.len();
+        let layers = self
+            .layers
+            .iter()
+            .map(|layer| {
+                layer
+                    .as_ref()
+                    .map(|l| {
+                        Ok(LayerKv {
+                            k: regrow(&l.k, keep, self.capacity)?,
+                            v: regrow(&l.v, keep, self.capacity)?,
+                        })
+                    })
+                    .transpose()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(KvCache {
+            shape: self.shape.clone(),
+            layers,
+            capacity: self.capacity,
+            tokens: self.tokens.clone(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape() -> KvShape {
+        KvShape {
+            layers: 2,
+            kv_heads: 1,
+            head_dim: 2,
+            max_tokens: 600,
+            dtype: DType::F32,
+            device: Device::Cpu,
+        }
+    }
+
+    fn kv(values: &[f32]) -> Tensor {
+        Tensor::from_slice(values, (1, 1, values.len() / 2, 2), &Device::Cpu).unwrap()
+    }
+
+    #[test]
+    fn append_truncate_clone() {
+        let mut cache = KvCache::new(shape());
+        for layer in 0..2 {
+            cache
+                .append(layer, &kv(&[1., 1., 2., 2.]), &kv(&[1., 1., 2., 2.]))
+                .unwrap();
+        }
+        cache.commit(&[10, 11]);
+        assert_eq!(cache.len(), 2);
+        let snapshot = cache.try_clone().unwrap();
+        cache.truncate(1);
+        let (k, _) = cache.append(0, &kv(&[9., 9.]), &kv(&[9., 9.])).unwrap();
+        assert_eq!(
+            k.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+            vec![1., 1., 9., 9.]
+        );
+        assert_eq!(snapshot.common_prefix(&[10, 11, 12]), 2);
+        let mut snapshot = snapshot;
+        let (k, _) = snapshot.append(0, &kv(&[3., 3.]), &kv(&[3., 3.])).unwrap();
+        assert_eq!(
+            k.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+            vec![1., 1., 2., 2., 3., 3.]
+        );
+    }
+
+    #[test]
+    fn grows_past_one_step_and_refuses_beyond_max() {
+        let mut cache = KvCache::new(shape());
+        let block = kv(&vec![0.5; 2 * 300]);
+        cache.append(0, &block, &block).unwrap();
+        cache.commit(&[1; 300]);
+        cache.append(0, &block, &block).unwrap();
+        cache.commit(&[2; 300]);
+        assert_eq!(cache.len(), 600);
+        assert!(cache.append(0, &kv(&[1., 1.]), &kv(&[1., 1.])).is_err());
+    }
+}

@@ -1,0 +1,338 @@
+//! The local brain: a GGUF model run by candle on a worker thread it owns.
+//!
+//! Requests are queued to the worker; each one is rendered with the chat
+//! template, tokenized, prefilled (reusing whatever prefix the KV cache
+//! already holds) and decoded token by token, with every piece sent back
+//! over the request's channel as soon as it is whole text.
+
+use super::device::{self, DeviceChoice};
+use super::gguf::GgufFile;
+use super::kv_cache::KvCache;
+use super::model::Model;
+use super::sampler::Sampler;
+use super::stop::{Scanned, StopScanner};
+use super::template::ChatTemplate;
+use super::tokenizer::{Tokenizer, Utf8Stream};
+use super::{
+    Brain, BrainError, BrainInfo, ChatRequest, Completion, EndReason, Generation, GenerationEvent,
+    Piece, Usage,
+};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::Instant;
+use tokio::sync::mpsc::UnboundedSender;
+use tokio_util::sync::CancellationToken;
+
+/// How to load a local model.
+#[derive(Debug, Clone)]
+pub struct LocalBrainConfig {
+    /// The GGUF file.
+    pub model: PathBuf,
+    /// Where to run it.
+    pub device: DeviceChoice,
+    /// The context window is the file's, capped at this many tokens.
+    pub max_context: usize,
+}
+
+impl LocalBrainConfig {
+    /// Defaults for a model file: automatic device, 8192-token context.
+    pub fn new(model: impl Into<PathBuf>) -> Self {
+        LocalBrainConfig {
+            model: model.into(),
+            device: DeviceChoice::Auto,
+            max_context: 8192,
+        }
+    }
+}
+
+/// Prompt tokens computed per forward pass during prefill: bounds the
+/// attention scores' memory and lets cancellation land between chunks.
+const PREFILL_CHUNK: usize = 256;
+
+struct Job {
+    request: ChatRequest,
+    cancel: CancellationToken,
+    events: UnboundedSender<GenerationEvent>,
+    received: Instant,
+}
+
+/// A brain backed by a local GGUF model.
+pub struct LocalBrain {
+    info: BrainInfo,
+    jobs: mpsc::Sender<Job>,
+}
+
+impl LocalBrain {
+    /// Loads the model on a new worker thread and waits until it is ready.
+    pub fn load(config: LocalBrainConfig) -> Result<Self, BrainError> {
+        let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
+        let (ready_tx, ready_rx) = mpsc::channel::<Result<BrainInfo, BrainError>>();
+        std::thread::Builder::new()
+            .name("loopd-model".into())
+            .spawn(move || {
+                let loaded = catch_unwind(AssertUnwindSafe(|| Worker::load(&config)))
+                    .unwrap_or_else(|panic| {
+                        Err(BrainError::Load(format!(
+                            "{}: {}",
+                            config.model.display(),
+                            panic_message(&panic)
+                        )))
+                    });
+                let mut worker = match loaded {
+                    Ok(worker) => {
+                        let _ = ready_tx.send(Ok(worker.info.clone()));
+                        worker
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                        return;
+                    }
+                };
+                while let Ok(job) = jobs_rx.recv() {
+                    worker.serve(job);
+                }
+            })
+            .map_err(|e| BrainError::Load(format!("cannot start the model thread: {e}")))?;
+        let info = ready_rx.recv().map_err(|_| BrainError::WorkerGone)??;
+        Ok(LocalBrain {
+            info,
+            jobs: jobs_tx,
+        })
+    }
+}
+
+impl Brain for LocalBrain {
+    fn info(&self) -> &BrainInfo {
+        &self.info
+    }
+
+    fn generate(&self, request: ChatRequest, cancel: CancellationToken) -> Generation {
+        let (events, generation) = Generation::channel();
+        let job = Job {
+            request,
+            cancel,
+            events,
+            received: Instant::now(),
+        };
+        if let Err(mpsc::SendError(job)) = self.jobs.send(job) {
+            let _ = job
+                .events
+                .send(GenerationEvent::Failed(BrainError::WorkerGone));
+        }
+        generation
+    }
+}
+
+/// Everything the model thread owns.
+struct Worker {
+    model: Model,
+    tokenizer: Tokenizer,
+    template: ChatTemplate,
+    cache: KvCache,
+    info: BrainInfo,
+}
+
+impl Worker {
+    fn load(config: &LocalBrainConfig) -> Result<Self, BrainError> {
+        let load_err = |e: String| BrainError::Load(e);
+        let mut gguf = GgufFile::open(&config.model).map_err(|e| load_err(e.to_string()))?;
+        let device = device::open(config.device).map_err(load_err)?;
+        let tokenizer = Tokenizer::from_gguf(&gguf).map_err(|e| load_err(e.to_string()))?;
+        let model = Model::load(&mut gguf, &device, config.max_context)
+            .map_err(|e| load_err(e.to_string()))?;
+        if tokenizer.vocab_size() > model.vocab_size() {
+            return Err(load_err(
+                gguf.error(format!(
+                    "the tokenizer has {} tokens but the embedding table only {} rows: token ids would be out of range",
+                    tokenizer.vocab_size(),
+                    model.vocab_size()
+                ))
+                .to_string(),
+            ));
+        }
+        let special_text = |key: &str| {
+            gguf.opt_usize_in(key, 0..=tokenizer.vocab_size() - 1)
+                .ok()
+                .flatten()
+                .map(|id| tokenizer.token_text(id as u32))
+                .unwrap_or_default()
+        };
+        let bos = special_text("tokenizer.ggml.bos_token_id");
+        let eos = special_text("tokenizer.ggml.eos_token_id");
+        let template_source = gguf.opt_string("tokenizer.chat_template");
+        let template = ChatTemplate::new(template_source.as_deref(), &bos, &eos)
+            .map_err(|e| load_err(gguf.error(e).to_string()))?;
+        let name = gguf
+            .opt_string("general.name")
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| {
+                config
+                    .model
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            });
+        let info = BrainInfo {
+            model: name,
+            arch: model.hparams().arch.name().to_string(),
+            device: device::name(&device),
+            threads: device::threads(),
+            context_length: model.max_positions(),
+            template_supports_tools: template.supports_tools(),
+        };
+        let cache = model.new_cache();
+        Ok(Worker {
+            model,
+            tokenizer,
+            template,
+            cache,
+            info,
+        })
+    }
+
+    fn serve(&mut self, job: Job) {
+        let events = job.events.clone();
+        let outcome = catch_unwind(AssertUnwindSafe(|| self.generate(job)));
+        let failure = match outcome {
+            Ok(Ok(done)) => GenerationEvent::Finished(done),
+            Ok(Err(e)) => GenerationEvent::Failed(e),
+            Err(panic) => {
+                self.cache.clear();
+                GenerationEvent::Failed(BrainError::Generation(format!(
+                    "internal error: {}",
+                    panic_message(&panic)
+                )))
+            }
+        };
+        let _ = events.send(failure);
+    }
+
+    fn generate(&mut self, job: Job) -> Result<Completion, BrainError> {
+        let Job {
+            request,
+            cancel,
+            events,
+            received,
+        } = job;
+        let options = &request.options;
+        let mut usage = Usage::default();
+        let stopped = |cancel: &CancellationToken, events: &UnboundedSender<GenerationEvent>| {
+            cancel.is_cancelled() || events.is_closed()
+        };
+        let cancelled = |text: String, usage: Usage| Completion {
+            text,
+            end: EndReason::Cancelled,
+            usage,
+        };
+        if stopped(&cancel, &events) {
+            return Ok(cancelled(String::new(), usage));
+        }
+
+        let prompt_text = self
+            .template
+            .render(&request.messages, &request.tools, true)
+            .map_err(BrainError::Template)?;
+        let prompt = self
+            .tokenizer
+            .encode_prompt(&prompt_text)
+            .map_err(BrainError::Generation)?;
+        let context = self.model.max_positions();
+        if prompt.is_empty() || prompt.len() >= context {
+            return Err(BrainError::ContextOverflow {
+                prompt: prompt.len(),
+                context,
+            });
+        }
+        usage.prompt_tokens = prompt.len();
+
+        let prefill_started = Instant::now();
+        let reused = self.cache.common_prefix(&prompt).min(prompt.len() - 1);
+        self.cache.truncate(reused);
+        usage.prefill_tokens = prompt.len() - reused;
+        let gen_err = |e: candle_core::Error| BrainError::Generation(e.to_string());
+        let mut logits = None;
+        for chunk in prompt[reused..].chunks(PREFILL_CHUNK) {
+            if stopped(&cancel, &events) {
+                return Ok(cancelled(String::new(), usage));
+            }
+            logits = Some(
+                self.model
+                    .forward(chunk, &mut self.cache)
+                    .map_err(gen_err)?,
+            );
+        }
+        let mut logits = logits.ok_or_else(|| BrainError::Generation("empty prefill".into()))?;
+        usage.prefill_time = prefill_started.elapsed();
+
+        let mut sampler = Sampler::new(options);
+        let mut history = prompt.clone();
+        let mut utf8 = Utf8Stream::default();
+        let mut stops = StopScanner::new(&options.stop);
+        let mut text = String::new();
+        let mut decode_started = None;
+        let emit = |text: &mut String, piece: String, token: u32| {
+            text.push_str(&piece);
+            let _ = events.send(GenerationEvent::Piece(Piece { text: piece, token }));
+        };
+
+        let end = loop {
+            if usage.completion_tokens >= options.max_tokens {
+                break EndReason::MaxTokens;
+            }
+            if stopped(&cancel, &events) {
+                break EndReason::Cancelled;
+            }
+            let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
+            let token = sampler.sample(&mut values, &history);
+            if decode_started.is_none() {
+                usage.time_to_first_token = received.elapsed();
+                decode_started = Some(Instant::now());
+            }
+            if self.tokenizer.is_end_of_turn(token) {
+                break EndReason::EndOfTurn;
+            }
+            usage.completion_tokens += 1;
+            history.push(token);
+            let whole = utf8.push(self.tokenizer.token_bytes(token));
+            match stops.push(&whole) {
+                Scanned::Emit(piece) => emit(&mut text, piece, token),
+                Scanned::Stopped { before, stop } => {
+                    emit(&mut text, before, token);
+                    break EndReason::Stop(stop);
+                }
+            }
+            if self.cache.remaining() == 0 {
+                break EndReason::ContextFull;
+            }
+            if usage.completion_tokens < options.max_tokens {
+                logits = self
+                    .model
+                    .forward(&[token], &mut self.cache)
+                    .map_err(gen_err)?;
+            }
+        };
+        if !matches!(end, EndReason::Stop(_)) {
+            let tail = stops.push(&utf8.finish());
+            let rest = match tail {
+                Scanned::Emit(piece) => piece + &stops.finish(),
+                Scanned::Stopped { before, .. } => before,
+            };
+            if !rest.is_empty() {
+                emit(&mut text, rest, history.last().copied().unwrap_or_default());
+            }
+        }
+        if let Some(started) = decode_started {
+            usage.decode_time = started.elapsed();
+        }
+        Ok(Completion { text, end, usage })
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
+}

@@ -1,0 +1,598 @@
+//! A decoder-only transformer over quantized GGUF weights.
+//!
+//! One implementation covers the supported architectures; they differ in a
+//! few switches (biases, q/k norms, sandwich norms, fused projections, GELU,
+//! sliding-window layers), all read from the file in [`HyperParams`] and from
+//! which tensors are present. The model owns only its weights: the attention
+//! cache is a [`KvCache`] the caller passes to every forward pass.
+
+mod hparams;
+
+pub use hparams::{Arch, HyperParams, RopeStyle, SUPPORTED};
+
+use super::gguf::{GgufError, GgufFile};
+use super::kv_cache::{KvCache, KvShape};
+use candle_core::quantized::QMatMul;
+use candle_core::{DType, Device, Module, Result, Tensor, D};
+use hparams::GEMMA3_LOCAL_ROPE_BASE;
+
+/// A weight matrix (quantized) with an optional bias.
+struct Linear {
+    weight: QMatMul,
+    bias: Option<Tensor>,
+}
+
+impl Linear {
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let y = self.weight.forward(x)?;
+        match &self.bias {
+            Some(b) => y.broadcast_add(b),
+            None => Ok(y),
+        }
+    }
+
+    fn add_bias(&self, y: Tensor) -> Result<Tensor> {
+        match &self.bias {
+            Some(b) => y.broadcast_add(b),
+            None => Ok(y),
+        }
+    }
+}
+
+/// Applies several projections of the same input; for one token on CPU,
+/// candle can run them as one fused pass over the input.
+fn project_all(linears: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
+    if x.dim(1)? == 1 && x.device().is_cpu() {
+        let quantized: Option<Vec<_>> = linears
+            .iter()
+            .map(|l| match &l.weight {
+                QMatMul::QTensor(t) => Some(t.as_ref()),
+                _ => None,
+            })
+            .collect();
+        if let Some(weights) = quantized {
+            if let Some(outs) = candle_core::quantized::QTensor::gemv_fused_shared_lhs(&weights, x)?
+            {
+                return linears
+                    .iter()
+                    .zip(outs)
+                    .map(|(l, y)| l.add_bias(y))
+                    .collect();
+            }
+        }
+    }
+    linears.iter().map(|l| l.forward(x)).collect()
+}
+
+/// How a block computes queries, keys and values.
+enum QkvProjection {
+    Separate { q: Linear, k: Linear, v: Linear },
+    Fused(Linear),
+}
+
+/// The feed-forward half of a block.
+enum FeedForward {
+    Gated {
+        gate: Linear,
+        up: Linear,
+        down: Linear,
+        gelu: bool,
+    },
+    FusedGateUp {
+        gate_up: Linear,
+        down: Linear,
+    },
+}
+
+/// One transformer block.
+struct Block {
+    attn_norm: Tensor,
+    qkv: QkvProjection,
+    q_norm: Option<Tensor>,
+    k_norm: Option<Tensor>,
+    attn_out: Linear,
+    post_attn_norm: Option<Tensor>,
+    ffn_norm: Tensor,
+    ffn: FeedForward,
+    post_ffn_norm: Option<Tensor>,
+    sliding: bool,
+}
+
+/// Precomputed rotary embedding angles for every position.
+struct Rope {
+    cos: Tensor,
+    sin: Tensor,
+    style: RopeStyle,
+    dims: usize,
+}
+
+impl Rope {
+    fn new(
+        base: f64,
+        dims: usize,
+        positions: usize,
+        freq_factors: Option<&[f32]>,
+        style: RopeStyle,
+        device: &Device,
+    ) -> Result<Self> {
+        let half = dims / 2;
+        let inv_freq: Vec<f32> = (0..half)
+            .map(|i| {
+                let f = 1.0 / base.powf(2.0 * i as f64 / dims as f64);
+                let factor = freq_factors
+                    .and_then(|fs| fs.get(i))
+                    .copied()
+                    .unwrap_or(1.0) as f64;
+                (f / factor) as f32
+            })
+            .collect();
+        let mut angles = Vec::with_capacity(positions * half);
+        for p in 0..positions {
+            angles.extend(inv_freq.iter().map(|f| p as f32 * f));
+        }
+        let angles = Tensor::from_vec(angles, (positions, half), device)?;
+        Ok(Rope {
+            cos: angles.cos()?,
+            sin: angles.sin()?,
+            style,
+            dims,
+        })
+    }
+
+    /// Rotates `x`: `(1, heads, seq, head_dim)` at positions `start..start+seq`.
+    fn apply(&self, x: &Tensor, start: usize) -> Result<Tensor> {
+        let (_, _, seq, head_dim) = x.dims4()?;
+        let cos = self.cos.narrow(0, start, seq)?;
+        let sin = self.sin.narrow(0, start, seq)?;
+        let rotate = |t: &Tensor| match self.style {
+            RopeStyle::AdjacentPairs => candle_nn::rotary_emb::rope_i(t, &cos, &sin),
+            RopeStyle::Halves => candle_nn::rotary_emb::rope(t, &cos, &sin),
+        };
+        if self.dims == head_dim {
+            rotate(&x.contiguous()?)
+        } else {
+            let rotated = rotate(&x.narrow(3, 0, self.dims)?.contiguous()?)?;
+            let kept = x.narrow(3, self.dims, head_dim - self.dims)?;
+            Tensor::cat(&[rotated, kept], 3)?.contiguous()
+        }
+    }
+}
+
+/// A loaded model: weights and the constants to run them.
+pub struct Model {
+    hp: HyperParams,
+    embeddings: QMatMul,
+    embedding_scale: Option<f64>,
+    blocks: Vec<Block>,
+    output_norm: Tensor,
+    output: QMatMul,
+    rope: Rope,
+    local_rope: Option<Rope>,
+    vocab: usize,
+    max_positions: usize,
+    device: Device,
+}
+
+impl Model {
+    /// Loads the weights of a GGUF file onto `device`. `max_positions` caps
+    /// the context window (and the size of the rope tables).
+    pub fn load(
+        gguf: &mut GgufFile,
+        device: &Device,
+        max_positions: usize,
+    ) -> std::result::Result<Self, GgufError> {
+        let hp = HyperParams::from_gguf(gguf)?;
+        let e = hp.embedding;
+        let q_width = hp.heads * hp.head_dim;
+        let kv_width = hp.kv_heads * hp.head_dim;
+        let vocab = gguf
+            .tensor_shape("token_embd.weight")
+            .and_then(|dims| dims.first().copied())
+            .ok_or_else(|| gguf.error("tensor `token_embd.weight` is missing"))?;
+        if vocab == 0 {
+            return Err(gguf.error("tensor `token_embd.weight` has no rows (vocabulary size 0)"));
+        }
+        let max_positions = max_positions.min(hp.context_length).max(1);
+
+        let token_embd = gguf.tensor("token_embd.weight", &[vocab, e], device)?;
+        let token_embd = std::sync::Arc::new(token_embd);
+        let qmatmul = |t: std::sync::Arc<candle_core::quantized::QTensor>, gguf: &GgufFile| {
+            QMatMul::from_arc(t).map_err(|err| gguf.error(err.to_string()))
+        };
+        let embeddings = qmatmul(token_embd.clone(), gguf)?;
+        let output = if gguf.has_tensor("output.weight") {
+            let t = gguf.tensor("output.weight", &[vocab, e], device)?;
+            qmatmul(std::sync::Arc::new(t), gguf)?
+        } else {
+            qmatmul(token_embd, gguf)?
+        };
+        let output_norm = vector(gguf, "output_norm.weight", e, device)?;
+
+        let mut blocks = Vec::with_capacity(hp.layers);
+        for i in 0..hp.layers {
+            let name = |part: &str| format!("blk.{i}.{part}");
+            let linear = |gguf: &mut GgufFile,
+                          part: &str,
+                          rows: usize,
+                          cols: usize|
+             -> std::result::Result<Linear, GgufError> {
+                let weight =
+                    gguf.tensor(&name(&format!("{part}.weight")), &[rows, cols], device)?;
+                let weight =
+                    QMatMul::from_qtensor(weight).map_err(|err| gguf.error(err.to_string()))?;
+                let bias_name = name(&format!("{part}.bias"));
+                let bias = if gguf.has_tensor(&bias_name) {
+                    Some(vector(gguf, &bias_name, rows, device)?)
+                } else {
+                    None
+                };
+                Ok(Linear { weight, bias })
+            };
+            let optional_vector = |gguf: &mut GgufFile, part: &str, len: usize| {
+                let n = name(part);
+                if gguf.has_tensor(&n) {
+                    vector(gguf, &n, len, device).map(Some)
+                } else {
+                    Ok(None)
+                }
+            };
+            let qkv = if gguf.has_tensor(&name("attn_qkv.weight")) {
+                QkvProjection::Fused(linear(gguf, "attn_qkv", q_width + 2 * kv_width, e)?)
+            } else {
+                QkvProjection::Separate {
+                    q: linear(gguf, "attn_q", q_width, e)?,
+                    k: linear(gguf, "attn_k", kv_width, e)?,
+                    v: linear(gguf, "attn_v", kv_width, e)?,
+                }
+            };
+            let ffn = if gguf.has_tensor(&name("ffn_gate.weight")) {
+                FeedForward::Gated {
+                    gate: linear(gguf, "ffn_gate", hp.feed_forward, e)?,
+                    up: linear(gguf, "ffn_up", hp.feed_forward, e)?,
+                    down: linear(gguf, "ffn_down", e, hp.feed_forward)?,
+                    gelu: hp.arch == Arch::Gemma3,
+                }
+            } else {
+                FeedForward::FusedGateUp {
+                    gate_up: linear(gguf, "ffn_up", 2 * hp.feed_forward, e)?,
+                    down: linear(gguf, "ffn_down", e, hp.feed_forward)?,
+                }
+            };
+            blocks.push(Block {
+                attn_norm: vector(gguf, &name("attn_norm.weight"), e, device)?,
+                qkv,
+                q_norm: optional_vector(gguf, "attn_q_norm.weight", hp.head_dim)?,
+                k_norm: optional_vector(gguf, "attn_k_norm.weight", hp.head_dim)?,
+                attn_out: linear(gguf, "attn_output", e, q_width)?,
+                post_attn_norm: optional_vector(gguf, "post_attention_norm.weight", e)?,
+                ffn_norm: vector(gguf, &name("ffn_norm.weight"), e, device)?,
+                ffn,
+                post_ffn_norm: optional_vector(gguf, "post_ffw_norm.weight", e)?,
+                sliding: hp.is_sliding(i),
+            });
+        }
+
+        let freq_factors = if gguf.has_tensor("rope_freqs.weight") {
+            let t = vector(gguf, "rope_freqs.weight", hp.rope_dims / 2, &Device::Cpu)?;
+            Some(
+                t.to_vec1::<f32>()
+                    .map_err(|err| gguf.error(err.to_string()))?,
+            )
+        } else {
+            None
+        };
+        let style = hp.arch.rope_style();
+        let rope = Rope::new(
+            hp.rope_base,
+            hp.rope_dims,
+            max_positions,
+            freq_factors.as_deref(),
+            style,
+            device,
+        )
+        .map_err(|err| gguf.error(err.to_string()))?;
+        let local_rope = match hp.sliding_window {
+            Some(_) => Some(
+                Rope::new(
+                    GEMMA3_LOCAL_ROPE_BASE,
+                    hp.rope_dims,
+                    max_positions,
+                    None,
+                    style,
+                    device,
+                )
+                .map_err(|err| gguf.error(err.to_string()))?,
+            ),
+            None => None,
+        };
+        Ok(Model {
+            embedding_scale: (hp.arch == Arch::Gemma3).then(|| (e as f64).sqrt()),
+            hp,
+            embeddings,
+            blocks,
+            output_norm,
+            output,
+            rope,
+            local_rope,
+            vocab,
+            max_positions,
+            device: device.clone(),
+        })
+    }
+
+    /// The hyper-parameters.
+    pub fn hparams(&self) -> &HyperParams {
+        &self.hp
+    }
+
+    /// Rows of the embedding table: every token id must be below this.
+    pub fn vocab_size(&self) -> usize {
+        self.vocab
+    }
+
+    /// The context window in use (the file's, capped at load).
+    pub fn max_positions(&self) -> usize {
+        self.max_positions
+    }
+
+    /// The device the weights live on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// An empty cache shaped for this model.
+    pub fn new_cache(&self) -> KvCache {
+        KvCache::new(KvShape {
+            layers: self.hp.layers,
+            kv_heads: self.hp.kv_heads,
+            head_dim: self.hp.head_dim,
+            max_tokens: self.max_positions,
+            dtype: DType::F32,
+            device: self.device.clone(),
+        })
+    }
+
+    /// Runs `tokens` after what `cache` holds, stores their keys and values
+    /// in `cache`, and returns the logits for the token after the last one
+    /// (a `vocab`-long f32 vector).
+    pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
+        let seq = tokens.len();
+        if seq == 0 {
+            candle_core::bail!("forward needs at least one token");
+        }
+        if let Some(bad) = tokens.iter().find(|&&t| t as usize >= self.vocab) {
+            candle_core::bail!("token id {bad} is outside the vocabulary of {}", self.vocab);
+        }
+        let start = cache.len();
+        if start + seq > self.max_positions {
+            candle_core::bail!(
+                "{} tokens exceed the context window of {}",
+                start + seq,
+                self.max_positions
+            );
+        }
+        let ids = Tensor::new(tokens, &self.device)?.unsqueeze(0)?;
+        let mut x = self.embeddings.embedding(&ids)?;
+        if let Some(scale) = self.embedding_scale {
+            x = (x * scale)?;
+        }
+        let total = start + seq;
+        let causal = (seq > 1)
+            .then(|| attention_mask(seq, start, None, &self.device))
+            .transpose()?;
+        let windowed = match self.hp.sliding_window {
+            Some(w) if total > w && seq > 1 => {
+                Some(attention_mask(seq, start, Some(w), &self.device)?)
+            }
+            _ => causal.clone(),
+        };
+        for (i, block) in self.blocks.iter().enumerate() {
+            let (rope, mask) = match (block.sliding, &self.local_rope) {
+                (true, Some(local)) => (local, windowed.as_ref()),
+                _ => (&self.rope, causal.as_ref()),
+            };
+            x = self.block_forward(block, i, &x, start, rope, mask, cache)?;
+        }
+        cache.commit(tokens);
+        let last = x.narrow(1, seq - 1, 1)?;
+        let last = rms_norm(&last, &self.output_norm, self.hp.norm_eps)?;
+        self.output
+            .forward(&last)?
+            .flatten_all()?
+            .to_dtype(DType::F32)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn block_forward(
+        &self,
+        block: &Block,
+        index: usize,
+        x: &Tensor,
+        start: usize,
+        rope: &Rope,
+        mask: Option<&Tensor>,
+        cache: &mut KvCache,
+    ) -> Result<Tensor> {
+        let eps = self.hp.norm_eps;
+        let h = rms_norm(x, &block.attn_norm, eps)?;
+        let mut attn = self.attention(block, index, &h, start, rope, mask, cache)?;
+        if let Some(norm) = &block.post_attn_norm {
+            attn = rms_norm(&attn, norm, eps)?;
+        }
+        let x = (x + attn)?;
+        let h = rms_norm(&x, &block.ffn_norm, eps)?;
+        let mut ffn = feed_forward(&block.ffn, &h)?;
+        if let Some(norm) = &block.post_ffn_norm {
+            ffn = rms_norm(&ffn, norm, eps)?;
+        }
+        x + ffn
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn attention(
+        &self,
+        block: &Block,
+        index: usize,
+        x: &Tensor,
+        start: usize,
+        rope: &Rope,
+        mask: Option<&Tensor>,
+        cache: &mut KvCache,
+    ) -> Result<Tensor> {
+        let hp = &self.hp;
+        let (_, seq, _) = x.dims3()?;
+        let (hd, heads, kv_heads) = (hp.head_dim, hp.heads, hp.kv_heads);
+        let (q, k, v) = match &block.qkv {
+            QkvProjection::Separate { q, k, v } => {
+                let mut out = project_all(&[q, k, v], x)?.into_iter();
+                match (out.next(), out.next(), out.next()) {
+                    (Some(q), Some(k), Some(v)) => (q, k, v),
+                    _ => candle_core::bail!("projection returned too few outputs"),
+                }
+            }
+            QkvProjection::Fused(qkv) => {
+                let all = qkv.forward(x)?;
+                (
+                    all.narrow(D::Minus1, 0, heads * hd)?,
+                    all.narrow(D::Minus1, heads * hd, kv_heads * hd)?,
+                    all.narrow(D::Minus1, (heads + kv_heads) * hd, kv_heads * hd)?,
+                )
+            }
+        };
+        let mut q = q.reshape((1, seq, heads, hd))?;
+        let mut k = k.reshape((1, seq, kv_heads, hd))?;
+        let v = v.reshape((1, seq, kv_heads, hd))?.transpose(1, 2)?;
+        if let Some(norm) = &block.q_norm {
+            q = rms_norm(&q.contiguous()?, norm, hp.norm_eps)?;
+        }
+        if let Some(norm) = &block.k_norm {
+            k = rms_norm(&k.contiguous()?, norm, hp.norm_eps)?;
+        }
+        let q = rope.apply(&q.transpose(1, 2)?, start)?;
+        let k = rope.apply(&k.transpose(1, 2)?, start)?;
+        let (mut keys, mut values) = cache.append(index, &k, &v)?;
+
+        let total = start + seq;
+        let mut mask = mask;
+        if let (true, Some(w), 1) = (block.sliding, hp.sliding_window, seq) {
+            if total > w {
+                keys = keys.narrow(2, total - w, w)?;
+                values = values.narrow(2, total - w, w)?;
+                mask = None;
+            }
+        }
+        // Query heads that share a key/value head are stacked as extra rows,
+        // so grouped-query attention needs no copies of the keys and values.
+        let group = heads / kv_heads;
+        let q = (q * (1.0 / (hd as f64).sqrt()))?.reshape((1, kv_heads, group * seq, hd))?;
+        let scores = q.matmul(&keys.t()?)?;
+        let scores = match mask {
+            Some(mask) => {
+                let keys_len = scores.dim(D::Minus1)?;
+                scores
+                    .reshape((1, kv_heads, group, seq, keys_len))?
+                    .broadcast_add(mask)?
+                    .reshape((1, kv_heads, group * seq, keys_len))?
+            }
+            None => scores,
+        };
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let out = probs.matmul(&values)?;
+        let out = out
+            .reshape((1, heads, seq, hd))?
+            .transpose(1, 2)?
+            .reshape((1, seq, heads * hd))?;
+        block.attn_out.forward(&out)
+    }
+}
+
+fn feed_forward(ffn: &FeedForward, x: &Tensor) -> Result<Tensor> {
+    match ffn {
+        FeedForward::Gated {
+            gate,
+            up,
+            down,
+            gelu,
+        } => {
+            let mut out = project_all(&[gate, up], x)?.into_iter();
+            let (Some(g), Some(u)) = (out.next(), out.next()) else {
+                candle_core::bail!("projection returned too few outputs");
+            };
+            let g = if *gelu {
+                g.gelu()?
+            } else {
+                candle_nn::ops::silu(&g)?
+            };
+            down.forward(&(g * u)?)
+        }
+        FeedForward::FusedGateUp { gate_up, down } => {
+            let both = gate_up.forward(x)?;
+            let half = both.dim(D::Minus1)? / 2;
+            let g = candle_nn::ops::silu(&both.narrow(D::Minus1, 0, half)?)?;
+            let u = both.narrow(D::Minus1, half, half)?;
+            down.forward(&(g * u)?)
+        }
+    }
+}
+
+fn rms_norm(x: &Tensor, weight: &Tensor, eps: f64) -> Result<Tensor> {
+    candle_nn::ops::rms_norm(&x.contiguous()?, weight, eps as f32)
+}
+
+/// An additive mask `(seq, start + seq)`: 0 where query `i` (at position
+/// `start + i`) may attend to key `j`, −∞ elsewhere — future keys, and keys
+/// older than the window when there is one.
+fn attention_mask(
+    seq: usize,
+    start: usize,
+    window: Option<usize>,
+    device: &Device,
+) -> Result<Tensor> {
+    let total = start + seq;
+    let mut mask = Vec::with_capacity(seq * total);
+    for i in 0..seq {
+        let pos = start + i;
+        for j in 0..total {
+            let future = j > pos;
+            let too_old = window.is_some_and(|w| pos - j.min(pos) >= w);
+            mask.push(if future || too_old {
+                f32::NEG_INFINITY
+            } else {
+                0.0
+            });
+        }
+    }
+    Tensor::from_vec(mask, (seq, total), device)
+}
+
+/// Reads a 1-D tensor (norm weight, bias) as f32.
+fn vector(
+    gguf: &mut GgufFile,
+    name: &str,
+    len: usize,
+    device: &Device,
+) -> std::result::Result<Tensor, GgufError> {
+    let t = gguf.tensor(name, &[len], device)?;
+    t.dequantize(device)
+        .map_err(|e| gguf.error(format!("cannot dequantize `{name}`: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_is_causal_and_windowed() {
+        let m = attention_mask(2, 1, None, &Device::Cpu)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        assert_eq!(m[0], vec![0.0, 0.0, f32::NEG_INFINITY]);
+        assert_eq!(m[1], vec![0.0, 0.0, 0.0]);
+        let m = attention_mask(1, 3, Some(2), &Device::Cpu)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        assert_eq!(m[0], vec![f32::NEG_INFINITY, f32::NEG_INFINITY, 0.0, 0.0]);
+    }
+}

@@ -1,0 +1,37 @@
+//! The `loopd` command line: one module per subcommand.
+
+mod ask;
+mod models;
+
+use clap::{Parser, Subcommand};
+
+/// loopd — an on-device voice-assistant brain.
+#[derive(Debug, Parser)]
+#[command(name = "loopd", version, about, long_about = None)]
+pub struct Cli {
+    /// CPU threads for the model (default: the number of physical cores).
+    #[arg(long, global = true, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Ask a question and stream the answer.
+    Ask(ask::AskArgs),
+    /// List, inspect and download models.
+    Models(models::ModelsArgs),
+}
+
+/// Runs a parsed command line; the error is one line for the user.
+pub fn run(cli: Cli) -> Result<(), String> {
+    crate::brain::device::set_threads(cli.threads);
+    match cli.command {
+        Command::Ask(args) => ask::run(args),
+        Command::Models(args) => models::run(args),
+    }
+}

@@ -1,0 +1,14 @@
+//! loopd: an always-on, on-device voice-assistant brain.
+//!
+//! A request enters through a front end, an engine runs its agent loop, every
+//! LLM call goes to a [`brain::Brain`], and events stream back out. The
+//! modules follow that flow:
+//!
+//! - [`brain`]: the language model — GGUF loading, tokenizer, chat template,
+//!   the transformer on candle, sampling, streaming — behind one trait;
+//! - [`models`]: the models loopd knows by name and where their files are;
+//! - [`cli`]: the `loopd` command line.
+
+pub mod brain;
+pub mod cli;
+pub mod models;

@@ -1,0 +1,128 @@
+//! The models loopd knows by name (`models/models.toml`) and where their
+//! files live on this machine.
+//!
+//! The manifest is compiled in. Files are looked up in the models directory:
+//! `$LOOPD_MODELS_DIR`, else `$XDG_CACHE_HOME/loopd/models`, else
+//! `~/.cache/loopd/models` — the same place `models/fetch` writes to.
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+const MANIFEST: &str = include_str!("../models/models.toml");
+
+/// One entry of the manifest.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ModelEntry {
+    /// Short name used on the command line.
+    pub name: String,
+    /// File name in the models directory.
+    pub file: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256 of the file.
+    pub sha256: String,
+    /// Licence of the weights.
+    pub license: String,
+    /// GGUF architecture.
+    pub arch: String,
+    /// Where `models/fetch` gets it.
+    pub source: String,
+}
+
+/// The parsed manifest.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Manifest {
+    /// Name of the model used when none is given.
+    pub default: String,
+    /// Every known model.
+    #[serde(rename = "model")]
+    pub models: Vec<ModelEntry>,
+}
+
+impl Manifest {
+    /// The compiled-in manifest.
+    pub fn builtin() -> Manifest {
+        toml::from_str(MANIFEST).expect("models/models.toml is valid (checked by a test)")
+    }
+
+    /// A model by name.
+    pub fn get(&self, name: &str) -> Option<&ModelEntry> {
+        self.models.iter().find(|m| m.name == name)
+    }
+
+    /// The default model.
+    pub fn default_model(&self) -> &ModelEntry {
+        self.get(&self.default)
+            .expect("the manifest's default names one of its models (checked by a test)")
+    }
+}
+
+/// The directory model files are kept in.
+pub fn models_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("LOOPD_MODELS_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from(".cache"));
+    cache.join("loopd").join("models")
+}
+
+/// Where a manifest entry's file is (or would be) on this machine.
+pub fn path_of(entry: &ModelEntry) -> PathBuf {
+    models_dir().join(&entry.file)
+}
+
+/// Resolves `--model`: a path to a file, a manifest name, or nothing (the
+/// default model). A known model that is not fetched yet is an error that
+/// says how to fetch it.
+pub fn resolve(model: Option<&str>) -> Result<PathBuf, String> {
+    let manifest = Manifest::builtin();
+    let entry = match model {
+        None => manifest.default_model(),
+        Some(name) => match manifest.get(name) {
+            Some(entry) => entry,
+            None => {
+                let path = PathBuf::from(name);
+                if path.exists() {
+                    return Ok(path);
+                }
+                return Err(format!(
+                    "model `{name}` is neither a file nor a known model name (known: {})",
+                    manifest
+                        .models
+                        .iter()
+                        .map(|m| m.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        },
+    };
+    let path = path_of(entry);
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "model `{}` is not downloaded yet ({} missing). Fetch it with:\n    models/fetch {}",
+            entry.name,
+            path.display(),
+            entry.name
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manifest_parses_and_names_its_default() {
+        let m = Manifest::builtin();
+        assert_eq!(m.default_model().name, "smollm2-135m");
+        assert!(m.get("qwen2.5-coder-0.5b").is_some());
+        assert!(m.models.iter().all(|e| e.sha256.len() == 64));
+    }
+}
