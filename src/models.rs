@@ -86,7 +86,9 @@ pub fn resolve(model: Option<&str>) -> Result<PathBuf, String> {
             Some(entry) => entry,
             None => {
                 let path = PathBuf::from(name);
-                if path.exists() {
+                let looks_like_path =
+                    name.contains(std::path::MAIN_SEPARATOR) || name.ends_with(".gguf");
+                if path.exists() || looks_like_path {
                     return Ok(path);
                 }
                 return Err(format!(

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 /// Arguments of `loopd ask`.
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct AskArgs {
     /// The question.
     pub question: String,

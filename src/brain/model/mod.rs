@@ -6,12 +6,14 @@
 //! which tensors are present. The model owns only its weights: the attention
 //! cache is a [`KvCache`] the caller passes to every forward pass.
 
+mod attention;
 mod hparams;
 
 pub use hparams::{Arch, HyperParams, RopeStyle, SUPPORTED};
 
 use super::gguf::{GgufError, GgufFile};
 use super::kv_cache::{KvCache, KvShape};
+use attention::AttentionShape;
 use candle_core::quantized::QMatMul;
 use candle_core::{DType, Device, Module, Result, Tensor, D};
 use hparams::GEMMA3_LOCAL_ROPE_BASE;
@@ -171,6 +173,7 @@ pub struct Model {
     vocab: usize,
     max_positions: usize,
     device: Device,
+    row_wise_attention: bool,
 }
 
 impl Model {
@@ -316,6 +319,7 @@ impl Model {
             local_rope,
             vocab,
             max_positions,
+            row_wise_attention: device.is_cpu(),
             device: device.clone(),
         })
     }
@@ -338,6 +342,12 @@ impl Model {
     /// The device the weights live on.
     pub fn device(&self) -> &Device {
         &self.device
+    }
+
+    /// Computes attention with tensor operations (as on GPUs) instead of the
+    /// CPU's row-wise kernel; lets tests check the GPU formulation on a CPU.
+    pub fn use_tensor_attention(&mut self) {
+        self.row_wise_attention = false;
     }
 
     /// An empty cache shaped for this model.
@@ -470,40 +480,74 @@ impl Model {
         }
         let q = rope.apply(&q.transpose(1, 2)?, start)?;
         let k = rope.apply(&k.transpose(1, 2)?, start)?;
-        let (mut keys, mut values) = cache.append(index, &k, &v)?;
-
-        let total = start + seq;
-        let mut mask = mask;
-        if let (true, Some(w), 1) = (block.sliding, hp.sliding_window, seq) {
-            if total > w {
-                keys = keys.narrow(2, total - w, w)?;
-                values = values.narrow(2, total - w, w)?;
-                mask = None;
-            }
-        }
-        // Query heads that share a key/value head are stacked as extra rows,
-        // so grouped-query attention needs no copies of the keys and values.
-        let group = heads / kv_heads;
-        let q = (q * (1.0 / (hd as f64).sqrt()))?.reshape((1, kv_heads, group * seq, hd))?;
-        let scores = q.matmul(&keys.t()?)?;
-        let scores = match mask {
-            Some(mask) => {
-                let keys_len = scores.dim(D::Minus1)?;
-                scores
-                    .reshape((1, kv_heads, group, seq, keys_len))?
-                    .broadcast_add(mask)?
-                    .reshape((1, kv_heads, group * seq, keys_len))?
-            }
-            None => scores,
+        let (keys, values) = cache.append(index, &k, &v)?;
+        let q = (q * (1.0 / (hd as f64).sqrt()))?;
+        let shape = AttentionShape {
+            heads,
+            kv_heads,
+            head_dim: hd,
+            seq,
+            start,
+            window: if block.sliding {
+                hp.sliding_window
+            } else {
+                None
+            },
         };
-        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
-        let out = probs.matmul(&values)?;
-        let out = out
-            .reshape((1, heads, seq, hd))?
-            .transpose(1, 2)?
-            .reshape((1, seq, heads * hd))?;
+        let out = if self.row_wise_attention {
+            attention::attend(&q, &keys, &values, shape)?
+        } else {
+            tensor_attention(&q, keys, values, shape, mask)?
+        };
         block.attn_out.forward(&out)
     }
+}
+
+/// Attention as tensor operations, for GPUs. Query heads that share a
+/// key/value head are stacked as extra rows, so grouped-query attention needs
+/// no copies of the keys and values.
+fn tensor_attention(
+    q: &Tensor,
+    mut keys: Tensor,
+    mut values: Tensor,
+    shape: AttentionShape,
+    mut mask: Option<&Tensor>,
+) -> Result<Tensor> {
+    let AttentionShape {
+        heads,
+        kv_heads,
+        head_dim,
+        seq,
+        start,
+        window,
+    } = shape;
+    let total = start + seq;
+    if let (Some(w), 1) = (window, seq) {
+        if total > w {
+            keys = keys.narrow(2, total - w, w)?;
+            values = values.narrow(2, total - w, w)?;
+            mask = None;
+        }
+    }
+    let group = heads / kv_heads;
+    let q = q.reshape((1, kv_heads, group * seq, head_dim))?;
+    let scores = q.matmul(&keys.t()?)?;
+    let scores = match mask {
+        Some(mask) => {
+            let keys_len = scores.dim(D::Minus1)?;
+            scores
+                .reshape((1, kv_heads, group, seq, keys_len))?
+                .broadcast_add(mask)?
+                .reshape((1, kv_heads, group * seq, keys_len))?
+        }
+        None => scores,
+    };
+    let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+    probs
+        .matmul(&values.contiguous()?)?
+        .reshape((1, heads, seq, head_dim))?
+        .transpose(1, 2)?
+        .reshape((1, seq, heads * head_dim))
 }
 
 fn feed_forward(ffn: &FeedForward, x: &Tensor) -> Result<Tensor> {

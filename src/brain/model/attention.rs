@@ -1,0 +1,273 @@
+//! Causal self-attention on the CPU, one query row at a time.
+//!
+//! Each query row is computed in a fixed order — dot products over the head,
+//! a softmax over the visible keys, a weighted sum of values — whatever else
+//! is in the batch. So a token's result is bit-for-bit the same whether the
+//! sequence was computed in one pass, in chunks, or token by token, which is
+//! what makes KV-cache reuse give exactly the output of a fresh computation.
+//! It also needs no mask tensor and no copies of the keys for grouped-query
+//! heads.
+
+use candle_core::{Device, Result, Storage, Tensor};
+use rayon::prelude::*;
+
+/// The geometry of one attention call.
+#[derive(Debug, Clone, Copy)]
+pub struct AttentionShape {
+    /// Query heads.
+    pub heads: usize,
+    /// Key/value heads (divides `heads`).
+    pub kv_heads: usize,
+    /// Size of one head.
+    pub head_dim: usize,
+    /// New query rows.
+    pub seq: usize,
+    /// Position of the first new row (keys before it come from the cache).
+    pub start: usize,
+    /// Keys further back than this are invisible (sliding-window layers).
+    pub window: Option<usize>,
+}
+
+/// Work below this many multiply-adds runs on one thread: spreading a tiny
+/// decode step over threads costs more than it saves.
+const PARALLEL_THRESHOLD: usize = 1 << 17;
+
+/// Attention of `q` `(1, heads, seq, head_dim)`, already scaled, over `keys`
+/// and `values` `(1, kv_heads, start + seq, head_dim)` (last dimension
+/// contiguous). Returns `(1, seq, heads * head_dim)`.
+pub fn attend(q: &Tensor, keys: &Tensor, values: &Tensor, shape: AttentionShape) -> Result<Tensor> {
+    let AttentionShape {
+        heads,
+        kv_heads,
+        head_dim,
+        seq,
+        start,
+        ..
+    } = shape;
+    let total = start + seq;
+    let q = q.contiguous()?;
+    let (q_guard, q_layout) = q.storage_and_layout();
+    let (k_guard, k_layout) = keys.storage_and_layout();
+    let (v_guard, v_layout) = values.storage_and_layout();
+    let (Storage::Cpu(qs), Storage::Cpu(ks), Storage::Cpu(vs)) = (&*q_guard, &*k_guard, &*v_guard)
+    else {
+        candle_core::bail!("row-wise attention runs on the CPU only");
+    };
+    let q_data = &qs.as_slice::<f32>()?[q_layout.start_offset()..];
+    let k_data = &ks.as_slice::<f32>()?[k_layout.start_offset()..];
+    let v_data = &vs.as_slice::<f32>()?[v_layout.start_offset()..];
+    let k_strides = key_strides(keys, k_layout.stride(), shape, total)?;
+    let v_strides = key_strides(values, v_layout.stride(), shape, total)?;
+
+    let group = heads / kv_heads;
+    let mut out = vec![0f32; seq * heads * head_dim];
+    let row = |(index, out_row): (usize, &mut [f32])| {
+        let (i, h) = (index / heads, index % heads);
+        let kv = h / group;
+        let pos = start + i;
+        let first = shape.window.map_or(0, |w| (pos + 1).saturating_sub(w));
+        let query = &q_data[(h * seq + i) * head_dim..][..head_dim];
+        let key = |j: usize| &k_data[kv * k_strides.0 + j * k_strides.1..][..head_dim];
+        let value = |j: usize| &v_data[kv * v_strides.0 + j * v_strides.1..][..head_dim];
+        let mut scores: Vec<f32> = (first..=pos).map(|j| dot(query, key(j))).collect();
+        let max = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut sum = 0f32;
+        for s in scores.iter_mut() {
+            *s = (*s - max).exp();
+            sum += *s;
+        }
+        let inv = 1.0 / sum;
+        for (offset, p) in scores.iter().enumerate() {
+            axpy(out_row, p * inv, value(first + offset));
+        }
+    };
+    let work = seq * heads * total * head_dim;
+    let rows = out.chunks_mut(head_dim).enumerate();
+    if work >= PARALLEL_THRESHOLD {
+        out.par_chunks_mut(head_dim).enumerate().for_each(row);
+    } else {
+        rows.for_each(row);
+    }
+    drop((q_guard, k_guard, v_guard));
+    Tensor::from_vec(out, (1, seq, heads * head_dim), &Device::Cpu)
+}
+
+/// (head stride, position stride) of a keys/values view, checked.
+fn key_strides(
+    t: &Tensor,
+    stride: &[usize],
+    shape: AttentionShape,
+    total: usize,
+) -> Result<(usize, usize)> {
+    let dims = t.dims();
+    if dims != [1, shape.kv_heads, total, shape.head_dim] || stride[3] != 1 {
+        candle_core::bail!("attention keys/values have shape {dims:?} stride {stride:?}");
+    }
+    Ok((stride[1], stride[2]))
+}
+
+/// Dot product with eight independent accumulators (vectorises, and the
+/// summation order depends only on the length).
+#[inline]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let (a8, a_rest) = a.split_at(a.len() / 8 * 8);
+    let (b8, b_rest) = b.split_at(a8.len());
+    for (x, y) in a8.chunks_exact(8).zip(b8.chunks_exact(8)) {
+        for k in 0..8 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    let mut total =
+        ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+    for (x, y) in a_rest.iter().zip(b_rest) {
+        total += x * y;
+    }
+    total
+}
+
+/// `out += p * v`.
+#[inline]
+fn axpy(out: &mut [f32], p: f32, v: &[f32]) {
+    for (o, x) in out.iter_mut().zip(v) {
+        *o += p * x;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Attention spelled out with tensor operations: repeated key heads, full
+    /// score matrix, −∞ mask.
+    fn reference(q: &Tensor, k: &Tensor, v: &Tensor, shape: AttentionShape) -> Vec<f32> {
+        let AttentionShape {
+            heads,
+            kv_heads,
+            head_dim,
+            seq,
+            start,
+            window,
+        } = shape;
+        let total = start + seq;
+        let group = heads / kv_heads;
+        let repeat = |t: &Tensor| {
+            let parts: Vec<Tensor> = (0..heads)
+                .map(|h| t.narrow(1, h / group, 1).unwrap())
+                .collect();
+            Tensor::cat(&parts, 1).unwrap()
+        };
+        let scores = q.matmul(&repeat(k).t().unwrap()).unwrap();
+        let mask: Vec<f32> = (0..seq)
+            .flat_map(|i| {
+                (0..total).map(move |j| {
+                    let pos = start + i;
+                    let hidden = j > pos || window.is_some_and(|w| pos - j.min(pos) >= w);
+                    if hidden {
+                        f32::NEG_INFINITY
+                    } else {
+                        0.0
+                    }
+                })
+            })
+            .collect();
+        let mask = Tensor::from_vec(mask, (seq, total), &Device::Cpu).unwrap();
+        let probs =
+            candle_nn::ops::softmax_last_dim(&scores.broadcast_add(&mask).unwrap()).unwrap();
+        probs
+            .matmul(&repeat(v))
+            .unwrap()
+            .transpose(1, 2)
+            .unwrap()
+            .reshape((1, seq, heads * head_dim))
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap()
+    }
+
+    #[test]
+    fn matches_the_tensor_formulation() {
+        for (seq, start, window) in [
+            (5, 0, None),
+            (1, 7, None),
+            (4, 6, Some(3)),
+            (1, 9, Some(4)),
+            (40, 30, None),
+        ] {
+            let shape = AttentionShape {
+                heads: 6,
+                kv_heads: 2,
+                head_dim: 12,
+                seq,
+                start,
+                window,
+            };
+            let total = start + seq;
+            let q = Tensor::randn(0f32, 1.0, (1, 6, seq, 12), &Device::Cpu).unwrap();
+            // Keys live in a larger buffer, as in the KV cache.
+            let kbuf = Tensor::randn(0f32, 1.0, (1, 2, total + 5, 12), &Device::Cpu).unwrap();
+            let vbuf = Tensor::randn(0f32, 1.0, (1, 2, total + 5, 12), &Device::Cpu).unwrap();
+            let (k, v) = (
+                kbuf.narrow(2, 0, total).unwrap(),
+                vbuf.narrow(2, 0, total).unwrap(),
+            );
+            let ours = attend(&q, &k, &v, shape)
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap();
+            let theirs = reference(
+                &q,
+                &k.contiguous().unwrap(),
+                &v.contiguous().unwrap(),
+                shape,
+            );
+            let diff = ours
+                .iter()
+                .zip(&theirs)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f32::max);
+            assert!(
+                diff < 1e-5,
+                "seq {seq} start {start} window {window:?}: {diff}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_row_does_not_depend_on_the_batch() {
+        let shape = |seq, start| AttentionShape {
+            heads: 4,
+            kv_heads: 2,
+            head_dim: 16,
+            seq,
+            start,
+            window: None,
+        };
+        let q = Tensor::randn(0f32, 1.0, (1, 4, 9, 16), &Device::Cpu).unwrap();
+        let k = Tensor::randn(0f32, 1.0, (1, 2, 9, 16), &Device::Cpu).unwrap();
+        let v = Tensor::randn(0f32, 1.0, (1, 2, 9, 16), &Device::Cpu).unwrap();
+        let all = attend(&q, &k, &v, shape(9, 0)).unwrap();
+        let last = attend(&q.narrow(2, 8, 1).unwrap(), &k, &v, shape(1, 8)).unwrap();
+        let all_last = all
+            .narrow(1, 8, 1)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1::<f32>()
+            .unwrap();
+        assert_eq!(
+            all_last,
+            last.flatten_all().unwrap().to_vec1::<f32>().unwrap()
+        );
+    }
+
+    #[test]
+    fn dot_handles_tails() {
+        let a: Vec<f32> = (0..11).map(|x| x as f32).collect();
+        assert_eq!(dot(&a, &[1f32; 11]), 55.0);
+    }
+}
