@@ -118,3 +118,28 @@ fn split_multibyte_characters_wait_for_their_bytes() {
     );
     assert_eq!(pieces.concat(), text);
 }
+
+#[test]
+fn sentencepiece_kind_merges_by_score_and_falls_back_to_bytes() {
+    use common::tiny::Tiny;
+    let dir = common::TempDir::new("spm");
+    let path = dir.join("gemma.gguf");
+    Tiny::new("gemma3").write(&path);
+    let t = Tokenizer::from_gguf(&GgufFile::open(&path).unwrap()).unwrap();
+    let pieces = |text: &str| -> Vec<String> {
+        t.encode(text)
+            .unwrap()
+            .into_iter()
+            .map(|id| t.token_text(id))
+            .collect()
+    };
+    // "▁the" outranks "▁t"+"he"; no space prefix is added (add_space_prefix = false).
+    assert_eq!(pieces("the is"), ["t", "he", " is"]);
+    assert_eq!(pieces(" the"), [" the"]);
+    // Characters outside the vocabulary become their UTF-8 bytes.
+    let ids = t.encode("é").unwrap();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert_eq!(t.decode(&ids), "é");
+    assert_eq!(t.encode("<start_of_turn>").unwrap().len(), 1);
+    assert!(t.is_end_of_turn(t.token_id("<end_of_turn>").unwrap()));
+}

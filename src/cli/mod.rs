@@ -1,6 +1,7 @@
 //! The `loopd` command line: one module per subcommand.
 
 mod ask;
+mod bench;
 mod models;
 
 use clap::{Parser, Subcommand};
@@ -23,6 +24,8 @@ pub struct Cli {
 pub enum Command {
     /// Ask a question and stream the answer.
     Ask(ask::AskArgs),
+    /// Measure speed (`--raw`: the bare model's prefill and decode).
+    Bench(bench::BenchArgs),
     /// List, inspect and download models.
     Models(models::ModelsArgs),
 }
@@ -32,6 +35,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
     crate::brain::device::set_threads(cli.threads);
     match cli.command {
         Command::Ask(args) => ask::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Models(args) => models::run(args),
     }
 }

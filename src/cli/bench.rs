@@ -1,0 +1,121 @@
+//! `loopd bench --raw`: the bare model's prefill and decode speed.
+
+use crate::brain::device::{self, DeviceChoice};
+use crate::brain::gguf::GgufFile;
+use crate::brain::model::Model;
+use crate::brain::sampler::argmax;
+use clap::Args;
+use serde_json::json;
+use std::time::Instant;
+
+/// Arguments of `loopd bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Measure the bare model (prefill and decode speed), no engines.
+    #[arg(long)]
+    pub raw: bool,
+
+    /// GGUF file or known model name (default: the manifest's default model).
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<String>,
+
+    /// Where to run the model: auto, cpu, cuda or metal.
+    #[arg(long, default_value = "auto", value_name = "D")]
+    pub device: DeviceChoice,
+
+    /// Prompt length for the prefill measurement.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub prompt_tokens: usize,
+
+    /// Tokens to generate for the decode measurement.
+    #[arg(long, default_value_t = 64, value_name = "M")]
+    pub gen_tokens: usize,
+
+    /// Repetitions; the best one is reported.
+    #[arg(long, default_value_t = 3, value_name = "R")]
+    pub repeat: usize,
+
+    /// Write one JSON line to this file (`-` for stdout) instead of text.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+}
+
+/// Prefill is computed in chunks of this many tokens, as the brain does.
+const PREFILL_CHUNK: usize = 256;
+
+/// Runs `loopd bench`.
+pub fn run(args: BenchArgs) -> Result<(), String> {
+    if !args.raw {
+        return Err("only `loopd bench --raw` is available so far (engine benchmarks come with the engines)".into());
+    }
+    if args.prompt_tokens == 0 || args.gen_tokens == 0 || args.repeat == 0 {
+        return Err("--prompt-tokens, --gen-tokens and --repeat must be at least 1".into());
+    }
+    let path = crate::models::resolve(args.model.as_deref())?;
+    let device = device::open(args.device)?;
+    let mut gguf = GgufFile::open(&path).map_err(|e| e.to_string())?;
+    let context = args.prompt_tokens + args.gen_tokens + 1;
+    let model = Model::load(&mut gguf, &device, context).map_err(|e| e.to_string())?;
+    if model.max_positions() < context {
+        return Err(format!(
+            "the model's context ({}) is shorter than {context} tokens",
+            model.max_positions()
+        ));
+    }
+    let vocab = model.vocab_size() as u32;
+    // Ordinary token ids from the low (frequent) end of the vocabulary.
+    let prompt: Vec<u32> = (0..args.prompt_tokens as u32)
+        .map(|i| 200 + (i * 7919) % (vocab.min(20_000) - 200))
+        .collect();
+    let err = |e: candle_core::Error| e.to_string();
+
+    let (mut best_prefill, mut best_decode) = (0f64, 0f64);
+    for _ in 0..args.repeat {
+        let mut cache = model.new_cache();
+        let started = Instant::now();
+        let mut logits = None;
+        for chunk in prompt.chunks(PREFILL_CHUNK) {
+            logits = Some(model.forward(chunk, &mut cache).map_err(err)?);
+        }
+        let mut next = argmax(
+            &logits
+                .expect("prompt is not empty")
+                .to_vec1::<f32>()
+                .map_err(err)?,
+        );
+        let prefill = args.prompt_tokens as f64 / started.elapsed().as_secs_f64();
+        let started = Instant::now();
+        for _ in 0..args.gen_tokens {
+            let logits = model.forward(&[next], &mut cache).map_err(err)?;
+            next = argmax(&logits.to_vec1::<f32>().map_err(err)?);
+        }
+        let decode = args.gen_tokens as f64 / started.elapsed().as_secs_f64();
+        best_prefill = best_prefill.max(prefill);
+        best_decode = best_decode.max(decode);
+    }
+    let report = json!({
+        "model": path.file_name().map(|n| n.to_string_lossy().into_owned()),
+        "device": device::name(&device),
+        "threads": device::threads(),
+        "prompt_tokens": args.prompt_tokens,
+        "gen_tokens": args.gen_tokens,
+        "prefill_tok_s": (best_prefill * 10.0).round() / 10.0,
+        "decode_tok_s": (best_decode * 10.0).round() / 10.0,
+    });
+    match args.json.as_deref() {
+        Some("-") => println!("{report}"),
+        Some(file) => std::fs::write(file, format!("{report}\n"))
+            .map_err(|e| format!("cannot write {file}: {e}"))?,
+        None => println!(
+            "{}: prefill {:.1} tok/s ({} tokens), decode {:.1} tok/s ({} tokens), {} threads on {}",
+            report["model"].as_str().unwrap_or_default(),
+            best_prefill,
+            args.prompt_tokens,
+            best_decode,
+            args.gen_tokens,
+            device::threads(),
+            device::name(&device)
+        ),
+    }
+    Ok(())
+}
