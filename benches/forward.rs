@@ -53,6 +53,9 @@ fn measure(mut forward: impl FnMut(&[u32], usize) -> Vec<f32>, prompt: &[u32]) -
     }
 }
 
+/// candle-transformers' forward pass: tokens at a position to logits.
+type Reference = Box<dyn FnMut(&Tensor, usize) -> Tensor>;
+
 fn bench(name: &str) {
     let manifest = Manifest::builtin();
     let entry = manifest
@@ -72,7 +75,7 @@ fn bench(name: &str) {
         .to_string()
         .unwrap()
         .clone();
-    let mut theirs: Box<dyn FnMut(&Tensor, usize) -> Tensor> = match arch.as_str() {
+    let mut theirs: Reference = match arch.as_str() {
         "llama" => {
             let mut m = candle_transformers::models::quantized_llama::ModelWeights::from_gguf(
                 content,
