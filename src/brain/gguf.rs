@@ -186,52 +186,37 @@ impl GgufFile {
 
     /// A required array of strings.
     pub fn strings(&self, key: &str) -> Result<Vec<String>, GgufError> {
-        let v = self
-            .value(key)
-            .ok_or_else(|| self.error(format!("metadata `{key}` is missing")))?;
-        let Value::Array(items) = v else {
-            return Err(self.error(format!("metadata `{key}` is not an array: {}", describe(v))));
-        };
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::String(s) => Ok(s.clone()),
-                other => Err(self.error(format!(
-                    "metadata `{key}`[{i}] is not a string: {}",
-                    describe(other)
-                ))),
-            })
-            .collect()
+        self.opt_array(key, "a string", |v| match v {
+            Value::String(s) => Some(s.clone()),
+            _ => None,
+        })?
+        .ok_or_else(|| self.error(format!("metadata `{key}` is missing")))
     }
 
     /// An optional array of numbers as f32 (e.g. token scores).
     pub fn opt_f32s(&self, key: &str) -> Result<Option<Vec<f32>>, GgufError> {
-        let Some(v) = self.value(key) else {
-            return Ok(None);
-        };
-        let Value::Array(items) = v else {
-            return Err(self.error(format!("metadata `{key}` is not an array: {}", describe(v))));
-        };
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, item)| match item {
-                Value::F32(x) => Ok(*x),
-                Value::F64(x) => Ok(*x as f32),
-                other => as_u64(other).map(|n| n as f32).ok_or_else(|| {
-                    self.error(format!(
-                        "metadata `{key}`[{i}] is not a number: {}",
-                        describe(other)
-                    ))
-                }),
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some)
+        self.opt_array(key, "a number", |v| match v {
+            Value::F32(x) => Some(*x),
+            Value::F64(x) => Some(*x as f32),
+            other => as_u64(other).map(|n| n as f32),
+        })
     }
 
     /// An optional array of integers (e.g. token types).
     pub fn opt_u32s(&self, key: &str) -> Result<Option<Vec<u32>>, GgufError> {
+        self.opt_array(key, "a small integer", |v| {
+            as_u64(v).and_then(|n| u32::try_from(n).ok())
+        })
+    }
+
+    /// An optional array whose every item `convert` accepts; `what` names
+    /// the expected item kind in errors.
+    fn opt_array<T>(
+        &self,
+        key: &str,
+        what: &str,
+        convert: impl Fn(&Value) -> Option<T>,
+    ) -> Result<Option<Vec<T>>, GgufError> {
         let Some(v) = self.value(key) else {
             return Ok(None);
         };
@@ -242,14 +227,12 @@ impl GgufFile {
             .iter()
             .enumerate()
             .map(|(i, item)| {
-                as_u64(item)
-                    .and_then(|n| u32::try_from(n).ok())
-                    .ok_or_else(|| {
-                        self.error(format!(
-                            "metadata `{key}`[{i}] is not a small integer: {}",
-                            describe(item)
-                        ))
-                    })
+                convert(item).ok_or_else(|| {
+                    self.error(format!(
+                        "metadata `{key}`[{i}] is not {what}: {}",
+                        describe(item)
+                    ))
+                })
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Some)

@@ -277,6 +277,15 @@ fn byte_level_chars() -> HashMap<char, u8> {
     table
 }
 
+/// Token text to id.
+fn vocabulary(tokens: &[String]) -> Vocab {
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.clone(), i as u32))
+        .collect()
+}
+
 const REGEX_QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 const REGEX_LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
@@ -321,11 +330,7 @@ fn byte_level_bpe(
     merges: &[String],
     pre: &str,
 ) -> Result<(tokenizers::Tokenizer, Vec<Vec<u8>>), GgufError> {
-    let vocab: Vocab = tokens
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.clone(), i as u32))
-        .collect();
+    let vocab = vocabulary(tokens);
     let merges = merges
         .iter()
         .enumerate()
@@ -384,11 +389,7 @@ fn sentencepiece_bpe(
     space_prefix: bool,
     unk: Option<String>,
 ) -> Result<(tokenizers::Tokenizer, Vec<Vec<u8>>), GgufError> {
-    let vocab: Vocab = tokens
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.clone(), i as u32))
-        .collect();
+    let vocab = vocabulary(tokens);
     // SentencePiece BPE merges the adjacent pair whose concatenation has the
     // best score: that is BPE with merges ranked by the merged piece's score.
     let mut merges: Vec<(f32, u32, u32)> = Vec::new();
