@@ -30,7 +30,7 @@ pub struct AttentionShape {
 
 /// Work below this many multiply-adds runs on one thread: spreading a tiny
 /// decode step over threads costs more than it saves.
-const PARALLEL_THRESHOLD: usize = 1 << 17;
+const PARALLEL_THRESHOLD: usize = 1 << 22;
 
 /// Attention of `q` `(1, heads, seq, head_dim)`, already scaled, over `keys`
 /// and `values` `(1, kv_heads, start + seq, head_dim)` (last dimension
