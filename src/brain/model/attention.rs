@@ -138,48 +138,13 @@ fn axpy(out: &mut [f32], p: f32, v: &[f32]) {
 mod tests {
     use super::*;
 
-    /// Attention spelled out with tensor operations: repeated key heads, full
-    /// score matrix, −∞ mask.
+    /// The tensor formulation used on GPUs, with its −∞ mask.
     fn reference(q: &Tensor, k: &Tensor, v: &Tensor, shape: AttentionShape) -> Vec<f32> {
-        let AttentionShape {
-            heads,
-            kv_heads,
-            head_dim,
-            seq,
-            start,
-            window,
-        } = shape;
-        let total = start + seq;
-        let group = heads / kv_heads;
-        let repeat = |t: &Tensor| {
-            let parts: Vec<Tensor> = (0..heads)
-                .map(|h| t.narrow(1, h / group, 1).unwrap())
-                .collect();
-            Tensor::cat(&parts, 1).unwrap()
-        };
-        let scores = q.matmul(&repeat(k).t().unwrap()).unwrap();
-        let mask: Vec<f32> = (0..seq)
-            .flat_map(|i| {
-                (0..total).map(move |j| {
-                    let pos = start + i;
-                    let hidden = j > pos || window.is_some_and(|w| pos - j.min(pos) >= w);
-                    if hidden {
-                        f32::NEG_INFINITY
-                    } else {
-                        0.0
-                    }
-                })
-            })
-            .collect();
-        let mask = Tensor::from_vec(mask, (seq, total), &Device::Cpu).unwrap();
-        let probs =
-            candle_nn::ops::softmax_last_dim(&scores.broadcast_add(&mask).unwrap()).unwrap();
-        probs
-            .matmul(&repeat(v))
-            .unwrap()
-            .transpose(1, 2)
-            .unwrap()
-            .reshape((1, seq, heads * head_dim))
+        let mask = (shape.seq > 1).then(|| {
+            super::super::attention_mask(shape.seq, shape.start, shape.window, &Device::Cpu)
+                .unwrap()
+        });
+        super::super::tensor_attention(q, k.clone(), v.clone(), shape, mask.as_ref())
             .unwrap()
             .flatten_all()
             .unwrap()
