@@ -98,13 +98,6 @@ impl KvCache {
         self.tokens.clear();
     }
 
-    /// Bytes allocated for keys and values.
-    pub fn allocated_bytes(&self) -> usize {
-        let per_position =
-            self.shape.kv_heads * self.shape.head_dim * self.shape.dtype.size_in_bytes() * 2;
-        self.layers.iter().flatten().count() * self.capacity * per_position
-    }
-
     /// Stores the keys and values of new positions for `layer` and returns
     /// the keys and values of all positions, old and new:
     /// `(1, kv_heads, len + new, head_dim)`. Call for every layer, then

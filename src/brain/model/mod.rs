@@ -26,11 +26,7 @@ struct Linear {
 
 impl Linear {
     fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let y = self.weight.forward(x)?;
-        match &self.bias {
-            Some(b) => y.broadcast_add(b),
-            None => Ok(y),
-        }
+        self.add_bias(self.weight.forward(x)?)
     }
 
     fn add_bias(&self, y: Tensor) -> Result<Tensor> {
