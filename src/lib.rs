@@ -11,4 +11,6 @@
 
 pub mod brain;
 pub mod cli;
+pub mod engine;
 pub mod models;
+pub mod tools;

@@ -38,6 +38,13 @@ impl ScriptedBrain {
         }
     }
 
+    /// Whether the brain claims a chat template that renders tools (default
+    /// yes), to test engines that depend on it.
+    pub fn with_tool_template(mut self, supported: bool) -> Self {
+        self.info.template_supports_tools = supported;
+        self
+    }
+
     /// Every request received so far.
     pub fn requests(&self) -> Vec<ChatRequest> {
         lock(&self.requests).clone()

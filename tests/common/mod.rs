@@ -2,6 +2,7 @@
 //! files, and tiny GGUF files written on the spot.
 #![allow(dead_code)]
 
+pub mod engines;
 pub mod tiny;
 
 use loopd::models::{path_of, Manifest};

@@ -1,0 +1,483 @@
+//! Reading model output: markers, JSON objects, lists, scores, and the
+//! router that splits streamed text into thought and answer.
+//!
+//! Small models write markers in any case and with stray spacing
+//! (`Final Answer:`, `FINAL_ANSWER :`), wrap JSON in prose or code fences,
+//! and stop mid-sentence. Everything here takes arbitrary text and never
+//! panics; "not found" is `None`.
+
+use super::Route;
+use serde_json::Value;
+
+/// Final-answer markers of the ReAct family, in the spellings models use.
+pub const FINAL_ANSWER: &[&str] = &["final_answer:", "final answer:", "final-answer:"];
+
+/// Finds the first of `markers` in `text`, ignoring ASCII case. Returns the
+/// byte range of the marker.
+pub fn find_marker(text: &str, markers: &[&str]) -> Option<(usize, usize)> {
+    let lower = text.to_ascii_lowercase();
+    markers
+        .iter()
+        .filter_map(|m| {
+            let m = m.to_ascii_lowercase();
+            lower.find(&m).map(|at| (at, at + m.len()))
+        })
+        .min_by_key(|&(start, end)| (start, std::cmp::Reverse(end)))
+}
+
+/// The text after the first marker, trimmed; `None` without a marker.
+pub fn after_marker(text: &str, markers: &[&str]) -> Option<String> {
+    find_marker(text, markers).map(|(_, end)| text[end..].trim().to_string())
+}
+
+/// The value of a `Label: value` line (first match, any case), trimmed;
+/// the value ends at the end of the line.
+pub fn field(text: &str, label: &str) -> Option<String> {
+    let wanted = label.to_ascii_lowercase();
+    text.lines().find_map(|line| {
+        let trimmed = line.trim_start_matches(|c: char| c.is_whitespace() || c == '*' || c == '#');
+        let lower = trimmed.to_ascii_lowercase();
+        let rest = lower.strip_prefix(&wanted)?;
+        let rest_start = trimmed.len() - rest.len();
+        let after =
+            trimmed[rest_start..].trim_start_matches(|c: char| c == '*' || c.is_whitespace());
+        let value = after.strip_prefix(':')?;
+        Some(value.trim().trim_matches('*').trim().to_string())
+    })
+}
+
+/// The first balanced `{…}` in `text` (braces inside JSON strings are
+/// ignored), or `None` if no object closes.
+pub fn balanced_json(text: &str) -> Option<&str> {
+    let start = text.find('{')?;
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for (i, c) in text[start..].char_indices() {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_string = true,
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&text[start..start + i + 1]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The first JSON object in `text`, parsed.
+pub fn json_object(text: &str) -> Result<Value, String> {
+    let raw = balanced_json(text).ok_or_else(|| {
+        if text.contains('{') {
+            "the JSON object is not closed".to_string()
+        } else {
+            "no JSON object found".to_string()
+        }
+    })?;
+    let value: Value = serde_json::from_str(raw).map_err(|e| format!("invalid JSON: {e}"))?;
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err("expected a JSON object".to_string())
+    }
+}
+
+/// What a ReAct-style step asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReactStep {
+    /// `FINAL_ANSWER: …` (takes priority over an action in the same text).
+    Final(String),
+    /// `Action: name` with `Action Input: {…}`; the input is `Err` with the
+    /// reason when it is missing or not a JSON object.
+    Action {
+        /// The tool name.
+        tool: String,
+        /// The parsed arguments, or why they could not be read.
+        input: Result<Value, String>,
+    },
+    /// Neither: plain text.
+    Text,
+}
+
+/// Reads a ReAct step (seed 001): final answer first, then action.
+pub fn react_step(text: &str) -> ReactStep {
+    if let Some(answer) = after_marker(text, FINAL_ANSWER) {
+        return ReactStep::Final(answer);
+    }
+    let Some(tool) = field(text, "action") else {
+        return ReactStep::Text;
+    };
+    let tool = tool
+        .trim_matches(|c: char| c == '`' || c == '"' || c == '\'' || c.is_whitespace())
+        .split(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("")
+        .to_string();
+    if tool.is_empty() {
+        return ReactStep::Text;
+    }
+    let input = match find_marker(text, &["action input:", "action_input:"]) {
+        Some((_, end)) => json_object(&text[end..]),
+        None => Err("missing `Action Input:`".to_string()),
+    };
+    ReactStep::Action { tool, input }
+}
+
+/// The items of a numbered (`1.`, `2)`, `Step 3:`) or bulleted list, in order.
+pub fn numbered_list(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(list_item)
+        .filter(|item| !item.is_empty())
+        .collect()
+}
+
+fn list_item(line: &str) -> Option<String> {
+    let line = line.trim();
+    let lower = line.to_ascii_lowercase();
+    let line = if lower.starts_with("step ") {
+        &line[5..]
+    } else {
+        line
+    };
+    if let Some(rest) = line.strip_prefix(['-', '*', '•']) {
+        return Some(rest.trim().to_string());
+    }
+    let digits = line.chars().take_while(|c| c.is_ascii_digit()).count();
+    if digits == 0 || digits > 3 {
+        return None;
+    }
+    let rest = line[digits..].strip_prefix(['.', ')', ':'])?;
+    Some(rest.trim().trim_start_matches('*').trim().to_string())
+}
+
+/// The first number in `text` (`7`, `7.5`, `-2`, `8/10` → 8), or `None`.
+pub fn first_number(text: &str) -> Option<f64> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let negative = c == b'-' && bytes.get(i + 1).is_some_and(|b| b.is_ascii_digit());
+        if c.is_ascii_digit() || negative {
+            let start = i;
+            i += 1;
+            while i < bytes.len() && (bytes[i].is_ascii_digit() || bytes[i] == b'.') {
+                i += 1;
+            }
+            let number = text[start..i].trim_end_matches('.');
+            if let Ok(value) = number.parse::<f64>() {
+                return Some(value);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
+/// Whether `text` contains `word` as a whole word, ignoring ASCII case
+/// (`SATISFACTORY` is not found in `UNSATISFACTORY`).
+pub fn has_word(text: &str, word: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    let word = word.to_ascii_lowercase();
+    let is_word_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    lower.match_indices(&word).any(|(at, _)| {
+        let before = lower[..at].chars().next_back();
+        let after = lower[at + word.len()..].chars().next();
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    })
+}
+
+/// Splits streamed text into thought and answer along a [`Route`], holding
+/// back only what might be the start of a marker.
+#[derive(Debug)]
+pub struct Router {
+    route: Route,
+    text: String,
+    emitted: usize,
+    answer_from: Option<usize>,
+    answer_started: bool,
+    decided: bool,
+}
+
+impl Router {
+    /// A router for one LLM call.
+    pub fn new(route: Route) -> Self {
+        Router {
+            route,
+            text: String::new(),
+            emitted: 0,
+            answer_from: None,
+            answer_started: false,
+            decided: false,
+        }
+    }
+
+    /// Takes new text; returns (thought, answer) ready to emit.
+    pub fn push(&mut self, piece: &str) -> (String, String) {
+        self.text.push_str(piece);
+        self.route(false)
+    }
+
+    /// The end of the text: releases everything held back.
+    pub fn finish(&mut self) -> (String, String) {
+        self.route(true)
+    }
+
+    fn route(&mut self, last: bool) -> (String, String) {
+        match self.route {
+            Route::Thought => (self.take(self.text.len()), String::new()),
+            Route::Answer => {
+                let answer = self.take_answer(self.text.len());
+                (String::new(), answer)
+            }
+            Route::AnswerAfter(markers) => self.route_after(markers, last),
+            Route::AnswerUnlessStarts(prefixes) => self.route_unless(prefixes, last),
+        }
+    }
+
+    fn route_after(&mut self, markers: &[&str], last: bool) -> (String, String) {
+        if self.answer_from.is_none() {
+            match find_marker(&self.text[self.emitted..], markers) {
+                Some((_, end)) => {
+                    let end = self.emitted + end;
+                    let thought = self.take(end);
+                    self.answer_from = Some(end);
+                    let answer = self.take_answer(self.text.len());
+                    return (thought, answer);
+                }
+                None => {
+                    let longest = markers.iter().map(|m| m.len()).max().unwrap_or(0);
+                    let safe = if last {
+                        self.text.len()
+                    } else {
+                        floor_char_boundary(
+                            &self.text,
+                            self.text.len().saturating_sub(longest.saturating_sub(1)),
+                        )
+                        .max(self.emitted)
+                    };
+                    return (self.take(safe), String::new());
+                }
+            }
+        }
+        (String::new(), self.take_answer(self.text.len()))
+    }
+
+    fn route_unless(&mut self, prefixes: &[&str], last: bool) -> (String, String) {
+        if !self.decided {
+            let start = self.text.trim_start();
+            let lower = start.to_ascii_lowercase();
+            let matches = prefixes.iter().any(|p| lower.starts_with(p));
+            let could_match = prefixes.iter().any(|p| p.starts_with(lower.as_str()));
+            if matches {
+                self.decided = true;
+            } else if !could_match || last {
+                self.decided = true;
+                self.answer_from = Some(0);
+            } else {
+                return (String::new(), String::new());
+            }
+        }
+        if self.answer_from.is_some() {
+            (String::new(), self.take_answer(self.text.len()))
+        } else {
+            (self.take(self.text.len()), String::new())
+        }
+    }
+
+    fn take(&mut self, upto: usize) -> String {
+        let out = self.text[self.emitted..upto].to_string();
+        self.emitted = upto;
+        out
+    }
+
+    fn take_answer(&mut self, upto: usize) -> String {
+        let out = self.take(upto);
+        if self.answer_started {
+            return out;
+        }
+        let out = out.trim_start().to_string();
+        self.answer_started = !out.is_empty();
+        out
+    }
+}
+
+fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn markers_ignore_case_and_take_the_earliest() {
+        assert_eq!(
+            after_marker("Thought: done\nFinal Answer: Paris.", FINAL_ANSWER),
+            Some("Paris.".into())
+        );
+        assert_eq!(
+            after_marker("FINAL_ANSWER:42 FINAL ANSWER: 7", FINAL_ANSWER),
+            Some("42 FINAL ANSWER: 7".into())
+        );
+        assert_eq!(after_marker("no marker here", FINAL_ANSWER), None);
+        assert_eq!(after_marker("", FINAL_ANSWER), None);
+    }
+
+    #[test]
+    fn fields_read_one_line() {
+        let text = "Thought: x\n**Action**: get_time\nAction Input: {}";
+        assert_eq!(field(text, "action"), Some("get_time".into()));
+        assert_eq!(field(text, "thought"), Some("x".into()));
+        assert_eq!(field(text, "observation"), None);
+        assert_eq!(field("Actions are: 3", "action"), None);
+    }
+
+    #[test]
+    fn balanced_json_skips_braces_in_strings() {
+        let text = r#"Action Input: {"a": "}{", "b": {"c": 1}} trailing }"#;
+        assert_eq!(balanced_json(text), Some(r#"{"a": "}{", "b": {"c": 1}}"#));
+        assert_eq!(balanced_json(r#"{"a": "\"}"}"#), Some(r#"{"a": "\"}"}"#));
+        assert_eq!(balanced_json("{ never closed"), None);
+        assert_eq!(balanced_json("no braces"), None);
+        assert_eq!(balanced_json("}}}{"), None);
+    }
+
+    #[test]
+    fn json_object_explains_failures() {
+        assert_eq!(json_object("x {\"a\":1} y"), Ok(json!({"a": 1})));
+        assert!(json_object("{'a': 1}")
+            .unwrap_err()
+            .contains("invalid JSON"));
+        assert!(json_object("{\"a\":").unwrap_err().contains("not closed"));
+        assert!(json_object("none").unwrap_err().contains("no JSON"));
+    }
+
+    #[test]
+    fn react_steps() {
+        assert_eq!(
+            react_step("Thought: t\nAction: calc\nAction Input: {\"expression\": \"2+2\"}"),
+            ReactStep::Action {
+                tool: "calc".into(),
+                input: Ok(json!({"expression": "2+2"}))
+            }
+        );
+        assert_eq!(
+            react_step("Action: `calc`\nAction Input:\n```json\n{\"x\": [1,\n2]}\n```"),
+            ReactStep::Action {
+                tool: "calc".into(),
+                input: Ok(json!({"x": [1, 2]}))
+            }
+        );
+        assert!(matches!(
+            react_step("Action: calc\nAction Input: {oops}"),
+            ReactStep::Action { input: Err(_), .. }
+        ));
+        assert!(matches!(
+            react_step("Action: calc"),
+            ReactStep::Action { input: Err(e), .. } if e.contains("missing")
+        ));
+        assert_eq!(
+            react_step("Action: calc\nAction Input: {}\nFINAL_ANSWER: 4"),
+            ReactStep::Final("4".into())
+        );
+        assert_eq!(react_step("just words"), ReactStep::Text);
+        assert_eq!(react_step("Action:   \n"), ReactStep::Text);
+        assert_eq!(react_step("Action:"), ReactStep::Text);
+    }
+
+    #[test]
+    fn lists() {
+        let plan =
+            "Plan:\n1. Get the time\n2) Add 3 hours\nStep 3: Answer\n- bullet\n\n10. ten\nx. no";
+        assert_eq!(
+            numbered_list(plan),
+            vec!["Get the time", "Add 3 hours", "Answer", "bullet", "ten"]
+        );
+        assert!(numbered_list("no list").is_empty());
+        assert!(numbered_list("1.\n2.").is_empty());
+        assert_eq!(numbered_list("1234. too long"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn numbers_and_words() {
+        assert_eq!(first_number("Score: 8/10"), Some(8.0));
+        assert_eq!(first_number("about 7.5."), Some(7.5));
+        assert_eq!(first_number("-2 points"), Some(-2.0));
+        assert_eq!(first_number("none"), None);
+        assert!(has_word("It is SATISFACTORY.", "satisfactory"));
+        assert!(!has_word("UNSATISFACTORY", "satisfactory"));
+        assert!(!has_word("", "x"));
+    }
+
+    fn route_all(route: Route, pieces: &[&str]) -> (String, String) {
+        let mut router = Router::new(route);
+        let (mut thought, mut answer) = (String::new(), String::new());
+        for piece in pieces {
+            let (t, a) = router.push(piece);
+            thought += &t;
+            answer += &a;
+        }
+        let (t, a) = router.finish();
+        (thought + &t, answer + &a)
+    }
+
+    #[test]
+    fn router_finds_a_marker_split_across_pieces() {
+        let (thought, answer) = route_all(
+            Route::AnswerAfter(FINAL_ANSWER),
+            &["Thought: ok\nFIN", "AL_ANS", "WER:", " It is", " noon."],
+        );
+        assert_eq!(thought, "Thought: ok\nFINAL_ANSWER:");
+        assert_eq!(answer, "It is noon.");
+    }
+
+    #[test]
+    fn router_without_marker_is_all_thought() {
+        let (thought, answer) = route_all(Route::AnswerAfter(FINAL_ANSWER), &["héllo ", "wörld"]);
+        assert_eq!(thought, "héllo wörld");
+        assert_eq!(answer, "");
+    }
+
+    #[test]
+    fn router_unless_starts() {
+        let prefixes: &[&str] = &["<tool_call>", "{"];
+        assert_eq!(
+            route_all(Route::AnswerUnlessStarts(prefixes), &[" <tool", "_call>{}"]),
+            (" <tool_call>{}".to_string(), String::new())
+        );
+        assert_eq!(
+            route_all(Route::AnswerUnlessStarts(prefixes), &["<", "b>hi"]),
+            (String::new(), "<b>hi".into())
+        );
+        assert_eq!(
+            route_all(Route::AnswerUnlessStarts(prefixes), &["Hello", " there"]),
+            (String::new(), "Hello there".into())
+        );
+    }
+
+    #[test]
+    fn router_answer_drops_leading_space_only() {
+        assert_eq!(
+            route_all(Route::Answer, &["  ", " Hi", " you "]),
+            (String::new(), "Hi you ".into())
+        );
+    }
+}

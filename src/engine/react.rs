@@ -1,0 +1,184 @@
+//! ReAct (seeds 000, 001): Thought → Action → Observation, until FINAL_ANSWER.
+//!
+//! Each iteration the model writes a thought and either one tool call or the
+//! final answer. Generation stops at `Observation:`, so the model cannot
+//! invent a tool's result; the loop runs the tool and feeds the result back
+//! as a user message `Observation: …`. Unknown tools, bad arguments and tool
+//! failures are observations too, so the model can recover. The same call
+//! repeated (seed 002) first gets a nudge instead of a second run, then stops
+//! the loop as `blocked`. Out of iterations, the model is asked once more
+//! for its best answer.
+
+use super::parse::{self, ReactStep, FINAL_ANSWER};
+use super::{fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
+use super::{Route, Run, Termination};
+use crate::brain::Message;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+const SYSTEM: &str = include_str!("prompts/react_system.txt");
+const REPEAT: &str = include_str!("prompts/react_repeat.txt");
+const FALLBACK: &str = include_str!("prompts/react_fallback.txt");
+
+/// ReAct settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReactConfig {
+    /// Most Thought/Action rounds before the fallback answer.
+    pub max_iterations: usize,
+}
+
+impl Default for ReactConfig {
+    fn default() -> Self {
+        ReactConfig { max_iterations: 10 }
+    }
+}
+
+/// The ReAct engine.
+#[derive(Debug, Clone)]
+pub struct React {
+    config: ReactConfig,
+}
+
+impl React {
+    /// A ReAct engine; `max_iterations` must be at least 1.
+    pub fn new(config: ReactConfig) -> Result<Self, String> {
+        if config.max_iterations == 0 {
+            return Err("react: max_iterations must be at least 1".into());
+        }
+        Ok(React { config })
+    }
+}
+
+impl Engine for React {
+    fn id(&self) -> &'static str {
+        "react"
+    }
+
+    fn run<'a>(&'a self, run: &'a mut Run, conversation: &'a [Message]) -> EngineFuture<'a> {
+        Box::pin(self.react(run, conversation))
+    }
+}
+
+/// The last tool call, to notice the model repeating itself.
+#[derive(Default)]
+struct Repeats {
+    last: Option<(String, Value)>,
+    count: usize,
+}
+
+impl Repeats {
+    /// How many times in a row this exact call has now been made.
+    fn see(&mut self, tool: &str, args: &Value) -> usize {
+        let same = self
+            .last
+            .as_ref()
+            .is_some_and(|(t, a)| t == tool && a == args);
+        self.count = if same { self.count + 1 } else { 1 };
+        self.last = Some((tool.to_string(), args.clone()));
+        self.count
+    }
+}
+
+impl React {
+    async fn react(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
+        if run.tools().is_empty() {
+            let reply = run
+                .generate(
+                    "react",
+                    conversation.to_vec(),
+                    CallOptions::default(),
+                    Route::Answer,
+                )
+                .await?;
+            let answer = parse::after_marker(&reply.text, FINAL_ANSWER).unwrap_or(reply.text);
+            return Ok(Finish::answered(answer));
+        }
+
+        let system = fill(SYSTEM, &[("tools", &tool_list(run.tools()))]);
+        let mut messages = with_system(conversation, &system);
+        let mut repeats = Repeats::default();
+        let mut termination = Termination::MaxTurns;
+
+        for _ in 0..self.config.max_iterations {
+            run.turn()?;
+            let reply = run
+                .generate(
+                    "react",
+                    messages.clone(),
+                    stop_at_observation(),
+                    answer_route(),
+                )
+                .await?;
+            let observation = match parse::react_step(&reply.text) {
+                ReactStep::Final(answer) if !answer.is_empty() => {
+                    return Ok(Finish::answered(answer))
+                }
+                ReactStep::Final(_) => {
+                    run.format_error("FINAL_ANSWER with nothing after it");
+                    "Error: FINAL_ANSWER was empty. Write the answer after FINAL_ANSWER:".into()
+                }
+                ReactStep::Action {
+                    tool,
+                    input: Err(reason),
+                } => {
+                    run.format_error(format!("Action Input for `{tool}`: {reason}"));
+                    format!("Error: the Action Input must be one JSON object ({reason}).")
+                }
+                ReactStep::Action {
+                    tool,
+                    input: Ok(args),
+                } => match repeats.see(&tool, &args) {
+                    1 => run.call_tool(&tool, args).await?.text,
+                    2 => fill(REPEAT, &[("tool", &tool)]),
+                    _ => {
+                        termination = Termination::Blocked;
+                        break;
+                    }
+                },
+                ReactStep::Text => {
+                    run.format_error("neither an Action nor a FINAL_ANSWER");
+                    let answer = reply.text.trim().to_string();
+                    run.say(&answer);
+                    return Ok(Finish::answered(answer));
+                }
+            };
+            messages.push(Message::assistant(reply.text.trim_end()));
+            messages.push(Message::user(format!("Observation: {observation}")));
+        }
+
+        messages.push(Message::user(FALLBACK.trim_end()));
+        let reply = run
+            .generate(
+                "react-fallback",
+                messages,
+                stop_at_observation(),
+                answer_route(),
+            )
+            .await?;
+        let answer = match parse::after_marker(&reply.text, FINAL_ANSWER) {
+            Some(answer) => answer,
+            None => {
+                run.format_error("fallback answer without FINAL_ANSWER");
+                let answer = reply.text.trim().to_string();
+                run.say(&answer);
+                answer
+            }
+        };
+        Ok(Finish {
+            answer,
+            termination,
+        })
+    }
+}
+
+fn stop_at_observation() -> CallOptions {
+    CallOptions {
+        stop: vec!["Observation:".into()],
+        ..CallOptions::default()
+    }
+}
+
+fn answer_route() -> Route {
+    Route::AnswerAfter(FINAL_ANSWER)
+}

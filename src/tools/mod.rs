@@ -1,0 +1,263 @@
+//! Tools an engine can call, grouped in toolboxes.
+//!
+//! A [`Tool`] has a [`ToolSpec`] — name, description, a JSON schema for its
+//! arguments and one for its output, the shape OVOS calls `tool_json_list` —
+//! and a `call` that takes JSON arguments and returns JSON. A [`ToolBox`] is a
+//! named group of tools (`clock`, `math`, `files`); a [`Toolset`] is what an
+//! engine gets: the toolboxes of one request, with every call's arguments
+//! validated against the tool's schema before the tool runs.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// What a tool is, as the model and the OVOS `tool_json_list` see it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    /// Name the model calls it by (unique within a toolset).
+    pub name: String,
+    /// One or two sentences: what it does and when to use it.
+    pub description: String,
+    /// JSON schema of the arguments object.
+    pub argument_schema: Value,
+    /// JSON schema of the result.
+    pub output_schema: Value,
+}
+
+impl ToolSpec {
+    /// A spec whose schemas come from Rust types (schemars).
+    pub fn typed<Args: JsonSchema, Output: JsonSchema>(name: &str, description: &str) -> Self {
+        ToolSpec {
+            name: name.to_string(),
+            description: description.to_string(),
+            argument_schema: schema_of::<Args>(),
+            output_schema: schema_of::<Output>(),
+        }
+    }
+
+    /// The OpenAI/Hugging Face function shape chat templates expect:
+    /// `{"type":"function","function":{"name","description","parameters"}}`.
+    pub fn as_function(&self) -> Value {
+        serde_json::json!({
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.argument_schema,
+            }
+        })
+    }
+}
+
+/// The JSON schema of a type, inlined (no `$ref`s) so small models can read it.
+pub fn schema_of<T: JsonSchema>() -> Value {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+    });
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut value = schema.to_value();
+    if let Some(object) = value.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    value
+}
+
+/// Why a tool call failed; shown to the model so it can recover.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ToolError {
+    /// No tool of that name in the toolset.
+    #[error("unknown tool `{name}`; available tools: {available}")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// Comma-separated names that exist.
+        available: String,
+    },
+    /// The arguments do not match the tool's schema.
+    #[error("invalid arguments for `{tool}`: {reason}")]
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+        /// What is wrong, from the schema validator.
+        reason: String,
+    },
+    /// The tool ran and failed.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Something an engine can call.
+pub trait Tool: Send + Sync {
+    /// Name, description and schemas.
+    fn spec(&self) -> &ToolSpec;
+
+    /// Runs the tool. `arguments` already match the argument schema.
+    fn call(&self, arguments: Value) -> Result<Value, ToolError>;
+}
+
+/// Deserializes validated arguments into a tool's argument type.
+pub fn parse_args<T: serde::de::DeserializeOwned>(arguments: Value) -> Result<T, ToolError> {
+    serde_json::from_value(arguments).map_err(|e| ToolError::Failed(format!("bad arguments: {e}")))
+}
+
+/// Serializes a tool's typed output.
+pub fn to_output<T: Serialize>(output: T) -> Result<Value, ToolError> {
+    serde_json::to_value(output).map_err(|e| ToolError::Failed(e.to_string()))
+}
+
+/// A named group of tools.
+pub struct ToolBox {
+    /// Toolbox name (`clock`, `math`, `files`).
+    pub name: String,
+    /// Its tools.
+    pub tools: Vec<Arc<dyn Tool>>,
+}
+
+/// How built-in toolboxes are set up.
+#[derive(Debug, Clone, Default)]
+pub struct ToolConfig {
+    /// Directories the `files` toolbox may read (after resolving symlinks).
+    pub file_roots: Vec<PathBuf>,
+    /// Time zone the `clock` toolbox uses when none is asked for (IANA name).
+    pub timezone: Option<String>,
+}
+
+/// Names of the built-in toolboxes.
+pub const TOOLBOXES: &[&str] = &["clock", "math", "files"];
+
+/// A built-in toolbox by name.
+pub fn toolbox(name: &str, config: &ToolConfig) -> Result<ToolBox, String> {
+    let tools = match name {
+        _ => {
+            return Err(format!(
+                "unknown toolbox `{name}` (available: {})",
+                TOOLBOXES.join(", ")
+            ))
+        }
+    };
+    Ok(ToolBox {
+        name: name.to_string(),
+        tools,
+    })
+}
+
+/// One tool with its compiled argument validator.
+struct Entry {
+    tool: Arc<dyn Tool>,
+    validator: jsonschema::Validator,
+}
+
+/// The tools one request may use, with argument validation.
+#[derive(Default)]
+pub struct Toolset {
+    entries: Vec<Entry>,
+}
+
+impl std::fmt::Debug for Toolset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+impl Toolset {
+    /// No tools.
+    pub fn empty() -> Self {
+        Toolset::default()
+    }
+
+    /// The tools of these toolboxes. Fails on a duplicate tool name or a
+    /// schema that does not compile.
+    pub fn new(toolboxes: Vec<ToolBox>) -> Result<Self, String> {
+        let mut set = Toolset::default();
+        for toolbox in toolboxes {
+            for tool in toolbox.tools {
+                set.add(tool)?;
+            }
+        }
+        Ok(set)
+    }
+
+    /// The built-in toolboxes with these names (`["clock", "math"]`).
+    pub fn builtin<S: AsRef<str>>(names: &[S], config: &ToolConfig) -> Result<Self, String> {
+        let boxes = names
+            .iter()
+            .map(|n| toolbox(n.as_ref(), config))
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::new(boxes)
+    }
+
+    /// Adds one tool.
+    pub fn add(&mut self, tool: Arc<dyn Tool>) -> Result<(), String> {
+        let spec = tool.spec();
+        if self.get(&spec.name).is_some() {
+            return Err(format!("two tools are named `{}`", spec.name));
+        }
+        let validator = jsonschema::validator_for(&spec.argument_schema)
+            .map_err(|e| format!("tool `{}` has an invalid argument schema: {e}", spec.name))?;
+        self.entries.push(Entry { tool, validator });
+        Ok(())
+    }
+
+    /// Whether there are no tools.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Tool names, in order.
+    pub fn names(&self) -> Vec<&str> {
+        self.entries
+            .iter()
+            .map(|e| e.tool.spec().name.as_str())
+            .collect()
+    }
+
+    /// Every tool's spec, in order.
+    pub fn specs(&self) -> Vec<&ToolSpec> {
+        self.entries.iter().map(|e| e.tool.spec()).collect()
+    }
+
+    /// A tool by name.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.entry(name).map(|e| e.tool.clone())
+    }
+
+    fn entry(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.tool.spec().name == name)
+    }
+
+    /// Finds the tool and checks the arguments against its schema; returns
+    /// the tool ready to call.
+    pub fn prepare(&self, name: &str, arguments: &Value) -> Result<Arc<dyn Tool>, ToolError> {
+        let entry = self.entry(name).ok_or_else(|| ToolError::Unknown {
+            name: name.to_string(),
+            available: self.names().join(", "),
+        })?;
+        let problems: Vec<String> = entry
+            .validator
+            .iter_errors(arguments)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                if at.is_empty() {
+                    e.to_string()
+                } else {
+                    format!("{at}: {e}")
+                }
+            })
+            .collect();
+        if !problems.is_empty() {
+            return Err(ToolError::InvalidArguments {
+                tool: name.to_string(),
+                reason: problems.join("; "),
+            });
+        }
+        Ok(entry.tool.clone())
+    }
+
+    /// Validates and calls a tool on the calling thread.
+    pub fn call(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
+        self.prepare(name, &arguments)?.call(arguments)
+    }
+}
