@@ -13,4 +13,5 @@ pub mod brain;
 pub mod cli;
 pub mod engine;
 pub mod models;
+pub mod persona;
 pub mod tools;

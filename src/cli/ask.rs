@@ -1,14 +1,17 @@
 //! `loopd ask`: one question, the answer streamed to stdout.
 
 use crate::brain::device::DeviceChoice;
-use crate::brain::{
-    Brain, ChatRequest, EndReason, GenerateOptions, GenerationEvent, LocalBrain, LocalBrainConfig,
-    Message, Usage,
-};
+use crate::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
+use crate::engine::{self, Budget, LoopEvent, LoopOutcome, LoopRequest, Settings, Trace};
+use crate::persona::{self, Persona};
+use crate::tools::{ToolConfig, Toolset};
 use clap::Args;
 use serde_json::json;
 use std::io::Write;
-use std::time::Instant;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
 /// Arguments of `loopd ask`.
@@ -18,9 +21,45 @@ pub struct AskArgs {
     /// The question.
     pub question: String,
 
-    /// Agent loop to run (`none`: a plain chat turn).
-    #[arg(long = "loop", default_value = "none", value_name = "ID")]
-    pub loop_id: String,
+    /// Agent loop to run (default: the persona's; `none`: a plain chat turn).
+    #[arg(long = "loop", value_name = "ID")]
+    pub loop_id: Option<String>,
+
+    /// Persona: a name (`default`, or a file in the personas directory) or a TOML file.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub persona: Option<String>,
+
+    /// Toolboxes to use, comma-separated (default: the persona's; `none` for none).
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub tools: Option<Vec<String>>,
+
+    /// An engine setting, `key=value` (repeatable), e.g. `--set max_iterations=4`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<String>,
+
+    /// Show thoughts, tool calls and observations on stderr as they happen.
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// A directory the `files` toolbox may read (repeatable).
+    #[arg(long = "files-root", value_name = "DIR")]
+    pub files_roots: Vec<PathBuf>,
+
+    /// Time zone for the `clock` toolbox (IANA name, default: the system's).
+    #[arg(long, value_name = "TZ")]
+    pub timezone: Option<String>,
+
+    /// Most loop turns.
+    #[arg(long, value_name = "N")]
+    pub max_turns: Option<usize>,
+
+    /// Most tokens, prompt plus completion, over all LLM calls.
+    #[arg(long, value_name = "N")]
+    pub max_total_tokens: Option<usize>,
+
+    /// Give up after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
 
     /// GGUF file or known model name (default: the manifest's default model).
     #[arg(long, value_name = "PATH")]
@@ -30,7 +69,8 @@ pub struct AskArgs {
     #[arg(long, default_value = "auto", value_name = "D")]
     pub device: DeviceChoice,
 
-    /// Print one JSON object at the end instead of streaming text.
+    /// Print one JSON object at the end (answer, termination, stats, trace)
+    /// instead of streaming text.
     #[arg(long)]
     pub json: bool,
 
@@ -38,7 +78,7 @@ pub struct AskArgs {
     #[arg(long, default_value_t = 0.0, value_name = "T")]
     pub temperature: f32,
 
-    /// Most tokens to generate.
+    /// Most tokens to generate per LLM call.
     #[arg(long, default_value_t = 512, value_name = "N")]
     pub max_tokens: usize,
 
@@ -58,7 +98,7 @@ pub struct AskArgs {
     #[arg(long, default_value_t = 299_792_458)]
     pub seed: u64,
 
-    /// A system prompt.
+    /// A system prompt (default: the persona's).
     #[arg(long, value_name = "TEXT")]
     pub system: Option<String>,
 
@@ -67,27 +107,64 @@ pub struct AskArgs {
     pub max_context: usize,
 }
 
-const LOOPS: &[&str] = &["none"];
+/// What `ask` runs: the persona with the command line's overrides applied.
+struct Plan {
+    persona: Persona,
+    engine: Arc<dyn engine::Engine>,
+    tools: Toolset,
+    conversation: Vec<Message>,
+}
 
-/// What `loopd ask` reports for how a run ended.
-fn termination(end: &EndReason) -> &'static str {
-    match end {
-        EndReason::EndOfTurn | EndReason::Stop(_) => "answered",
-        EndReason::MaxTokens | EndReason::ContextFull => "budget_exhausted",
-        EndReason::Cancelled => "cancelled",
+fn plan(args: &AskArgs) -> Result<Plan, String> {
+    let persona = persona::find(args.persona.as_deref())?;
+    let engine_id = args
+        .loop_id
+        .clone()
+        .unwrap_or_else(|| persona.engine.clone());
+    let mut settings = if engine_id == persona.engine {
+        persona.config.clone()
+    } else {
+        Settings::new()
+    };
+    for text in &args.settings {
+        let (key, value) = engine::parse_setting(text).map_err(|e| format!("--set {e}"))?;
+        settings.insert(key, value);
     }
+    let engine = engine::build(&engine_id, &settings)?;
+    let toolboxes: Vec<String> = match &args.tools {
+        Some(names) => names
+            .iter()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty() && n != "none")
+            .collect(),
+        None => persona.toolboxes.clone(),
+    };
+    let tool_config = ToolConfig {
+        file_roots: args.files_roots.clone(),
+        timezone: args.timezone.clone(),
+    };
+    let tools = Toolset::builtin(&toolboxes, &tool_config)?;
+    let mut conversation = Vec::new();
+    if let Some(system) = args
+        .system
+        .clone()
+        .or_else(|| persona.system_prompt.clone())
+    {
+        conversation.push(Message::system(system.trim().to_string()));
+    }
+    conversation.push(Message::user(args.question.clone()));
+    Ok(Plan {
+        persona,
+        engine,
+        tools,
+        conversation,
+    })
 }
 
 /// Runs `loopd ask`.
 pub fn run(args: AskArgs) -> Result<(), String> {
-    if !LOOPS.contains(&args.loop_id.as_str()) {
-        return Err(format!(
-            "unknown loop `{}` (available: {})",
-            args.loop_id,
-            LOOPS.join(", ")
-        ));
-    }
     validate(&args)?;
+    let plan = plan(&args)?;
     let started = Instant::now();
     let path = crate::models::resolve(args.model.as_deref())?;
     let brain = LocalBrain::load(LocalBrainConfig {
@@ -96,15 +173,28 @@ pub fn run(args: AskArgs) -> Result<(), String> {
         max_context: args.max_context,
     })
     .map_err(|e| e.to_string())?;
+    let model = brain.info().model.clone();
+    let loaded = started.elapsed();
 
-    let mut messages = Vec::new();
-    if let Some(system) = &args.system {
-        messages.push(Message::system(system.clone()));
-    }
-    messages.push(Message::user(args.question.clone()));
-    let request = ChatRequest {
-        messages,
-        tools: Vec::new(),
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    let (events, received) = tokio::sync::mpsc::unbounded_channel();
+    let request = LoopRequest {
+        engine: plan.engine,
+        conversation: plan.conversation,
+        brain: Arc::new(brain),
+        tools: Arc::new(plan.tools),
+        budget: Budget {
+            max_turns: args.max_turns,
+            max_total_tokens: args.max_total_tokens,
+            deadline: args
+                .timeout
+                .map(|s| Instant::now() + Duration::from_secs_f64(s)),
+        },
         options: GenerateOptions {
             max_tokens: args.max_tokens,
             temperature: args.temperature,
@@ -114,51 +204,112 @@ pub fn run(args: AskArgs) -> Result<(), String> {
             seed: args.seed,
             ..GenerateOptions::default()
         },
+        cancel,
+        events: Some(events),
     };
-
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let cancel = CancellationToken::new();
-    let on_interrupt = cancel.clone();
-    runtime.block_on(async move {
+    let (outcome, trace) = runtime.block_on(async {
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 on_interrupt.cancel();
             }
         });
-        let mut generation = brain.generate(request, cancel);
-        let asked = Instant::now();
-        let mut stdout = std::io::stdout().lock();
-        while let Some(event) = generation.next().await {
-            match event {
-                GenerationEvent::Piece(piece) => {
-                    if !args.json {
-                        let _ = stdout.write_all(piece.text.as_bytes());
-                        let _ = stdout.flush();
-                    }
-                }
-                GenerationEvent::Finished(done) => {
-                    if args.json {
-                        let report = json!({
-                            "loop": args.loop_id,
-                            "answer": done.text.trim(),
-                            "termination": termination(&done.end),
-                            "stats": stats(&done.usage, started, asked),
-                            "trace": [],
-                        });
-                        let _ = writeln!(stdout, "{report}");
-                    } else {
-                        let _ = writeln!(stdout);
-                    }
-                    return Ok(());
-                }
-                GenerationEvent::Failed(e) => return Err(e.to_string()),
-            }
+        tokio::join!(
+            engine::run_loop(request),
+            show(received, !args.json, args.verbose)
+        )
+    });
+
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        let mut stats = outcome.stats.to_json();
+        stats["load_ms"] = json!(engine::round1(loaded.as_secs_f64() * 1000.0));
+        let mut report = json!({
+            "loop": outcome.engine,
+            "persona": plan.persona.name,
+            "model": model,
+            "answer": outcome.answer,
+            "termination": outcome.termination.as_str(),
+            "stats": stats,
+            "trace": trace,
+        });
+        if let Some(error) = &outcome.error {
+            report["error"] = json!(error);
         }
-        Err("the model stopped without an answer".to_string())
-    })
+        let _ = writeln!(stdout, "{report}");
+    } else {
+        let _ = writeln!(stdout);
+    }
+    finish(&outcome)
+}
+
+/// Streams the answer to stdout and, with `verbose`, everything else to
+/// stderr, while keeping the trace.
+async fn show(mut events: UnboundedReceiver<LoopEvent>, stream: bool, verbose: bool) -> Trace {
+    let mut trace = Trace::new();
+    while let Some(event) = events.recv().await {
+        trace.push(&event);
+        if let (LoopEvent::AnswerToken { text }, true) = (&event, stream) {
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(text.as_bytes());
+            let _ = stdout.flush();
+        } else if verbose {
+            let mut stderr = std::io::stderr().lock();
+            let _ = stderr.write_all(describe(&event).as_bytes());
+            let _ = stderr.flush();
+        }
+    }
+    trace
+}
+
+/// How `--verbose` shows an event.
+fn describe(event: &LoopEvent) -> String {
+    match event {
+        LoopEvent::AnswerToken { .. } | LoopEvent::Final { .. } => String::new(),
+        LoopEvent::ThoughtToken { text } => text.clone(),
+        LoopEvent::EngineChosen { engine, reason } => format!("[loop: {engine} — {reason}]\n"),
+        LoopEvent::Plan { steps } => {
+            let list: Vec<String> = steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("  {}. {s}", i + 1))
+                .collect();
+            format!("\n[plan]\n{}\n", list.join("\n"))
+        }
+        LoopEvent::StepStarted { index, description } => {
+            format!("\n[step {index}: {description}]\n")
+        }
+        LoopEvent::StepFinished { index, result } => {
+            format!("\n[step {index} done: {}]\n", clip(result, 300))
+        }
+        LoopEvent::ToolCall { name, arguments } => format!("\n[→ {name} {arguments}]\n"),
+        LoopEvent::Observation { result, .. } => format!("[← {}]\n", clip(result, 300)),
+        LoopEvent::Reflection { text } => format!("\n[reflection: {}]\n", clip(text, 300)),
+        LoopEvent::Score { candidate, score } => {
+            format!("\n[score {score}: {}]\n", clip(candidate, 80))
+        }
+        LoopEvent::FormatError { detail } => format!("\n[format error: {detail}]\n"),
+    }
+}
+
+fn clip(text: &str, max_chars: usize) -> String {
+    let text = text.trim();
+    match text.char_indices().nth(max_chars) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// The exit status: an error when the loop failed; a note on stderr when it
+/// stopped without a full answer.
+fn finish(outcome: &LoopOutcome) -> Result<(), String> {
+    match (&outcome.error, outcome.termination) {
+        (Some(error), engine::Termination::Error) => Err(error.clone()),
+        (Some(error), termination) => {
+            eprintln!("loopd: stopped ({}): {error}", termination.as_str());
+            Ok(())
+        }
+        (None, _) => Ok(()),
+    }
 }
 
 fn validate(args: &AskArgs) -> Result<(), String> {
@@ -183,31 +334,12 @@ fn validate(args: &AskArgs) -> Result<(), String> {
             args.max_context
         ));
     }
+    if let Some(timeout) = args.timeout {
+        if !(timeout > 0.0 && timeout.is_finite()) {
+            return Err(format!(
+                "--timeout must be a positive number of seconds, not {timeout}"
+            ));
+        }
+    }
     Ok(())
-}
-
-fn stats(usage: &Usage, started: Instant, asked: Instant) -> serde_json::Value {
-    json!({
-        "turns": 1,
-        "llm_calls": 1,
-        "tool_calls": 0,
-        "prompt_tokens": usage.prompt_tokens,
-        "prefill_tokens": usage.prefill_tokens,
-        "cached_tokens": usage.cached_tokens(),
-        "completion_tokens": usage.completion_tokens,
-        "format_errors": 0,
-        "ttft_ms": millis(usage.time_to_first_token),
-        "prefill_tok_s": round1(usage.prefill_tok_s()),
-        "decode_tok_s": round1(usage.decode_tok_s()),
-        "load_ms": millis(asked.duration_since(started)),
-        "wall_ms": millis(asked.elapsed()),
-    })
-}
-
-fn millis(d: std::time::Duration) -> f64 {
-    round1(d.as_secs_f64() * 1000.0)
-}
-
-fn round1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
 }

@@ -3,6 +3,7 @@
 mod ask;
 mod bench;
 mod models;
+mod personas;
 
 use clap::{Parser, Subcommand};
 
@@ -28,6 +29,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// List, inspect and download models.
     Models(models::ModelsArgs),
+    /// List and show personas; import OVOS persona files.
+    Personas(personas::PersonasArgs),
 }
 
 /// Runs a parsed command line; the error is one line for the user.
@@ -37,5 +40,6 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Ask(args) => ask::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Models(args) => models::run(args),
+        Command::Personas(args) => personas::run(args),
     }
 }

@@ -65,12 +65,31 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
     })
 }
 
+/// The setting keys an engine accepts (empty for an unknown id).
+pub fn accepted_keys(id: &str) -> Vec<String> {
+    match id {
+        "react" => config_keys::<react::ReactConfig>(),
+        "none" => config_keys::<plain::PlainConfig>(),
+        _ => Vec::new(),
+    }
+}
+
 /// Reads an engine's typed config from settings. Config types use
 /// `#[serde(default, deny_unknown_fields)]`, so a wrong key or value type is
 /// one clear error naming the engine.
 pub fn config<T: DeserializeOwned>(engine: &str, settings: &Settings) -> Result<T, String> {
-    serde_json::from_value(Value::Object(settings.clone()))
-        .map_err(|e| format!("invalid setting for loop `{engine}`: {e}"))
+    serde_json::from_value(Value::Object(settings.clone())).map_err(|e| {
+        let culprit = settings.iter().find(|(key, value)| {
+            let alone = Settings::from_iter([((*key).clone(), (*value).clone())]);
+            serde_json::from_value::<T>(Value::Object(alone)).is_err()
+        });
+        match culprit {
+            Some((key, value)) => {
+                format!("invalid setting for loop `{engine}`: {key} = {value}: {e}")
+            }
+            None => format!("invalid setting for loop `{engine}`: {e}"),
+        }
+    })
 }
 
 /// The keys a config type accepts (its fields, from its default value).
@@ -299,17 +318,19 @@ impl LoopStats {
 
     /// Time spent in prefill, over all calls.
     pub fn prefill_ms(&self) -> f64 {
-        self.calls.iter().map(|c| c.prefill_ms).sum()
+        self.calls.iter().fold(0.0, |sum, c| sum + c.prefill_ms)
     }
 
     /// Time spent decoding, over all calls.
     pub fn decode_ms(&self) -> f64 {
-        self.calls.iter().map(|c| c.decode_ms).sum()
+        self.calls.iter().fold(0.0, |sum, c| sum + c.decode_ms)
     }
 
     /// Time spent in tools.
     pub fn tool_ms(&self) -> f64 {
-        self.tool_calls.iter().map(|c| c.duration_ms).sum()
+        self.tool_calls
+            .iter()
+            .fold(0.0, |sum, c| sum + c.duration_ms)
     }
 
     /// The stats object of the JSON contract (DESIGN.md, CLI), plus detail.

@@ -83,6 +83,7 @@ impl Repeats {
 impl React {
     async fn react(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         if run.tools().is_empty() {
+            run.turn()?;
             let reply = run
                 .generate(
                     "react",

@@ -1,0 +1,97 @@
+//! `loopd personas`: the personas loopd knows, and import of OVOS personas.
+
+use crate::persona::{self, ovos, Persona};
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+/// Arguments of `loopd personas`.
+#[derive(Debug, Args)]
+pub struct PersonasArgs {
+    /// What to do with personas.
+    #[command(subcommand)]
+    pub command: PersonasCommand,
+}
+
+/// `loopd personas` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum PersonasCommand {
+    /// The built-in persona and the persona files found.
+    List,
+    /// A persona as TOML (default: the built-in one).
+    Show {
+        /// Name or TOML file.
+        persona: Option<String>,
+    },
+    /// Converts an OVOS persona JSON file to a loopd persona (TOML on stdout).
+    Import {
+        /// The OVOS persona JSON file.
+        file: PathBuf,
+        /// Write the TOML here instead of stdout.
+        #[arg(long, short, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Runs `loopd personas`.
+pub fn run(args: PersonasArgs) -> Result<(), String> {
+    match args.command {
+        PersonasCommand::List => list(),
+        PersonasCommand::Show { persona } => {
+            print!("{}", persona::find(persona.as_deref())?.to_toml()?);
+            Ok(())
+        }
+        PersonasCommand::Import { file, output } => import(&file, output.as_deref()),
+    }
+}
+
+fn list() -> Result<(), String> {
+    let builtin = Persona::builtin();
+    println!(
+        "{:<16} {:<18} {:<14} built in",
+        builtin.name,
+        builtin.engine,
+        builtin.toolboxes.join(",")
+    );
+    for dir in persona::directories() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut paths: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            match Persona::load(&path) {
+                Ok(p) => println!(
+                    "{:<16} {:<18} {:<14} {}",
+                    p.name,
+                    p.engine,
+                    p.toolboxes.join(","),
+                    path.display()
+                ),
+                Err(e) => eprintln!("loopd: {e}"),
+            }
+        }
+    }
+    Ok(())
+}
+
+fn import(file: &std::path::Path, output: Option<&std::path::Path>) -> Result<(), String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let imported = ovos::import(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    for note in &imported.notes {
+        eprintln!("note: {note}");
+    }
+    let toml = imported.persona.to_toml()?;
+    match output {
+        Some(path) => {
+            std::fs::write(path, toml).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        None => {
+            print!("{toml}");
+            Ok(())
+        }
+    }
+}
