@@ -13,7 +13,9 @@
 pub mod events;
 pub mod parse;
 
+pub mod hybrid;
 pub mod plain;
+pub mod plan_execute;
 pub mod react;
 
 pub use events::{LoopEvent, Trace};
@@ -55,6 +57,8 @@ pub type Settings = serde_json::Map<String, Value>;
 pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
     Ok(match id {
         "react" => Arc::new(react::React::new(config(id, settings)?)?),
+        "plan-execute" => Arc::new(plan_execute::PlanExecute::new(config(id, settings)?)?),
+        "hybrid" => Arc::new(hybrid::Hybrid::new(config(id, settings)?)?),
         "none" => Arc::new(plain::Plain::new(config(id, settings)?)?),
         _ => {
             return Err(format!(
