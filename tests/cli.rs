@@ -66,6 +66,8 @@ fn max_tokens_and_temperature_are_honoured() {
     let out = loopd(&[
         "ask",
         "--json",
+        "--loop",
+        "none",
         "--max-tokens",
         "3",
         "--temperature",
@@ -87,6 +89,17 @@ fn bad_arguments_are_one_clear_line() {
             "unknown loop `nonsense`",
         ),
         (vec!["ask", "--temperature", "-1", "hi"], "--temperature"),
+        (vec!["ask", "--tools", "clock,web", "hi"], "unknown toolbox `web`"),
+        (
+            vec!["ask", "--set", "max_iterations=many", "hi"],
+            "invalid setting for loop `react`: max_iterations = \"many\"",
+        ),
+        (vec!["ask", "--set", "max_iterations", "hi"], "is not key=value"),
+        (
+            vec!["ask", "--loop", "critic", "--set", "beam_width=2", "hi"],
+            "unknown field `beam_width`",
+        ),
+        (vec!["ask", "--persona", "nobody", "hi"], "no persona named `nobody`"),
         (vec!["ask", "--device", "cuda", "hi"], "CUDA"),
         (
             vec!["ask", "--model", "no-such-model", "hi"],
@@ -157,4 +170,86 @@ fn models_pull_without_network_is_a_clear_error() {
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"));
+}
+
+#[test]
+fn a_persona_file_that_does_not_parse_is_one_clear_error() {
+    let dir = TempDir::new("persona");
+    let path = dir.join("broken.toml");
+    std::fs::write(&path, "name = \"broken\"\nengine = [\n").unwrap();
+    let out = loopd(&["ask", "--persona", path.to_str().unwrap(), "hi"]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("broken.toml"), "{stderr}");
+}
+
+#[test]
+fn react_with_tools_reports_the_loop_in_json_and_shows_it_with_verbose() {
+    let out = loopd(&[
+        "ask",
+        "--loop",
+        "react",
+        "--tools",
+        "clock,math",
+        "--json",
+        "--verbose",
+        "--max-tokens",
+        "96",
+        "What is 17 times 6?",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["loop"], "react");
+    assert!(!v["answer"].as_str().unwrap().trim().is_empty(), "{v}");
+    let stats = &v["stats"];
+    assert!(stats["llm_calls"].as_u64().unwrap() >= 1, "{v}");
+    assert_eq!(
+        stats["tool_calls"].as_u64().unwrap() as usize,
+        stats["tools"].as_array().unwrap().len()
+    );
+    let trace = v["trace"].as_array().unwrap();
+    assert_eq!(trace.last().unwrap()["type"], "final", "{v}");
+    assert!(trace.iter().any(|e| e["type"] == "thought"), "{v}");
+    assert!(!text(&out.stderr).trim().is_empty(), "--verbose shows the thoughts");
+}
+
+#[test]
+fn auto_names_the_engine_it_chose() {
+    let out = loopd(&["ask", "--loop", "auto", "--json", "--max-tokens", "64", "What is 2 plus 2?"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let chosen = v["loop"].as_str().unwrap();
+    assert_ne!(chosen, "auto");
+    assert!(loopd::engine::ENGINES.contains(&chosen), "{chosen}");
+    let trace = v["trace"].as_array().unwrap();
+    assert!(
+        trace.iter().any(|e| e["type"] == "engine_chosen" && e["engine"] == chosen),
+        "{v}"
+    );
+}
+
+#[test]
+fn personas_import_converts_an_ovos_persona() {
+    let dir = TempDir::new("ovos");
+    let json = dir.join("careful.json");
+    std::fs::write(
+        &json,
+        r#"{"name": "Careful", "solvers": ["ovos-plan-execute-loop"],
+            "ovos-plan-execute-loop": {"max_steps": 3, "toolboxes": ["ovos-calculator-tools"]}}"#,
+    )
+    .unwrap();
+    let toml_path = dir.join("careful.toml");
+    let out = loopd(&[
+        "personas",
+        "import",
+        json.to_str().unwrap(),
+        "-o",
+        toml_path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let persona = loopd::persona::Persona::load(&toml_path).unwrap();
+    assert_eq!(persona.engine, "plan-execute");
+    assert_eq!(persona.toolboxes, vec!["math"]);
+    assert_eq!(persona.config["max_steps"], 3);
 }

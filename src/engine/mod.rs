@@ -74,6 +74,8 @@ pub fn accepted_keys(id: &str) -> Vec<String> {
     match id {
         "react" => config_keys::<react::ReactConfig>(),
         "none" => config_keys::<plain::PlainConfig>(),
+        "plan-execute" => config_keys::<plan_execute::PlanExecuteConfig>(),
+        "hybrid" => config_keys::<hybrid::HybridConfig>(),
         _ => Vec::new(),
     }
 }

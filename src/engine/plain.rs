@@ -1,7 +1,8 @@
-//! `none`: a plain chat turn, no loop. The model's reply is the answer.
+//! `none`: a plain chat turn, no loop. The model's reply is the answer; a
+//! reply cut off by the token limit ends as `budget_exhausted`.
 
-use super::{CallOptions, Engine, EngineFuture, Finish, Route, Run};
-use crate::brain::Message;
+use super::{CallOptions, Engine, EngineFuture, Finish, Route, Run, Termination};
+use crate::brain::{EndReason, Message};
 use serde::{Deserialize, Serialize};
 
 /// `none` takes no settings.
@@ -36,7 +37,14 @@ impl Engine for Plain {
                     Route::Answer,
                 )
                 .await?;
-            Ok(Finish::answered(reply.text))
+            let termination = match reply.end {
+                EndReason::MaxTokens => Termination::BudgetExhausted,
+                _ => Termination::Answered,
+            };
+            Ok(Finish {
+                answer: reply.text,
+                termination,
+            })
         })
     }
 }

@@ -14,6 +14,7 @@ pub struct FnTool {
 }
 
 impl FnTool {
+    #[allow(clippy::new_ret_no_self)]
     pub fn new(
         name: &str,
         description: &str,
