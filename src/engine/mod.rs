@@ -13,8 +13,11 @@
 pub mod events;
 pub mod parse;
 
+pub mod critic;
 pub mod plain;
 pub mod react;
+pub mod reflexion;
+pub mod self_ask;
 
 pub use events::{LoopEvent, Trace};
 
@@ -56,6 +59,9 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
     Ok(match id {
         "react" => Arc::new(react::React::new(config(id, settings)?)?),
         "none" => Arc::new(plain::Plain::new(config(id, settings)?)?),
+        "reflexion" => Arc::new(reflexion::Reflexion::new(config(id, settings)?)?),
+        "critic" => Arc::new(critic::Critic::new(config(id, settings)?)?),
+        "self-ask" => Arc::new(self_ask::SelfAsk::new(config(id, settings)?)?),
         _ => {
             return Err(format!(
                 "unknown loop `{id}` (available: {})",
