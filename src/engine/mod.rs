@@ -13,10 +13,13 @@
 pub mod events;
 pub mod parse;
 
+pub mod critic;
 pub mod hybrid;
 pub mod plain;
 pub mod plan_execute;
 pub mod react;
+pub mod reflexion;
+pub mod self_ask;
 
 pub use events::{LoopEvent, Trace};
 
@@ -60,6 +63,9 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
         "plan-execute" => Arc::new(plan_execute::PlanExecute::new(config(id, settings)?)?),
         "hybrid" => Arc::new(hybrid::Hybrid::new(config(id, settings)?)?),
         "none" => Arc::new(plain::Plain::new(config(id, settings)?)?),
+        "reflexion" => Arc::new(reflexion::Reflexion::new(config(id, settings)?)?),
+        "critic" => Arc::new(critic::Critic::new(config(id, settings)?)?),
+        "self-ask" => Arc::new(self_ask::SelfAsk::new(config(id, settings)?)?),
         _ => {
             return Err(format!(
                 "unknown loop `{id}` (available: {})",
@@ -76,6 +82,9 @@ pub fn accepted_keys(id: &str) -> Vec<String> {
         "none" => config_keys::<plain::PlainConfig>(),
         "plan-execute" => config_keys::<plan_execute::PlanExecuteConfig>(),
         "hybrid" => config_keys::<hybrid::HybridConfig>(),
+        "reflexion" => config_keys::<reflexion::ReflexionConfig>(),
+        "critic" => config_keys::<critic::CriticConfig>(),
+        "self-ask" => config_keys::<self_ask::SelfAskConfig>(),
         _ => Vec::new(),
     }
 }

@@ -322,6 +322,82 @@ fn floor_char_boundary(text: &str, mut at: usize) -> usize {
     at
 }
 
+/// The name of a tool's only required argument when that argument is a
+/// string (`lookup {query}` → `query`): the argument a plain-text input fills.
+pub fn single_string_argument(schema: &Value) -> Option<&str> {
+    let required = schema.get("required")?.as_array()?;
+    let [name] = required.as_slice() else {
+        return None;
+    };
+    let name = name.as_str()?;
+    let kind = schema.get("properties")?.get(name)?.get("type")?;
+    (kind == "string").then_some(name)
+}
+
+/// A tool input written after a label (`Tool Input:`, `TOOL INPUT:`): the
+/// JSON object when the text starts with `{` (it may span lines), otherwise
+/// the rest of the line, trimmed.
+pub fn json_or_line(text: &str) -> &str {
+    let ahead = text.trim_start();
+    if ahead.starts_with('{') {
+        if let Some(object) = balanced_json(ahead) {
+            return object;
+        }
+    }
+    text.trim_start_matches([' ', '\t'])
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+}
+
+/// Tool arguments from a plain-text protocol: a JSON object as written, or
+/// plain text as the value of the tool's single required string argument
+/// ([`single_string_argument`]); an empty input is `{}` for a tool that
+/// requires nothing. `Err` says why the input does not fit the schema.
+pub fn tool_arguments(input: &str, schema: &Value) -> Result<Value, String> {
+    let unfenced = input.trim().trim_matches('`').trim();
+    let unfenced = unfenced
+        .strip_prefix("json")
+        .map(str::trim_start)
+        .filter(|rest| rest.starts_with('{'))
+        .unwrap_or(unfenced);
+    if unfenced.starts_with('{') {
+        return json_object(unfenced);
+    }
+    let text = unquote(unfenced);
+    let requires_nothing = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .is_none_or(|required| required.is_empty());
+    if text.is_empty() {
+        return if requires_nothing {
+            Ok(Value::Object(serde_json::Map::new()))
+        } else {
+            Err("no input was given".to_string())
+        };
+    }
+    match single_string_argument(schema) {
+        Some(name) => {
+            let mut arguments = serde_json::Map::new();
+            arguments.insert(name.to_string(), Value::String(text.to_string()));
+            Ok(Value::Object(arguments))
+        }
+        None => Err("this tool takes its arguments as one JSON object, not plain text".to_string()),
+    }
+}
+
+fn unquote(text: &str) -> &str {
+    ['"', '\'']
+        .iter()
+        .find_map(|&q| {
+            text.strip_prefix(q)
+                .and_then(|rest| rest.strip_suffix(q))
+                .map(str::trim)
+        })
+        .unwrap_or(text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -479,5 +555,65 @@ mod tests {
             route_all(Route::Answer, &["  ", " Hi", " you "]),
             (String::new(), "Hi you ".into())
         );
+    }
+
+    #[test]
+    fn single_string_arguments() {
+        let lookup = json!({"type": "object", "properties": {"query": {"type": "string"}},
+                            "required": ["query"]});
+        assert_eq!(single_string_argument(&lookup), Some("query"));
+        let add = json!({"properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+                         "required": ["a", "b"]});
+        assert_eq!(single_string_argument(&add), None);
+        let number = json!({"properties": {"n": {"type": "number"}}, "required": ["n"]});
+        assert_eq!(single_string_argument(&number), None);
+        assert_eq!(single_string_argument(&json!({"type": "object"})), None);
+        let undeclared = json!({"required": ["q"]});
+        assert_eq!(single_string_argument(&undeclared), None);
+    }
+
+    #[test]
+    fn json_or_line_reads_one_input() {
+        assert_eq!(json_or_line(" Paris weather\nNext: x"), "Paris weather");
+        assert_eq!(json_or_line(" {\"a\":\n 1}\nmore"), "{\"a\":\n 1}");
+        assert_eq!(json_or_line("\n{\"a\": 1}"), "{\"a\": 1}");
+        assert_eq!(json_or_line(" {not closed\nnext"), "{not closed");
+        assert_eq!(json_or_line(""), "");
+        assert_eq!(json_or_line("\nnext line"), "");
+    }
+
+    #[test]
+    fn tool_arguments_from_text_or_json() {
+        let lookup = json!({"properties": {"query": {"type": "string"}}, "required": ["query"]});
+        let add = json!({"properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+                         "required": ["a", "b"]});
+        let free = json!({"type": "object"});
+        assert_eq!(
+            tool_arguments(" Eiffel Tower height ", &lookup),
+            Ok(json!({"query": "Eiffel Tower height"}))
+        );
+        assert_eq!(
+            tool_arguments("\"quoted text\"", &lookup),
+            Ok(json!({"query": "quoted text"}))
+        );
+        assert_eq!(
+            tool_arguments("{\"query\": \"x\"}", &lookup),
+            Ok(json!({"query": "x"}))
+        );
+        assert_eq!(
+            tool_arguments("```json {\"a\": 1, \"b\": 2}```", &add),
+            Ok(json!({"a": 1, "b": 2}))
+        );
+        assert!(tool_arguments("1 and 2", &add)
+            .unwrap_err()
+            .contains("JSON object"));
+        assert!(tool_arguments("{a: 1}", &add)
+            .unwrap_err()
+            .contains("invalid JSON"));
+        assert!(tool_arguments("", &lookup)
+            .unwrap_err()
+            .contains("no input"));
+        assert_eq!(tool_arguments("  ", &free), Ok(json!({})));
+        assert!(tool_arguments("text", &free).is_err());
     }
 }
