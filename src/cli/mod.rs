@@ -3,6 +3,7 @@
 mod ask;
 mod bench;
 mod models;
+mod tools;
 
 use clap::{Parser, Subcommand};
 
@@ -28,6 +29,8 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// List, inspect and download models.
     Models(models::ModelsArgs),
+    /// List the built-in tools.
+    Tools(tools::ToolsArgs),
 }
 
 /// Runs a parsed command line; the error is one line for the user.
@@ -37,5 +40,6 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Ask(args) => ask::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Models(args) => models::run(args),
+        Command::Tools(args) => tools::run(args),
     }
 }
