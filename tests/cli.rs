@@ -89,17 +89,26 @@ fn bad_arguments_are_one_clear_line() {
             "unknown loop `nonsense`",
         ),
         (vec!["ask", "--temperature", "-1", "hi"], "--temperature"),
-        (vec!["ask", "--tools", "clock,web", "hi"], "unknown toolbox `web`"),
+        (
+            vec!["ask", "--tools", "clock,web", "hi"],
+            "unknown toolbox `web`",
+        ),
         (
             vec!["ask", "--set", "max_iterations=many", "hi"],
             "invalid setting for loop `react`: max_iterations = \"many\"",
         ),
-        (vec!["ask", "--set", "max_iterations", "hi"], "is not key=value"),
+        (
+            vec!["ask", "--set", "max_iterations", "hi"],
+            "is not key=value",
+        ),
         (
             vec!["ask", "--loop", "critic", "--set", "beam_width=2", "hi"],
             "unknown field `beam_width`",
         ),
-        (vec!["ask", "--persona", "nobody", "hi"], "no persona named `nobody`"),
+        (
+            vec!["ask", "--persona", "nobody", "hi"],
+            "no persona named `nobody`",
+        ),
         (vec!["ask", "--device", "cuda", "hi"], "CUDA"),
         (
             vec!["ask", "--model", "no-such-model", "hi"],
@@ -211,12 +220,23 @@ fn react_with_tools_reports_the_loop_in_json_and_shows_it_with_verbose() {
     let trace = v["trace"].as_array().unwrap();
     assert_eq!(trace.last().unwrap()["type"], "final", "{v}");
     assert!(trace.iter().any(|e| e["type"] == "thought"), "{v}");
-    assert!(!text(&out.stderr).trim().is_empty(), "--verbose shows the thoughts");
+    assert!(
+        !text(&out.stderr).trim().is_empty(),
+        "--verbose shows the thoughts"
+    );
 }
 
 #[test]
 fn auto_names_the_engine_it_chose() {
-    let out = loopd(&["ask", "--loop", "auto", "--json", "--max-tokens", "64", "What is 2 plus 2?"]);
+    let out = loopd(&[
+        "ask",
+        "--loop",
+        "auto",
+        "--json",
+        "--max-tokens",
+        "64",
+        "What is 2 plus 2?",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let chosen = v["loop"].as_str().unwrap();
@@ -224,7 +244,9 @@ fn auto_names_the_engine_it_chose() {
     assert!(loopd::engine::ENGINES.contains(&chosen), "{chosen}");
     let trace = v["trace"].as_array().unwrap();
     assert!(
-        trace.iter().any(|e| e["type"] == "engine_chosen" && e["engine"] == chosen),
+        trace
+            .iter()
+            .any(|e| e["type"] == "engine_chosen" && e["engine"] == chosen),
         "{v}"
     );
 }

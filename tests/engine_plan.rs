@@ -129,7 +129,10 @@ fn plan_execute_runs_each_step_then_synthesizes() {
     );
     assert_eq!(r.spoken(), "The sum is 5, and the capital is known.");
     assert!(r.thoughts().contains("Thought: add."));
-    assert!(r.thoughts().contains("The sum is 5."), "steps are not spoken");
+    assert!(
+        r.thoughts().contains("The sum is 5."),
+        "steps are not spoken"
+    );
     assert!(r.thoughts().contains("1. Add 2 and 3"), "nor is the plan");
 }
 

@@ -4,6 +4,7 @@ mod ask;
 mod bench;
 mod models;
 mod personas;
+mod tools;
 
 use clap::{Parser, Subcommand};
 
@@ -31,6 +32,8 @@ pub enum Command {
     Models(models::ModelsArgs),
     /// List and show personas; import OVOS persona files.
     Personas(personas::PersonasArgs),
+    /// List the built-in tools.
+    Tools(tools::ToolsArgs),
 }
 
 /// Runs a parsed command line; the error is one line for the user.
@@ -41,5 +44,6 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Bench(args) => bench::run(args),
         Command::Models(args) => models::run(args),
         Command::Personas(args) => personas::run(args),
+        Command::Tools(args) => tools::run(args),
     }
 }

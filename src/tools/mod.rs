@@ -7,7 +7,12 @@
 //! engine gets: the toolboxes of one request, with every call's arguments
 //! validated against the tool's schema before the tool runs.
 
+pub mod clock;
+pub mod files;
+pub mod math;
+
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use std::path::PathBuf;
@@ -51,7 +56,10 @@ impl ToolSpec {
     }
 }
 
-/// The JSON schema of a type, inlined (no `$ref`s) so small models can read it.
+/// The JSON schema of a type, inlined (no `$ref`s) and trimmed so small
+/// models read few tokens: no title and no root description (the tool's own
+/// description says what it is), optional fields typed as their plain type
+/// rather than `[type, "null"]`, no `"default": null`, no numeric `format`.
 pub fn schema_of<T: JsonSchema>() -> Value {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
@@ -61,8 +69,43 @@ pub fn schema_of<T: JsonSchema>() -> Value {
     if let Some(object) = value.as_object_mut() {
         object.remove("$schema");
         object.remove("title");
+        object.remove("description");
     }
+    compact(&mut value);
     value
+}
+
+/// Numeric `format`s schemars adds for Rust integer and float types.
+const NUMERIC_FORMATS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64", "float",
+    "double",
+];
+
+fn compact(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::Array(kinds)) = map.get("type") {
+                let kinds: Vec<&Value> = kinds.iter().filter(|k| *k != "null").collect();
+                if let [kind] = kinds[..] {
+                    let kind = kind.clone();
+                    map.insert("type".into(), kind);
+                }
+            }
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            let numeric_format = map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| NUMERIC_FORMATS.contains(&f));
+            if numeric_format {
+                map.remove("format");
+            }
+            map.values_mut().for_each(compact);
+        }
+        Value::Array(items) => items.iter_mut().for_each(compact),
+        _ => {}
+    }
 }
 
 /// Why a tool call failed; shown to the model so it can recover.
@@ -99,13 +142,44 @@ pub trait Tool: Send + Sync {
 }
 
 /// Deserializes validated arguments into a tool's argument type.
-pub fn parse_args<T: serde::de::DeserializeOwned>(arguments: Value) -> Result<T, ToolError> {
+pub fn parse_args<T: DeserializeOwned>(arguments: Value) -> Result<T, ToolError> {
     serde_json::from_value(arguments).map_err(|e| ToolError::Failed(format!("bad arguments: {e}")))
 }
 
 /// Serializes a tool's typed output.
 pub fn to_output<T: Serialize>(output: T) -> Result<Value, ToolError> {
     serde_json::to_value(output).map_err(|e| ToolError::Failed(e.to_string()))
+}
+
+/// A tool made from a function over typed arguments and output; its schemas
+/// come from the two types (their doc comments become the descriptions the
+/// model reads).
+pub fn typed_tool<Args, Output, F>(name: &str, description: &str, run: F) -> Arc<dyn Tool>
+where
+    Args: JsonSchema + DeserializeOwned,
+    Output: JsonSchema + Serialize,
+    F: Fn(Args) -> Result<Output, ToolError> + Send + Sync + 'static,
+{
+    Arc::new(TypedTool {
+        spec: ToolSpec::typed::<Args, Output>(name, description),
+        run: Box::new(move |arguments| to_output(run(parse_args(arguments)?)?)),
+    })
+}
+
+/// A tool built by [`typed_tool`].
+struct TypedTool {
+    spec: ToolSpec,
+    run: Box<dyn Fn(Value) -> Result<Value, ToolError> + Send + Sync>,
+}
+
+impl Tool for TypedTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, arguments: Value) -> Result<Value, ToolError> {
+        (self.run)(arguments)
+    }
 }
 
 /// A named group of tools.
@@ -128,9 +202,13 @@ pub struct ToolConfig {
 /// Names of the built-in toolboxes.
 pub const TOOLBOXES: &[&str] = &["clock", "math", "files"];
 
-/// A built-in toolbox by name.
+/// A built-in toolbox by name. Fails on an unknown name, or for `files`
+/// when no readable root is configured.
 pub fn toolbox(name: &str, config: &ToolConfig) -> Result<ToolBox, String> {
     let tools = match name {
+        "clock" => clock::tools(config),
+        "math" => math::tools(),
+        "files" => files::tools(config)?,
         _ => {
             return Err(format!(
                 "unknown toolbox `{name}` (available: {})",

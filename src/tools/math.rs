@@ -1,0 +1,705 @@
+//! The `math` toolbox: arithmetic expressions, unit conversion and summary
+//! statistics, so a small model never has to compute in its head.
+
+use super::{typed_tool, Tool, ToolError};
+use exmex::prelude::*;
+use exmex::{FloatOpsFactory, MakeOperators, MatchLiteral, Operator};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The longest expression `calculate` accepts, in characters.
+pub const MAX_EXPRESSION_CHARS: usize = 200;
+
+/// The most numbers `statistics` accepts.
+pub const MAX_NUMBERS: usize = 10_000;
+
+/// The tools of the `math` toolbox: `calculate`, `convert_units`, `statistics`.
+pub fn tools() -> Vec<Arc<dyn Tool>> {
+    vec![
+        typed_tool(
+            "calculate",
+            "Computes an arithmetic expression, e.g. 17*6+14 or sqrt(2)^3. \
+             Operators + - * / ^ and parentheses; functions sqrt, sin, cos, tan (radians), \
+             ln, log (base 10), abs, round; constants pi and e.",
+            calculate,
+        ),
+        typed_tool(
+            "convert_units",
+            "Converts a value between units of length, mass, temperature, volume, time, \
+             speed or data size, e.g. 5 km to mi, 100 C to F, 2 GB to MB.",
+            convert_units,
+        ),
+        typed_tool(
+            "statistics",
+            "Summarises a list of numbers: count, sum, mean, median, min, max, \
+             standard deviation and mode.",
+            statistics,
+        ),
+    ]
+}
+
+/// Arguments of `calculate`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CalculateArgs {
+    /// The expression, e.g. "17*6+14" or "sqrt(16)/2".
+    pub expression: String,
+}
+
+/// Result of `calculate`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CalculateOutput {
+    /// The value of the expression.
+    pub result: f64,
+}
+
+/// Evaluates an arithmetic expression.
+pub fn calculate(args: CalculateArgs) -> Result<CalculateOutput, ToolError> {
+    let text = normalize_expression(&args.expression)?;
+    let expression = FlatEx::<f64, CalculatorOps, DecimalLiteral>::parse(&text)
+        .map_err(|e| expression_error(&args.expression, e.msg()))?;
+    if let Some(name) = expression.var_names().first() {
+        return Err(expression_error(
+            &args.expression,
+            &format!("unknown name `{name}`"),
+        ));
+    }
+    let value = expression
+        .eval(&[])
+        .map_err(|e| expression_error(&args.expression, e.msg()))?;
+    if !value.is_finite() {
+        return Err(ToolError::Failed(format!(
+            "`{}` has no finite value (division by zero, overflow, or outside a function's domain)",
+            args.expression
+        )));
+    }
+    Ok(CalculateOutput {
+        result: round_significant(value, 12),
+    })
+}
+
+fn normalize_expression(expression: &str) -> Result<String, ToolError> {
+    let text = expression.trim();
+    if text.is_empty() {
+        return Err(ToolError::Failed("the expression is empty".into()));
+    }
+    if text.chars().count() > MAX_EXPRESSION_CHARS {
+        return Err(ToolError::Failed(format!(
+            "the expression is longer than {MAX_EXPRESSION_CHARS} characters"
+        )));
+    }
+    Ok(text
+        .replace("**", "^")
+        .replace(['×', '·'], "*")
+        .replace('÷', "/")
+        .replace('−', "-"))
+}
+
+fn expression_error(expression: &str, detail: &str) -> ToolError {
+    let missing_operator = [
+        "one more node than op",
+        "on the right of a closing parenthesis",
+    ]
+    .iter()
+    .any(|symptom| detail.contains(symptom));
+    let detail = if missing_operator {
+        "an operator is missing (write 2*pi, not 2 pi or 2(3))"
+    } else {
+        detail.trim_end_matches('.')
+    };
+    ToolError::Failed(format!(
+        "cannot compute `{expression}`: {detail}. Use numbers, + - * / ^, parentheses, \
+         sqrt, sin, cos, tan, ln, log, abs, round, pi, e; e.g. (2+3)*sqrt(16)"
+    ))
+}
+
+/// exmex's float operators with calculator conventions: `log` is base 10,
+/// and `pi` and `tau` are spelled in lower case too.
+#[derive(Clone, Debug)]
+struct CalculatorOps;
+
+impl MakeOperators<f64> for CalculatorOps {
+    fn make<'a>() -> Vec<Operator<'a, f64>> {
+        let mut ops: Vec<Operator<'a, f64>> = FloatOpsFactory::<f64>::make()
+            .into_iter()
+            .filter(|op| op.repr() != "log")
+            .collect();
+        ops.push(Operator::make_unary("log", |a| a.log10()));
+        ops.push(Operator::make_constant("pi", std::f64::consts::PI));
+        ops.push(Operator::make_constant("tau", std::f64::consts::TAU));
+        ops
+    }
+}
+
+/// Number literals: `12`, `0.5`, `.5`, `1.5e-3`. An `e` not followed by
+/// digits is the constant e.
+#[derive(Clone, Debug)]
+struct DecimalLiteral;
+
+impl MatchLiteral for DecimalLiteral {
+    fn is_literal(text: &str) -> Option<&str> {
+        let bytes = text.as_bytes();
+        let digits_from = |start: usize| {
+            start
+                + bytes[start..]
+                    .iter()
+                    .take_while(|b| b.is_ascii_digit())
+                    .count()
+        };
+        let mut end = digits_from(0);
+        if bytes.get(end) == Some(&b'.') {
+            end = digits_from(end + 1);
+        }
+        if end == 0 || text[..end] == *"." {
+            return None;
+        }
+        if matches!(bytes.get(end), Some(b'e' | b'E')) {
+            let sign = usize::from(matches!(bytes.get(end + 1), Some(b'+' | b'-')));
+            let exponent_end = digits_from(end + 1 + sign);
+            if exponent_end > end + 1 + sign {
+                end = exponent_end;
+            }
+        }
+        Some(&text[..end])
+    }
+}
+
+/// Rounds to `digits` significant digits, so binary noise such as
+/// 0.30000000000000004 does not reach the model.
+pub fn round_significant(value: f64, digits: usize) -> f64 {
+    if !value.is_finite() || value == 0.0 {
+        return value;
+    }
+    format!("{:.*e}", digits.saturating_sub(1), value)
+        .parse()
+        .unwrap_or(value)
+}
+
+/// Arguments of `convert_units`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConvertArgs {
+    /// The amount to convert.
+    pub value: f64,
+    /// Unit of the amount, a name or abbreviation, e.g. "km", "miles", "C", "GB".
+    pub from: String,
+    /// Unit to convert to, e.g. "mi", "kilometers", "F", "MB".
+    pub to: String,
+}
+
+/// Result of `convert_units`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConvertOutput {
+    /// The converted amount (6 significant digits).
+    pub value: f64,
+    /// Its unit's symbol.
+    pub unit: String,
+}
+
+/// One unit: `base = (value + offset) * scale` in its dimension's base unit.
+struct Unit {
+    symbol: &'static str,
+    names: &'static [&'static str],
+    scale: f64,
+    offset: f64,
+}
+
+/// A physical dimension and its units.
+struct Dimension {
+    name: &'static str,
+    units: &'static [Unit],
+}
+
+const fn unit(symbol: &'static str, names: &'static [&'static str], scale: f64) -> Unit {
+    Unit {
+        symbol,
+        names,
+        scale,
+        offset: 0.0,
+    }
+}
+
+const DIMENSIONS: &[Dimension] = &[
+    Dimension {
+        name: "length",
+        units: &[
+            unit("m", &["meter", "metre"], 1.0),
+            unit("km", &["kilometer", "kilometre"], 1000.0),
+            unit("cm", &["centimeter", "centimetre"], 0.01),
+            unit("mm", &["millimeter", "millimetre"], 0.001),
+            unit("µm", &["um", "micrometer", "micrometre", "micron"], 1e-6),
+            unit("nm", &["nanometer", "nanometre"], 1e-9),
+            unit("mi", &["mile"], 1609.344),
+            unit("yd", &["yard"], 0.9144),
+            unit("ft", &["foot", "feet"], 0.3048),
+            unit("in", &["inch"], 0.0254),
+            unit("nmi", &["nautical mile"], 1852.0),
+            unit("ly", &["light year", "lightyear"], 9_460_730_472_580_800.0),
+        ],
+    },
+    Dimension {
+        name: "mass",
+        units: &[
+            unit("kg", &["kilogram", "kilo"], 1.0),
+            unit("g", &["gram", "gramme"], 0.001),
+            unit("mg", &["milligram"], 1e-6),
+            unit("µg", &["ug", "mcg", "microgram"], 1e-9),
+            unit("t", &["tonne", "metric ton"], 1000.0),
+            unit("lb", &["lbs", "pound"], 0.453_592_37),
+            unit("oz", &["ounce"], 0.028_349_523_125),
+            unit("st", &["stone"], 6.350_293_18),
+            unit("ton", &["short ton", "us ton"], 907.184_74),
+        ],
+    },
+    Dimension {
+        name: "temperature",
+        units: &[
+            Unit {
+                symbol: "K",
+                names: &["kelvin"],
+                scale: 1.0,
+                offset: 0.0,
+            },
+            Unit {
+                symbol: "C",
+                names: &["celsius", "centigrade", "degC"],
+                scale: 1.0,
+                offset: 273.15,
+            },
+            Unit {
+                symbol: "F",
+                names: &["fahrenheit", "degF"],
+                scale: 5.0 / 9.0,
+                offset: 459.67,
+            },
+        ],
+    },
+    Dimension {
+        name: "volume",
+        units: &[
+            unit("L", &["l", "liter", "litre"], 1.0),
+            unit("mL", &["milliliter", "millilitre"], 0.001),
+            unit("cL", &["centiliter", "centilitre"], 0.01),
+            unit("dL", &["deciliter", "decilitre"], 0.1),
+            unit("m3", &["m³", "cubic meter", "cubic metre"], 1000.0),
+            unit(
+                "cm3",
+                &["cm³", "cc", "cubic centimeter", "cubic centimetre"],
+                0.001,
+            ),
+            unit("gal", &["gallon", "us gallon"], 3.785_411_784),
+            unit("imp gal", &["imperial gallon", "uk gallon"], 4.546_09),
+            unit("qt", &["quart"], 0.946_352_946),
+            unit("pt", &["pint"], 0.473_176_473),
+            unit("cup", &[], 0.236_588_236_5),
+            unit("fl oz", &["floz", "fluid ounce"], 0.029_573_529_562_5),
+            unit("tbsp", &["tablespoon"], 0.014_786_764_781_25),
+            unit("tsp", &["teaspoon"], 0.004_928_921_593_75),
+            unit("ft3", &["ft³", "cubic foot", "cubic feet"], 28.316_846_592),
+            unit("in3", &["in³", "cubic inch"], 0.016_387_064),
+        ],
+    },
+    Dimension {
+        name: "time",
+        units: &[
+            unit("s", &["sec", "second"], 1.0),
+            unit("ms", &["millisecond"], 0.001),
+            unit("µs", &["us", "microsecond"], 1e-6),
+            unit("ns", &["nanosecond"], 1e-9),
+            unit("min", &["minute"], 60.0),
+            unit("h", &["hr", "hour"], 3600.0),
+            unit("d", &["day"], 86_400.0),
+            unit("wk", &["week"], 604_800.0),
+            unit("mo", &["month"], 2_628_000.0),
+            unit("yr", &["year"], 31_536_000.0),
+        ],
+    },
+    Dimension {
+        name: "speed",
+        units: &[
+            unit(
+                "m/s",
+                &["mps", "meters per second", "metres per second"],
+                1.0,
+            ),
+            unit(
+                "km/h",
+                &["kph", "kmh", "kilometers per hour", "kilometres per hour"],
+                1.0 / 3.6,
+            ),
+            unit("mph", &["mi/h", "miles per hour"], 0.447_04),
+            unit("kn", &["kt", "knot"], 1852.0 / 3600.0),
+            unit("ft/s", &["fps", "feet per second"], 0.3048),
+        ],
+    },
+    Dimension {
+        name: "data size",
+        units: &[
+            unit("B", &["byte"], 1.0),
+            unit("kB", &["kilobyte"], 1e3),
+            unit("MB", &["megabyte"], 1e6),
+            unit("GB", &["gigabyte"], 1e9),
+            unit("TB", &["terabyte"], 1e12),
+            unit("PB", &["petabyte"], 1e15),
+            unit("KiB", &["kibibyte"], 1024.0),
+            unit("MiB", &["mebibyte"], 1_048_576.0),
+            unit("GiB", &["gibibyte"], 1_073_741_824.0),
+            unit("TiB", &["tebibyte"], 1_099_511_627_776.0),
+            unit("bit", &["b"], 0.125),
+            unit("kbit", &["kilobit"], 125.0),
+            unit("Mbit", &["Mb", "megabit"], 125_000.0),
+            unit("Gbit", &["Gb", "gigabit"], 125_000_000.0),
+        ],
+    },
+];
+
+/// Converts an amount between two units of the same dimension.
+pub fn convert_units(args: ConvertArgs) -> Result<ConvertOutput, ToolError> {
+    let (from_dimension, from) = find_unit(&args.from).ok_or_else(|| {
+        let other = find_unit(&args.to).map(|(dimension, _)| dimension);
+        unknown_unit(&args.from, other)
+    })?;
+    let (to_dimension, to) =
+        find_unit(&args.to).ok_or_else(|| unknown_unit(&args.to, Some(from_dimension)))?;
+    if from_dimension.name != to_dimension.name {
+        return Err(ToolError::Failed(format!(
+            "cannot convert {} ({}) to {} ({})",
+            from.symbol, from_dimension.name, to.symbol, to_dimension.name
+        )));
+    }
+    let base = (args.value + from.offset) * from.scale;
+    if from_dimension.name == "temperature" && base < 0.0 {
+        return Err(ToolError::Failed(format!(
+            "{} {} is below absolute zero",
+            args.value, from.symbol
+        )));
+    }
+    let value = base / to.scale - to.offset;
+    let offset_noise = 1e-9 * from.offset.abs().max(to.offset.abs());
+    let value = if value.abs() < offset_noise {
+        0.0
+    } else {
+        value
+    };
+    if !value.is_finite() {
+        return Err(ToolError::Failed("the result is out of range".into()));
+    }
+    Ok(ConvertOutput {
+        value: round_significant(value, 6),
+        unit: to.symbol.to_string(),
+    })
+}
+
+fn unknown_unit(name: &str, dimension: Option<&Dimension>) -> ToolError {
+    let known = match dimension {
+        Some(d) => format!("{} units: {}", d.name, symbols(d)),
+        None => DIMENSIONS
+            .iter()
+            .map(|d| format!("{}: {}", d.name, symbols(d)))
+            .collect::<Vec<_>>()
+            .join("; "),
+    };
+    ToolError::Failed(format!("unknown unit `{name}`. Known {known}"))
+}
+
+fn symbols(dimension: &Dimension) -> String {
+    dimension
+        .units
+        .iter()
+        .map(|u| u.symbol)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Finds a unit by symbol or name: exact case first, then any case, then
+/// without a plural ending.
+fn find_unit(name: &str) -> Option<(&'static Dimension, &'static Unit)> {
+    let wanted = normalize_unit_name(name);
+    let singular = [wanted.strip_suffix("es"), wanted.strip_suffix('s')];
+    let attempts = std::iter::once((wanted.as_str(), true))
+        .chain(std::iter::once((wanted.as_str(), false)))
+        .chain(singular.into_iter().flatten().map(|s| (s, false)));
+    for (candidate, exact_case) in attempts {
+        if candidate.is_empty() {
+            continue;
+        }
+        for dimension in DIMENSIONS {
+            let found = dimension.units.iter().find(|u| {
+                std::iter::once(u.symbol)
+                    .chain(u.names.iter().copied())
+                    .any(|n| {
+                        if exact_case {
+                            n == candidate
+                        } else {
+                            n.eq_ignore_ascii_case(candidate)
+                        }
+                    })
+            });
+            if let Some(unit) = found {
+                return Some((dimension, unit));
+            }
+        }
+    }
+    None
+}
+
+fn normalize_unit_name(name: &str) -> String {
+    let text = name.trim().replace('°', "");
+    let text = text.trim();
+    let lower = text.to_ascii_lowercase();
+    let text = ["degrees ", "degree ", "deg "]
+        .iter()
+        .find(|prefix| lower.starts_with(*prefix))
+        .map_or(text, |prefix| text[prefix.len()..].trim());
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Arguments of `statistics`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatisticsArgs {
+    /// The numbers, e.g. [3, 1, 4, 1, 5].
+    #[schemars(length(min = 1, max = 10000))]
+    pub numbers: Vec<f64>,
+}
+
+/// Result of `statistics`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StatisticsOutput {
+    /// How many numbers.
+    pub count: usize,
+    /// Their sum.
+    pub sum: f64,
+    /// Arithmetic mean.
+    pub mean: f64,
+    /// Middle value (mean of the two middle values for an even count).
+    pub median: f64,
+    /// Smallest number.
+    pub min: f64,
+    /// Largest number.
+    pub max: f64,
+    /// Population standard deviation.
+    pub stdev_population: f64,
+    /// Sample standard deviation (absent for a single number).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdev_sample: Option<f64>,
+    /// The most frequent values; empty when no value repeats.
+    pub mode: Vec<f64>,
+}
+
+/// Summary statistics of a list of numbers.
+pub fn statistics(args: StatisticsArgs) -> Result<StatisticsOutput, ToolError> {
+    let numbers = args.numbers;
+    if numbers.is_empty() {
+        return Err(ToolError::Failed("give at least one number".into()));
+    }
+    if numbers.len() > MAX_NUMBERS {
+        return Err(ToolError::Failed(format!(
+            "at most {MAX_NUMBERS} numbers are accepted"
+        )));
+    }
+    let count = numbers.len();
+    let n = count as f64;
+    let sum: f64 = numbers.iter().sum();
+    let mean = sum / n;
+    let squares: f64 = numbers.iter().map(|x| (x - mean).powi(2)).sum();
+    let mut sorted = numbers.clone();
+    sorted.sort_by(f64::total_cmp);
+    let median = if count % 2 == 1 {
+        sorted[count / 2]
+    } else {
+        (sorted[count / 2 - 1] + sorted[count / 2]) / 2.0
+    };
+    let round = |x: f64| round_significant(x, 12);
+    Ok(StatisticsOutput {
+        count,
+        sum: round(sum),
+        mean: round(mean),
+        median: round(median),
+        min: sorted[0],
+        max: sorted[count - 1],
+        stdev_population: round((squares / n).sqrt()),
+        stdev_sample: (count > 1).then(|| round((squares / (n - 1.0)).sqrt())),
+        mode: modes(&sorted),
+    })
+}
+
+fn modes(sorted: &[f64]) -> Vec<f64> {
+    let mut frequency: Vec<(f64, usize)> = Vec::new();
+    for &x in sorted {
+        match frequency.last_mut() {
+            Some((value, n)) if *value == x => *n += 1,
+            _ => frequency.push((x, 1)),
+        }
+    }
+    let top = frequency.iter().map(|(_, n)| *n).max().unwrap_or(0);
+    if top < 2 {
+        return Vec::new();
+    }
+    frequency
+        .into_iter()
+        .filter(|(_, n)| *n == top)
+        .map(|(x, _)| x)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calc(expression: &str) -> Result<f64, ToolError> {
+        calculate(CalculateArgs {
+            expression: expression.into(),
+        })
+        .map(|o| o.result)
+    }
+
+    fn convert(value: f64, from: &str, to: &str) -> Result<(f64, String), ToolError> {
+        convert_units(ConvertArgs {
+            value,
+            from: from.into(),
+            to: to.into(),
+        })
+        .map(|o| (o.value, o.unit))
+    }
+
+    fn failure(result: Result<impl std::fmt::Debug, ToolError>) -> String {
+        match result {
+            Err(ToolError::Failed(message)) => message,
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn calculate_follows_precedence_and_parentheses() {
+        assert_eq!(calc("17*6+14").unwrap(), 116.0);
+        assert_eq!(calc("(2+3)*4").unwrap(), 20.0);
+        assert_eq!(calc("2^10").unwrap(), 1024.0);
+        assert_eq!(calc("2**3").unwrap(), 8.0);
+        assert_eq!(calc("10 / 4").unwrap(), 2.5);
+        assert_eq!(calc("-3 + 5").unwrap(), 2.0);
+        assert_eq!(calc("0.1+0.2").unwrap(), 0.3);
+        assert_eq!(calc("1.5e-3*2").unwrap(), 0.003);
+        assert_eq!(calc("2E3 + .5").unwrap(), 2000.5);
+        assert_eq!(calc("e^2").unwrap(), 7.38905609893);
+    }
+
+    #[test]
+    fn calculate_knows_functions_and_constants() {
+        assert_eq!(calc("sqrt(16)").unwrap(), 4.0);
+        assert_eq!(calc("abs(-7.5)").unwrap(), 7.5);
+        assert_eq!(calc("log(1000)").unwrap(), 3.0);
+        assert_eq!(calc("ln(e)").unwrap(), 1.0);
+        assert_eq!(calc("cos(0)").unwrap(), 1.0);
+        assert_eq!(calc("sin(pi/2)").unwrap(), 1.0);
+        assert_eq!(calc("tan(0)").unwrap(), 0.0);
+        assert_eq!(
+            calc("2*pi").unwrap(),
+            round_significant(std::f64::consts::TAU, 12)
+        );
+        assert_eq!(
+            calc("PI").unwrap(),
+            round_significant(std::f64::consts::PI, 12)
+        );
+        assert_eq!(round_significant(2.0 / 3.0, 4), 0.6667);
+    }
+
+    #[test]
+    fn calculate_rejects_non_finite_results() {
+        assert!(failure(calc("1/0")).contains("no finite value"));
+        assert!(failure(calc("sqrt(-1)")).contains("no finite value"));
+        assert!(failure(calc("10^400")).contains("no finite value"));
+    }
+
+    #[test]
+    fn calculate_explains_bad_input() {
+        let message = failure(calc("2 +* (3"));
+        assert!(message.starts_with("cannot compute `2 +* (3`"), "{message}");
+        assert!(message.contains("sqrt"), "{message}");
+        assert!(failure(calc("x + 1")).contains("unknown name `x`"));
+        for missing in ["2 pi", "2(3)", "2e"] {
+            let message = failure(calc(missing));
+            assert!(message.contains("an operator is missing"), "{message}");
+        }
+        assert!(failure(calc("   ")).contains("empty"));
+        let long = "1+".repeat(150) + "1";
+        assert!(failure(calc(&long)).contains("longer than 200"));
+    }
+
+    #[test]
+    fn converts_temperatures() {
+        assert_eq!(convert(100.0, "C", "F").unwrap(), (212.0, "F".into()));
+        assert_eq!(convert(32.0, "°F", "celsius").unwrap(), (0.0, "C".into()));
+        assert_eq!(convert(0.0, "K", "C").unwrap(), (-273.15, "C".into()));
+        assert_eq!(
+            convert(-40.0, "degrees Fahrenheit", "C").unwrap(),
+            (-40.0, "C".into())
+        );
+        assert!(failure(convert(-300.0, "C", "K")).contains("below absolute zero"));
+    }
+
+    #[test]
+    fn converts_lengths_masses_volumes_times_speeds_and_data() {
+        assert_eq!(convert(5.0, "km", "mi").unwrap(), (3.10686, "mi".into()));
+        assert_eq!(convert(12.0, "inches", "feet").unwrap(), (1.0, "ft".into()));
+        assert_eq!(convert(1.0, "lb", "g").unwrap(), (453.592, "g".into()));
+        assert_eq!(convert(1.0, "gallon", "L").unwrap(), (3.78541, "L".into()));
+        assert_eq!(convert(2.0, "hours", "min").unwrap(), (120.0, "min".into()));
+        assert_eq!(
+            convert(100.0, "km/h", "mph").unwrap(),
+            (62.1371, "mph".into())
+        );
+        assert_eq!(convert(2.0, "GB", "MB").unwrap(), (2000.0, "MB".into()));
+        assert_eq!(convert(1.0, "GiB", "MiB").unwrap(), (1024.0, "MiB".into()));
+        assert_eq!(convert(8.0, "Mb", "MB").unwrap(), (1.0, "MB".into()));
+        assert_eq!(convert(3.0, "mb", "kB").unwrap(), (3000.0, "kB".into()));
+    }
+
+    #[test]
+    fn unit_errors_name_the_known_units() {
+        let message = failure(convert(1.0, "km", "parsecs"));
+        assert!(
+            message.starts_with("unknown unit `parsecs`. Known length units: m, km,"),
+            "{message}"
+        );
+        let message = failure(convert(1.0, "furlong", "bananas"));
+        assert!(message.contains("temperature: K, C, F"), "{message}");
+        assert_eq!(
+            failure(convert(1.0, "km", "kg")),
+            "cannot convert km (length) to kg (mass)"
+        );
+    }
+
+    #[test]
+    fn statistics_of_a_list() {
+        let out = statistics(StatisticsArgs {
+            numbers: vec![2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0],
+        })
+        .unwrap();
+        assert_eq!(out.count, 8);
+        assert_eq!(out.sum, 40.0);
+        assert_eq!(out.mean, 5.0);
+        assert_eq!(out.median, 4.5);
+        assert_eq!(out.min, 2.0);
+        assert_eq!(out.max, 9.0);
+        assert_eq!(out.stdev_population, 2.0);
+        assert_eq!(out.stdev_sample, Some(2.1380899353));
+        assert_eq!(out.mode, vec![4.0]);
+    }
+
+    #[test]
+    fn statistics_edge_cases() {
+        let one = statistics(StatisticsArgs { numbers: vec![3.5] }).unwrap();
+        assert_eq!((one.median, one.stdev_population), (3.5, 0.0));
+        assert_eq!(one.stdev_sample, None);
+        assert!(one.mode.is_empty());
+        let tie = statistics(StatisticsArgs {
+            numbers: vec![3.0, 1.0, 3.0, 1.0, 2.0],
+        })
+        .unwrap();
+        assert_eq!(tie.mode, vec![1.0, 3.0]);
+        assert_eq!(tie.median, 2.0);
+        assert!(failure(statistics(StatisticsArgs { numbers: vec![] })).contains("at least one"));
+    }
+}
