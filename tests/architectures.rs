@@ -53,6 +53,7 @@ fn every_architecture_generates() {
                 max_tokens: 12,
                 ..Default::default()
             },
+            assistant_prefix: String::new(),
         };
         let done = runtime
             .block_on(brain.generate(request, CancellationToken::new()).finish())

@@ -62,7 +62,9 @@ fn verified_on_first_critique_accepts_the_draft() {
     let n = critique.len();
     assert_eq!(critique[n - 2].role, Role::Assistant);
     assert_eq!(critique[n - 2].content, "The sum is 5.");
-    assert!(critique[n - 1].content.contains("\"name\":\"lookup\""));
+    assert!(critique[n - 1]
+        .content
+        .contains("lookup {\"query\": string}"));
     assert!(critique[n - 1].content.contains("VERIFIED"));
 }
 

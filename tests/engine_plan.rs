@@ -141,7 +141,9 @@ fn plan_execute_prompts_carry_the_request_tools_and_results() {
     let r = run("plan-execute", &[], TWO_STEP_RUN);
     let requests = r.brain.requests();
     let planner = &requests[0];
-    assert!(planner.messages[0].content.contains("\"name\":\"add\""));
+    assert!(planner.messages[0]
+        .content
+        .contains("add {\"a\": number, \"b\": number}"));
     assert_eq!(last_message(&r, 0), "What is the question?");
 
     let first_step = last_message(&r, 1);

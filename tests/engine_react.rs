@@ -22,8 +22,11 @@ fn final_answer_first_try() {
     assert!(!r.thoughts().contains("Four"));
     let request = &r.brain.requests()[0];
     assert_eq!(request.messages[0].role, Role::System);
-    assert!(request.messages[0].content.contains("\"name\":\"add\""));
+    assert!(request.messages[0]
+        .content
+        .contains("- add {\"a\": number, \"b\": number}: Adds two numbers."));
     assert_eq!(request.options.stop, vec!["Observation:".to_string()]);
+    assert_eq!(request.assistant_prefix, "Thought:");
 }
 
 #[test]
@@ -171,7 +174,7 @@ fn max_iterations_then_fallback() {
         &[
             "Action: lookup\nAction Input: {\"query\": \"a\"}",
             "Action: lookup\nAction Input: {\"query\": \"b\"}",
-            "Thought: enough.\nFINAL_ANSWER: a and b",
+            "FINAL_ANSWER: a and b\nThought: more",
         ],
     );
     assert_eq!(r.termination(), "max_turns");

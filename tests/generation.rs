@@ -24,6 +24,7 @@ fn ask(question: &str, options: GenerateOptions) -> ChatRequest {
         messages: vec![Message::user(question)],
         tools: Vec::new(),
         options,
+        assistant_prefix: String::new(),
     }
 }
 
@@ -186,6 +187,7 @@ fn reused_prefix_gives_identical_greedy_output() {
         ],
         tools: Vec::new(),
         options: greedy(16),
+        assistant_prefix: String::new(),
     };
     let (_, warm) = drain(brain.generate(follow_up.clone(), CancellationToken::new()));
     assert!(

@@ -229,10 +229,11 @@ impl Worker {
             return Ok(cancelled(String::new(), usage));
         }
 
-        let prompt_text = self
+        let mut prompt_text = self
             .template
             .render(&request.messages, &request.tools, true)
             .map_err(BrainError::Template)?;
+        prompt_text.push_str(&request.assistant_prefix);
         let prompt = self
             .tokenizer
             .encode_prompt(&prompt_text)

@@ -147,6 +147,10 @@ pub struct ChatRequest {
     pub tools: Vec<serde_json::Value>,
     /// Sampling and limits.
     pub options: GenerateOptions,
+    /// Text the assistant's reply starts with: it follows the generation
+    /// prompt and the model continues from it (e.g. `Thought:` keeps a small
+    /// model in a loop's format). The generated text does not repeat it.
+    pub assistant_prefix: String,
 }
 
 /// A piece of generated text, as it streams.

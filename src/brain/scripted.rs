@@ -1,6 +1,7 @@
 //! A brain that answers from a script, for deterministic engine tests.
 //!
-//! Each call to [`Brain::generate`] takes the next reply from the list and
+//! Each call to [`Brain::generate`] takes the next reply from the list (a
+//! whole assistant message; with a forced reply prefix, what follows it) and
 //! streams it word by word (one word counts as one token), honouring stop
 //! strings, `max_tokens` and cancellation like the real brain. Every request
 //! is recorded so tests can check what an engine sent.
@@ -60,6 +61,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// What the model generates after a forced reply prefix, when the scripted
+/// reply is the whole assistant message: the rest after the prefix, or the
+/// whole reply on a new line when it does not start with the prefix.
+fn after_prefix(reply: &str, prefix: &str) -> String {
+    if prefix.is_empty() {
+        reply.to_string()
+    } else if let Some(rest) = reply.strip_prefix(prefix) {
+        rest.to_string()
+    } else {
+        format!("\n{reply}")
+    }
+}
+
 /// Splits text into words, each keeping the whitespace before it.
 fn words(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -93,11 +107,13 @@ impl Brain for ScriptedBrain {
             .map(|m| words(&m.content).len() + 4)
             .sum();
         let options = request.options.clone();
+        let prefix = request.assistant_prefix.clone();
         lock(&self.requests).push(request);
         let Some(reply) = lock(&self.replies).pop_front() else {
             let _ = events.send(GenerationEvent::Failed(BrainError::ScriptExhausted));
             return generation;
         };
+        let reply = after_prefix(&reply, &prefix);
         let mut usage = Usage {
             prompt_tokens,
             prefill_tokens: prompt_tokens,
@@ -159,6 +175,7 @@ mod tests {
                 max_tokens,
                 ..Default::default()
             },
+            assistant_prefix: String::new(),
         }
     }
 

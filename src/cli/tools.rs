@@ -1,6 +1,6 @@
 //! `loopd tools`: the built-in tools a request can use.
 
-use crate::tools::{toolbox, ToolConfig, ToolSpec, TOOLBOXES};
+use crate::tools::{toolbox, type_name, ToolConfig, ToolSpec, TOOLBOXES};
 use clap::{Args, Subcommand};
 use serde_json::{json, Value};
 
@@ -106,21 +106,4 @@ fn argument_lines(schema: &Value) -> Vec<String> {
             format!("{name} ({}, {need}): {description}", type_name(property))
         })
         .collect()
-}
-
-fn type_name(schema: &Value) -> String {
-    let kind = match &schema["type"] {
-        Value::String(kind) => kind.clone(),
-        Value::Array(kinds) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|k| *k != "null")
-            .collect::<Vec<_>>()
-            .join(" or "),
-        _ => "any".into(),
-    };
-    match kind.as_str() {
-        "array" => format!("array of {}", type_name(&schema["items"])),
-        _ => kind,
-    }
 }

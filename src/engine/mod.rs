@@ -246,6 +246,9 @@ pub struct CallOptions {
     pub max_tokens: Option<usize>,
     /// Tool definitions for the chat template (native tool calling).
     pub tools: Vec<Value>,
+    /// Text the reply starts with, written for the model (`Thought:`); it
+    /// is part of the returned text and routed like generated text.
+    pub prefix: &'static str,
 }
 
 /// One LLM call, for the stats.
@@ -581,10 +584,14 @@ impl Run {
             messages,
             tools: call.tools,
             options,
+            assistant_prefix: call.prefix.to_string(),
         };
         let call_cancel = self.cancel.child_token();
         let mut generation = self.brain.generate(request, call_cancel.clone());
         let mut router = parse::Router::new(route);
+        let (thought, answer) = router.push(call.prefix);
+        self.thought_text(thought);
+        self.answer_text(answer);
         let deadline = self.budget.deadline;
         let mut past_deadline = false;
         let completion = loop {
@@ -621,6 +628,8 @@ impl Run {
         let (thought, answer) = router.finish();
         self.thought_text(thought);
         self.answer_text(answer);
+        let mut completion = completion;
+        completion.text.insert_str(0, call.prefix);
         self.record(purpose, &completion);
         match completion.end {
             EndReason::Cancelled if past_deadline => Err(Halt::new(
@@ -802,21 +811,15 @@ pub fn fill(template: &str, values: &[(&str, &str)]) -> String {
     text
 }
 
-/// The tools as the prompts list them: one compact JSON object per line with
-/// name, description and argument schema (the output schema is left out to
-/// keep the prompt short; results are self-describing JSON).
+/// The tools as the prompts list them, one per line: the call shape and
+/// the description (`- calculate {"expression": string}: Computes …`).
+/// Full JSON schemas would cost a tiny model hundreds of prompt tokens for
+/// no better calls; arguments are still validated against them.
 pub fn tool_list(tools: &Toolset) -> String {
     tools
         .specs()
         .iter()
-        .map(|spec| {
-            serde_json::json!({
-                "name": spec.name,
-                "description": spec.description,
-                "argument_schema": spec.argument_schema,
-            })
-            .to_string()
-        })
+        .map(|spec| format!("- {}: {}", spec.signature(), spec.description))
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -121,10 +121,10 @@ pub fn react_step(text: &str) -> ReactStep {
         return ReactStep::Text;
     };
     let tool = tool
-        .trim_matches(|c: char| c == '`' || c == '"' || c == '\'' || c.is_whitespace())
-        .split(|c: char| c.is_whitespace() || c == '(')
+        .split('(')
         .next()
         .unwrap_or("")
+        .trim_matches(|c: char| c == '`' || c == '"' || c == '\'' || c.is_whitespace())
         .to_string();
     if tool.is_empty() {
         return ReactStep::Text;
@@ -474,6 +474,14 @@ mod tests {
             react_step("Action: calc\nAction Input: {}\nFINAL_ANSWER: 4"),
             ReactStep::Final("4".into())
         );
+        assert!(matches!(
+            react_step("Action: 17 * 6\nAction Input: {}"),
+            ReactStep::Action { tool, .. } if tool == "17 * 6"
+        ));
+        assert!(matches!(
+            react_step("Action: calculate(\"2+2\")\nAction Input: {}"),
+            ReactStep::Action { tool, .. } if tool == "calculate"
+        ));
         assert_eq!(react_step("just words"), ReactStep::Text);
         assert_eq!(react_step("Action:   \n"), ReactStep::Text);
         assert_eq!(react_step("Action:"), ReactStep::Text);

@@ -96,7 +96,11 @@ impl React {
             return Ok(Finish::answered(answer));
         }
 
-        let system = fill(SYSTEM, &[("tools", &tool_list(run.tools()))]);
+        let names = run.tools().names().join(", ");
+        let system = fill(
+            SYSTEM,
+            &[("tools", &tool_list(run.tools())), ("names", &names)],
+        );
         let mut messages = with_system(conversation, &system);
         let mut repeats = Repeats::default();
         let mut termination = Termination::MaxTurns;
@@ -139,7 +143,12 @@ impl React {
                 },
                 ReactStep::Text => {
                     run.format_error("neither an Action nor a FINAL_ANSWER");
-                    let answer = reply.text.trim().to_string();
+                    let text = reply.text.trim();
+                    let answer = text
+                        .strip_prefix("Thought:")
+                        .unwrap_or(text)
+                        .trim()
+                        .to_string();
                     run.say(&answer);
                     return Ok(Finish::answered(answer));
                 }
@@ -153,7 +162,7 @@ impl React {
             .generate(
                 "react-fallback",
                 messages,
-                stop_at_observation(),
+                final_answer_now(),
                 answer_route(),
             )
             .await?;
@@ -173,9 +182,26 @@ impl React {
     }
 }
 
+/// ReAct calls stop before `Observation:` (the loop writes those) and start
+/// the reply with `Thought:`, which keeps small models in the format.
 fn stop_at_observation() -> CallOptions {
     CallOptions {
         stop: vec!["Observation:".into()],
+        prefix: "Thought:",
+        ..CallOptions::default()
+    }
+}
+
+/// The fallback call starts the reply with the marker, so even a model
+/// stuck in a tool-calling rut gives an answer.
+fn final_answer_now() -> CallOptions {
+    CallOptions {
+        stop: vec![
+            "Observation:".into(),
+            "\nThought:".into(),
+            "\nAction:".into(),
+        ],
+        prefix: "FINAL_ANSWER:",
         ..CallOptions::default()
     }
 }

@@ -42,6 +42,32 @@ impl ToolSpec {
         }
     }
 
+    /// A one-line call shape for prompts: `name {"arg": type, "opt"?: type}`
+    /// (`?` marks an optional argument).
+    pub fn signature(&self) -> String {
+        let required: Vec<&str> = self.argument_schema["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let arguments: Vec<String> = self.argument_schema["properties"]
+            .as_object()
+            .map(|properties| {
+                properties
+                    .iter()
+                    .map(|(name, property)| {
+                        let optional = if required.contains(&name.as_str()) {
+                            ""
+                        } else {
+                            "?"
+                        };
+                        format!("\"{name}\"{optional}: {}", type_name(property))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        format!("{} {{{}}}", self.name, arguments.join(", "))
+    }
+
     /// The OpenAI/Hugging Face function shape chat templates expect:
     /// `{"type":"function","function":{"name","description","parameters"}}`.
     pub fn as_function(&self) -> Value {
@@ -53,6 +79,24 @@ impl ToolSpec {
                 "parameters": self.argument_schema,
             }
         })
+    }
+}
+
+/// A schema's type in words: `string`, `number or string`, `array of number`.
+pub fn type_name(schema: &Value) -> String {
+    let kind = match &schema["type"] {
+        Value::String(kind) => kind.clone(),
+        Value::Array(kinds) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|k| *k != "null")
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => "any".into(),
+    };
+    match kind.as_str() {
+        "array" => format!("array of {}", type_name(&schema["items"])),
+        _ => kind,
     }
 }
 
