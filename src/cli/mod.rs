@@ -38,6 +38,7 @@ pub enum Command {
 
 /// Runs a parsed command line; the error is one line for the user.
 pub fn run(cli: Cli) -> Result<(), String> {
+    quiet_on_closed_pipe();
     crate::brain::device::set_threads(cli.threads);
     match cli.command {
         Command::Ask(args) => ask::run(args),
@@ -45,5 +46,17 @@ pub fn run(cli: Cli) -> Result<(), String> {
         Command::Models(args) => models::run(args),
         Command::Personas(args) => personas::run(args),
         Command::Tools(args) => tools::run(args),
+    }
+}
+
+/// Output piped into a program that exits early (`loopd tools list | head`)
+/// ends the command quietly, as for other command-line tools, instead of a
+/// "broken pipe" panic in `println!`.
+fn quiet_on_closed_pipe() {
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE, before any other
+    // thread exists, has no memory-safety requirements.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
