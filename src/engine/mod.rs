@@ -13,8 +13,10 @@
 pub mod events;
 pub mod parse;
 
+pub mod chain_of_thought;
 pub mod plain;
 pub mod react;
+pub mod tree_of_thoughts;
 
 pub use events::{LoopEvent, Trace};
 
@@ -56,6 +58,12 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
     Ok(match id {
         "react" => Arc::new(react::React::new(config(id, settings)?)?),
         "none" => Arc::new(plain::Plain::new(config(id, settings)?)?),
+        "chain-of-thought" => Arc::new(chain_of_thought::ChainOfThought::new(config(
+            id, settings,
+        )?)?),
+        "tree-of-thoughts" => Arc::new(tree_of_thoughts::TreeOfThoughts::new(config(
+            id, settings,
+        )?)?),
         _ => {
             return Err(format!(
                 "unknown loop `{id}` (available: {})",
@@ -63,6 +71,18 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
             ))
         }
     })
+}
+
+/// The setting keys an engine accepts (empty for an unknown id or an
+/// engine without settings).
+pub fn accepted_keys(id: &str) -> Vec<String> {
+    match id {
+        "react" => config_keys::<react::ReactConfig>(),
+        "none" => config_keys::<plain::PlainConfig>(),
+        "chain-of-thought" => config_keys::<chain_of_thought::ChainOfThoughtConfig>(),
+        "tree-of-thoughts" => config_keys::<tree_of_thoughts::TreeOfThoughtsConfig>(),
+        _ => Vec::new(),
+    }
 }
 
 /// Reads an engine's typed config from settings. Config types use
@@ -212,6 +232,8 @@ pub struct CallOptions {
     pub max_tokens: Option<usize>,
     /// Tool definitions for the chat template (native tool calling).
     pub tools: Vec<Value>,
+    /// Sampling temperature for this call (default: the run's).
+    pub temperature: Option<f32>,
 }
 
 /// One LLM call, for the stats.
@@ -540,6 +562,9 @@ impl Run {
         options.stop.extend(call.stop);
         if let Some(max_tokens) = call.max_tokens {
             options.max_tokens = max_tokens;
+        }
+        if let Some(temperature) = call.temperature {
+            options.temperature = temperature;
         }
         let request = ChatRequest {
             messages,
