@@ -14,6 +14,7 @@ pub mod events;
 pub mod parse;
 
 pub mod chain_of_thought;
+pub mod native_tools;
 pub mod plain;
 pub mod react;
 pub mod tree_of_thoughts;
@@ -64,6 +65,7 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
         "tree-of-thoughts" => Arc::new(tree_of_thoughts::TreeOfThoughts::new(config(
             id, settings,
         )?)?),
+        "native-tools" => Arc::new(native_tools::NativeTools::new(config(id, settings)?)?),
         _ => {
             return Err(format!(
                 "unknown loop `{id}` (available: {})",
@@ -81,6 +83,7 @@ pub fn accepted_keys(id: &str) -> Vec<String> {
         "none" => config_keys::<plain::PlainConfig>(),
         "chain-of-thought" => config_keys::<chain_of_thought::ChainOfThoughtConfig>(),
         "tree-of-thoughts" => config_keys::<tree_of_thoughts::TreeOfThoughtsConfig>(),
+        "native-tools" => config_keys::<native_tools::NativeToolsConfig>(),
         _ => Vec::new(),
     }
 }
