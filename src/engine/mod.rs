@@ -13,6 +13,7 @@
 pub mod events;
 pub mod parse;
 
+pub mod auto;
 pub mod chain_of_thought;
 pub mod native_tools;
 pub mod plain;
@@ -66,6 +67,7 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
             id, settings,
         )?)?),
         "native-tools" => Arc::new(native_tools::NativeTools::new(config(id, settings)?)?),
+        "auto" => Arc::new(auto::Auto::new(settings)?),
         _ => {
             return Err(format!(
                 "unknown loop `{id}` (available: {})",
