@@ -13,13 +13,17 @@
 pub mod events;
 pub mod parse;
 
+pub mod auto;
+pub mod chain_of_thought;
 pub mod critic;
 pub mod hybrid;
+pub mod native_tools;
 pub mod plain;
 pub mod plan_execute;
 pub mod react;
 pub mod reflexion;
 pub mod self_ask;
+pub mod tree_of_thoughts;
 
 pub use events::{LoopEvent, Trace};
 
@@ -66,6 +70,14 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
         "reflexion" => Arc::new(reflexion::Reflexion::new(config(id, settings)?)?),
         "critic" => Arc::new(critic::Critic::new(config(id, settings)?)?),
         "self-ask" => Arc::new(self_ask::SelfAsk::new(config(id, settings)?)?),
+        "chain-of-thought" => Arc::new(chain_of_thought::ChainOfThought::new(config(
+            id, settings,
+        )?)?),
+        "tree-of-thoughts" => Arc::new(tree_of_thoughts::TreeOfThoughts::new(config(
+            id, settings,
+        )?)?),
+        "native-tools" => Arc::new(native_tools::NativeTools::new(config(id, settings)?)?),
+        "auto" => Arc::new(auto::Auto::new(settings)?),
         _ => {
             return Err(format!(
                 "unknown loop `{id}` (available: {})",
@@ -75,7 +87,8 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
     })
 }
 
-/// The setting keys an engine accepts (empty for an unknown id).
+/// The setting keys an engine accepts (empty for an unknown id or an
+/// engine without settings).
 pub fn accepted_keys(id: &str) -> Vec<String> {
     match id {
         "react" => config_keys::<react::ReactConfig>(),
@@ -85,6 +98,9 @@ pub fn accepted_keys(id: &str) -> Vec<String> {
         "reflexion" => config_keys::<reflexion::ReflexionConfig>(),
         "critic" => config_keys::<critic::CriticConfig>(),
         "self-ask" => config_keys::<self_ask::SelfAskConfig>(),
+        "chain-of-thought" => config_keys::<chain_of_thought::ChainOfThoughtConfig>(),
+        "tree-of-thoughts" => config_keys::<tree_of_thoughts::TreeOfThoughtsConfig>(),
+        "native-tools" => config_keys::<native_tools::NativeToolsConfig>(),
         _ => Vec::new(),
     }
 }
@@ -249,6 +265,8 @@ pub struct CallOptions {
     /// Text the reply starts with, written for the model (`Thought:`); it
     /// is part of the returned text and routed like generated text.
     pub prefix: &'static str,
+    /// Sampling temperature for this call (default: the run's).
+    pub temperature: Option<f32>,
 }
 
 /// One LLM call, for the stats.
@@ -579,6 +597,9 @@ impl Run {
         options.stop.extend(call.stop);
         if let Some(max_tokens) = call.max_tokens {
             options.max_tokens = max_tokens;
+        }
+        if let Some(temperature) = call.temperature {
+            options.temperature = temperature;
         }
         let request = ChatRequest {
             messages,

@@ -398,6 +398,97 @@ fn unquote(text: &str) -> &str {
         .unwrap_or(text)
 }
 
+/// A tool call written in a chat template's native format.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments, a JSON object.
+    pub arguments: Value,
+}
+
+const TOOL_CALL_OPEN: &str = "<tool_call>";
+const TOOL_CALL_CLOSE: &str = "</tool_call>";
+
+/// The tool calls in a reply: every `<tool_call>{"name":…,"arguments":{…}}</tool_call>`
+/// block (Qwen, Hermes; the closing tag may be missing), or else a reply that
+/// is a bare JSON object `{"name":…,"arguments"|"parameters":{…}}`. Each
+/// call is `Err` with the reason when it cannot be read. Empty: plain text.
+pub fn tool_calls(text: &str) -> Vec<Result<ToolCall, String>> {
+    let lower = text.to_ascii_lowercase();
+    if !lower.contains(TOOL_CALL_OPEN) {
+        let bare = text.trim_start();
+        if !bare.starts_with('{') {
+            return Vec::new();
+        }
+        return vec![json_object(bare).and_then(|value| tool_call_from(&value))];
+    }
+    let mut calls = Vec::new();
+    let mut at = 0;
+    while let Some(found) = lower[at..].find(TOOL_CALL_OPEN) {
+        let body = at + found + TOOL_CALL_OPEN.len();
+        let (call, end) = tagged_tool_call(text, &lower, body);
+        calls.push(call);
+        at = end;
+    }
+    calls
+}
+
+/// Reads the call whose body starts at `body`; returns it and where reading
+/// goes on.
+fn tagged_tool_call(text: &str, lower: &str, body: usize) -> (Result<ToolCall, String>, usize) {
+    let limit = [TOOL_CALL_CLOSE, TOOL_CALL_OPEN]
+        .iter()
+        .filter_map(|tag| lower[body..].find(tag).map(|i| body + i))
+        .min()
+        .unwrap_or(text.len());
+    let start = match text[body..].find('{').map(|i| body + i) {
+        Some(start) if start < limit => start,
+        _ => return (Err("no JSON object in <tool_call>".to_string()), limit),
+    };
+    let Some(raw) = balanced_json(&text[start..]) else {
+        return (Err("the JSON object is not closed".to_string()), limit);
+    };
+    let end = start + raw.len();
+    let call = serde_json::from_str(raw)
+        .map_err(|e| format!("invalid JSON: {e}"))
+        .and_then(|value| tool_call_from(&value));
+    let rest = &lower[end..];
+    let after_close = match rest.trim_start().strip_prefix(TOOL_CALL_CLOSE) {
+        Some(after) => text.len() - after.len(),
+        None => end,
+    };
+    (call, after_close)
+}
+
+/// A call from `{"name", "arguments"|"parameters"}`, also nested in
+/// `{"function": {…}}`; arguments may be a JSON object or a string holding one.
+fn tool_call_from(value: &Value) -> Result<ToolCall, String> {
+    if let Some(function) = value.get("function").filter(|f| f.is_object()) {
+        return tool_call_from(function);
+    }
+    let name = value
+        .get("name")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .ok_or("a tool call needs a \"name\"")?;
+    let arguments = match value.get("arguments").or_else(|| value.get("parameters")) {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(Value::Object(map)) => Value::Object(map.clone()),
+        Some(Value::String(raw)) if raw.trim().is_empty() => Value::Object(Default::default()),
+        Some(Value::String(raw)) => match serde_json::from_str::<Value>(raw) {
+            Ok(Value::Object(map)) => Value::Object(map),
+            _ => return Err(format!("the arguments of `{name}` are not a JSON object")),
+        },
+        Some(_) => return Err(format!("the arguments of `{name}` are not a JSON object")),
+    };
+    Ok(ToolCall {
+        name: name.to_string(),
+        arguments,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -623,5 +714,95 @@ mod tests {
             .contains("no input"));
         assert_eq!(tool_arguments("  ", &free), Ok(json!({})));
         assert!(tool_arguments("text", &free).is_err());
+    }
+
+    fn call(name: &str, arguments: Value) -> Result<ToolCall, String> {
+        Ok(ToolCall {
+            name: name.into(),
+            arguments,
+        })
+    }
+
+    #[test]
+    fn tool_calls_in_tags() {
+        let text =
+            "<tool_call>\n{\"name\": \"add\", \"arguments\": {\"a\": 2, \"b\": 3}}\n</tool_call>";
+        assert_eq!(tool_calls(text), vec![call("add", json!({"a": 2, "b": 3}))]);
+        let two = "Let me see.\n<tool_call>{\"name\":\"a\",\"arguments\":{}}</tool_call>\n<TOOL_CALL>{\"name\":\"b\",\"parameters\":{\"x\":1}}</TOOL_CALL>";
+        assert_eq!(
+            tool_calls(two),
+            vec![call("a", json!({})), call("b", json!({"x": 1}))]
+        );
+        let nested = "<tool_call>{\"type\":\"function\",\"function\":{\"name\":\"a\",\"arguments\":\"{\\\"x\\\": 1}\"}}</tool_call>";
+        assert_eq!(tool_calls(nested), vec![call("a", json!({"x": 1}))]);
+        let no_arguments = "<tool_call>{\"name\": \"now\"}";
+        assert_eq!(tool_calls(no_arguments), vec![call("now", json!({}))]);
+    }
+
+    #[test]
+    fn tool_call_tags_inside_strings_do_not_split_calls() {
+        let text = "<tool_call>{\"name\":\"echo\",\"arguments\":{\"t\":\"<tool_call>}{</tool_call>\"}}</tool_call>";
+        assert_eq!(
+            tool_calls(text),
+            vec![call("echo", json!({"t": "<tool_call>}{</tool_call>"}))]
+        );
+    }
+
+    #[test]
+    fn bare_json_tool_calls() {
+        assert_eq!(
+            tool_calls("  {\"name\": \"add\", \"parameters\": {\"a\": 1}} "),
+            vec![call("add", json!({"a": 1}))]
+        );
+        assert_eq!(
+            tool_calls("{\"name\": \"add\", \"arguments\": \"{\\\"a\\\": 1}\"}"),
+            vec![call("add", json!({"a": 1}))]
+        );
+        assert!(tool_calls("The set {1, 2} has two items.").is_empty());
+        assert!(tool_calls("").is_empty());
+        assert!(tool_calls("Plain answer.").is_empty());
+    }
+
+    #[test]
+    fn malformed_tool_calls_are_errors() {
+        let errors = |text: &str| -> Vec<String> {
+            tool_calls(text)
+                .into_iter()
+                .map(|c| c.expect_err("malformed"))
+                .collect()
+        };
+        assert!(
+            errors("<tool_call>{\"name\": \"add\", \"arguments\": {\"a\": 1")[0]
+                .contains("not closed")
+        );
+        assert!(errors("<tool_call>{name: add}</tool_call>")[0].contains("invalid JSON"));
+        assert!(errors("<tool_call></tool_call>")[0].contains("no JSON"));
+        assert!(errors("<tool_call>")[0].contains("no JSON"));
+        assert!(errors("<tool_call>{\"arguments\": {}}</tool_call>")[0].contains("name"));
+        assert!(errors("<tool_call>{\"name\": \" \"}</tool_call>")[0].contains("name"));
+        assert!(errors("<tool_call>{\"name\": 3}</tool_call>")[0].contains("name"));
+        assert!(
+            errors("<tool_call>{\"name\": \"a\", \"arguments\": [1]}</tool_call>")[0]
+                .contains("not a JSON object")
+        );
+        assert!(
+            errors("<tool_call>{\"name\": \"a\", \"arguments\": \"{oops\"}</tool_call>")[0]
+                .contains("not a JSON object")
+        );
+        assert!(errors("{\"answer\": \"Paris\"}")[0].contains("name"));
+        assert!(errors("{ not json")[0].contains("not closed"));
+        assert!(errors("[1, 2]").is_empty());
+        assert_eq!(errors("<tool_call> x </tool_call><tool_call>{").len(), 2);
+        assert_eq!(
+            tool_calls("<tool_call>{\"name\":\"ok\"}</tool_call><tool_call>{bad}</tool_call>")
+                .len(),
+            2
+        );
+        assert_eq!(tool_calls("</tool_call>"), Vec::new());
+        assert_eq!(tool_calls("<tool_call><tool_call><tool_call>").len(), 3);
+        assert_eq!(
+            tool_calls("<tool_call>{\"name\":\"é\"}</tool_call>ü").len(),
+            1
+        );
     }
 }

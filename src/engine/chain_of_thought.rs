@@ -1,0 +1,91 @@
+//! Chain-of-Thought (seed 000): one call, reasoning step by step, then
+//! `FINAL ANSWER:`.
+//!
+//! The steps stream on the thought channel and the text after the marker on
+//! the answer channel. A reply without the marker is a format error; the
+//! whole reply is then the answer. Tools are not offered.
+
+use super::parse::{self, FINAL_ANSWER};
+use super::{with_system, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run};
+use crate::brain::Message;
+use serde::{Deserialize, Serialize};
+
+const SYSTEM: &str = include_str!("prompts/cot_system.txt");
+
+/// Chain-of-Thought settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChainOfThoughtConfig {
+    /// Added to the end of the system prompt (e.g. "Answer in one word.").
+    pub extra_prompt: String,
+}
+
+/// The Chain-of-Thought engine.
+#[derive(Debug, Clone)]
+pub struct ChainOfThought {
+    system: String,
+}
+
+impl ChainOfThought {
+    /// A Chain-of-Thought engine.
+    pub fn new(config: ChainOfThoughtConfig) -> Result<Self, String> {
+        let extra = config.extra_prompt.trim();
+        let system = if extra.is_empty() {
+            SYSTEM.trim_end().to_string()
+        } else {
+            format!("{}\n{extra}", SYSTEM.trim_end())
+        };
+        Ok(ChainOfThought { system })
+    }
+}
+
+impl Engine for ChainOfThought {
+    fn id(&self) -> &'static str {
+        "chain-of-thought"
+    }
+
+    fn run<'a>(&'a self, run: &'a mut Run, conversation: &'a [Message]) -> EngineFuture<'a> {
+        Box::pin(self.think(run, conversation))
+    }
+}
+
+impl ChainOfThought {
+    async fn think(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
+        run.turn()?;
+        let reply = run
+            .generate(
+                "chain-of-thought",
+                with_system(conversation, &self.system),
+                CallOptions::default(),
+                Route::AnswerAfter(FINAL_ANSWER),
+            )
+            .await?;
+        let answer = match parse::after_marker(&reply.text, FINAL_ANSWER) {
+            Some(answer) if !answer.is_empty() => answer,
+            Some(_) => {
+                run.format_error("FINAL ANSWER with nothing after it");
+                speak_raw(run, &text_before_marker(&reply.text))
+            }
+            None => {
+                run.format_error("no FINAL ANSWER line");
+                speak_raw(run, &reply.text)
+            }
+        };
+        Ok(Finish::answered(answer))
+    }
+}
+
+/// The reply without its empty final-answer marker: the steps are all there is.
+fn text_before_marker(text: &str) -> String {
+    match parse::find_marker(text, FINAL_ANSWER) {
+        Some((start, _)) => text[..start].to_string(),
+        None => text.to_string(),
+    }
+}
+
+/// Speaks text that went to the thought channel and returns it as the answer.
+fn speak_raw(run: &mut Run, text: &str) -> String {
+    let answer = text.trim().to_string();
+    run.say(&answer);
+    answer
+}

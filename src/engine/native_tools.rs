@@ -1,0 +1,278 @@
+//! Native tool calling: the tools go through the model's own chat template
+//! and the model answers in its trained tool-call format.
+//!
+//! Each iteration the model either answers in plain words (streamed live) or
+//! writes one or more tool calls — `<tool_call>{"name":…,"arguments":{…}}</tool_call>`
+//! blocks or a bare JSON object. The calls go back into the conversation as
+//! the assistant message's `tool_calls` and each result as a `tool` message.
+//! A call that cannot be read is a format error, answered with an error tool
+//! message so the model can write it again. A call already made is not run
+//! again: the model is reminded of the result, and two replies in a row
+//! with nothing but repeats stop the loop as `blocked`. A model whose template has no
+//! tool support runs ReAct instead; without tools this is a plain turn.
+//! Out of iterations, the model is asked for an answer from the results,
+//! without tools.
+
+use super::parse::{self, ToolCall};
+use super::plain::Plain;
+use super::react::{React, ReactConfig};
+use super::{
+    fill, question, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run, Termination,
+};
+use crate::brain::{FunctionCall, Message, Role, ToolCallMessage};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+const INVALID: &str = include_str!("prompts/native_invalid.txt");
+const FINAL: &str = include_str!("prompts/native_final.txt");
+const REPEAT: &str = include_str!("prompts/native_repeat.txt");
+
+/// How a reply that is a tool call starts; anything else is spoken.
+const CALL_PREFIXES: &[&str] = &["<tool_call>", "{"];
+/// Where a model that goes on to invent the tool's result is stopped.
+const TOOL_RESPONSE: &str = "<tool_response>";
+
+/// Native tool-calling settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NativeToolsConfig {
+    /// Most model replies with tool calls before the answer is forced.
+    pub max_iterations: usize,
+}
+
+impl Default for NativeToolsConfig {
+    fn default() -> Self {
+        NativeToolsConfig { max_iterations: 10 }
+    }
+}
+
+/// The native tool-calling engine.
+#[derive(Debug, Clone)]
+pub struct NativeTools {
+    config: NativeToolsConfig,
+    fallback: React,
+}
+
+impl NativeTools {
+    /// A native tool-calling engine; `max_iterations` must be at least 1.
+    pub fn new(config: NativeToolsConfig) -> Result<Self, String> {
+        if config.max_iterations == 0 {
+            return Err("native-tools: max_iterations must be at least 1".into());
+        }
+        let fallback = React::new(ReactConfig {
+            max_iterations: config.max_iterations,
+        })?;
+        Ok(NativeTools { config, fallback })
+    }
+}
+
+impl Engine for NativeTools {
+    fn id(&self) -> &'static str {
+        "native-tools"
+    }
+
+    fn run<'a>(&'a self, run: &'a mut Run, conversation: &'a [Message]) -> EngineFuture<'a> {
+        Box::pin(async move {
+            if run.tools().is_empty() {
+                return Plain.run(run, conversation).await;
+            }
+            if !run.template_supports_tools() {
+                run.chose("react", "the chat template has no tool support");
+                return self.fallback.run(run, conversation).await;
+            }
+            self.call_tools(run, conversation).await
+        })
+    }
+}
+
+impl NativeTools {
+    async fn call_tools(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
+        let tools: Vec<Value> = run
+            .tools()
+            .specs()
+            .iter()
+            .map(|s| s.as_function())
+            .collect();
+        let mut messages = conversation.to_vec();
+        let mut made = Made::default();
+        let mut termination = Termination::MaxTurns;
+        for _ in 0..self.config.max_iterations {
+            run.turn()?;
+            let call = CallOptions {
+                stop: vec![TOOL_RESPONSE.into()],
+                tools: tools.clone(),
+                ..CallOptions::default()
+            };
+            let reply = run
+                .generate(
+                    "native-tools",
+                    messages.clone(),
+                    call,
+                    Route::AnswerUnlessStarts(CALL_PREFIXES),
+                )
+                .await?;
+            let calls = parse::tool_calls(&reply.text);
+            if calls.is_empty() {
+                return Ok(Finish::answered(reply.text.trim()));
+            }
+            messages.push(assistant_message(&reply.text, &calls));
+            let mut only_repeats = true;
+            for call in calls {
+                let result = match call {
+                    Ok(ToolCall { name, arguments }) if made.contains(&name, &arguments) => {
+                        let nudge = fill(REPEAT, &[("tool", &name)]);
+                        tool_message(Some(name), nudge)
+                    }
+                    Ok(ToolCall { name, arguments }) => {
+                        only_repeats = false;
+                        let observed = run.call_tool(&name, arguments.clone()).await?;
+                        made.add(&name, arguments, &observed.text);
+                        tool_message(Some(name), observed.text)
+                    }
+                    Err(reason) => {
+                        only_repeats = false;
+                        run.format_error(format!("tool call: {reason}"));
+                        tool_message(None, fill(INVALID, &[("reason", &reason)]))
+                    }
+                };
+                messages.push(result);
+            }
+            if made.stalled(only_repeats) {
+                termination = Termination::Blocked;
+                break;
+            }
+        }
+        self.answer_without_tools(run, conversation, &made, termination)
+            .await
+    }
+
+    /// The last call: the results so far in a plain prompt, no tools offered
+    /// (a model that saw its own tool calls tends to write more). A reply
+    /// that is still a tool call has nothing to speak: a format error and an
+    /// empty answer.
+    async fn answer_without_tools(
+        &self,
+        run: &mut Run,
+        conversation: &[Message],
+        made: &Made,
+        termination: Termination,
+    ) -> Result<Finish, Halt> {
+        let prompt = fill(
+            FINAL,
+            &[
+                ("question", question(conversation)),
+                ("results", &made.results()),
+            ],
+        );
+        let reply = run
+            .generate(
+                "native-final",
+                replace_request(conversation, prompt),
+                CallOptions::default(),
+                Route::AnswerUnlessStarts(CALL_PREFIXES),
+            )
+            .await?;
+        let answer = if parse::tool_calls(&reply.text).is_empty() {
+            reply.text.trim().to_string()
+        } else {
+            run.format_error("a tool call where an answer was asked for");
+            String::new()
+        };
+        Ok(Finish {
+            answer,
+            termination,
+        })
+    }
+}
+
+/// The conversation with its last user message (the request) replaced.
+fn replace_request(conversation: &[Message], prompt: String) -> Vec<Message> {
+    let mut messages = conversation.to_vec();
+    let prompt = prompt.trim_end().to_string();
+    match messages.iter_mut().rev().find(|m| m.role == Role::User) {
+        Some(request) => request.content = prompt,
+        None => messages.push(Message::user(prompt)),
+    }
+    messages
+}
+
+/// The tool calls made so far, to notice the model repeating itself.
+#[derive(Default)]
+struct Made {
+    calls: Vec<(String, Value, String)>,
+    replies_of_repeats: usize,
+}
+
+impl Made {
+    fn contains(&self, name: &str, arguments: &Value) -> bool {
+        self.calls
+            .iter()
+            .any(|(n, a, _)| n == name && a == arguments)
+    }
+
+    fn add(&mut self, name: &str, arguments: Value, result: &str) {
+        self.calls
+            .push((name.to_string(), arguments, result.to_string()));
+    }
+
+    /// One line per call: `name {arguments} → result`.
+    fn results(&self) -> String {
+        if self.calls.is_empty() {
+            return "(none)".to_string();
+        }
+        self.calls
+            .iter()
+            .map(|(name, arguments, result)| format!("{name} {arguments} → {result}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// Counts a reply; true once two replies in a row only repeated calls.
+    fn stalled(&mut self, only_repeats: bool) -> bool {
+        self.replies_of_repeats = if only_repeats {
+            self.replies_of_repeats + 1
+        } else {
+            0
+        };
+        self.replies_of_repeats >= 2
+    }
+}
+
+/// The assistant's turn as the chat template expects it: the words before
+/// the calls as content and the readable calls as `tool_calls`. When no call
+/// could be read, the raw reply stays as content so the model sees its error.
+fn assistant_message(text: &str, calls: &[Result<ToolCall, String>]) -> Message {
+    let tool_calls: Vec<ToolCallMessage> = calls
+        .iter()
+        .flatten()
+        .map(|call| ToolCallMessage {
+            kind: "function".into(),
+            function: FunctionCall {
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+            },
+        })
+        .collect();
+    let content = if tool_calls.is_empty() {
+        text.trim()
+    } else {
+        words_before_calls(text)
+    };
+    let mut message = Message::assistant(content);
+    message.tool_calls = tool_calls;
+    message
+}
+
+fn words_before_calls(text: &str) -> &str {
+    let lower = text.to_ascii_lowercase();
+    match lower.find(CALL_PREFIXES[0]) {
+        Some(at) => text[..at].trim(),
+        None => "",
+    }
+}
+
+fn tool_message(name: Option<String>, content: String) -> Message {
+    let mut message = Message::new(Role::Tool, content.trim_end());
+    message.name = name;
+    message
+}
