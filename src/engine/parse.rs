@@ -120,19 +120,22 @@ pub fn react_step(text: &str) -> ReactStep {
     let Some(tool) = field(text, "action") else {
         return ReactStep::Text;
     };
-    let tool = tool
-        .split('(')
-        .next()
-        .unwrap_or("")
+    let (name, inline) = match tool.find(['(', '{']) {
+        Some(at) => (&tool[..at], Some(&tool[at..])),
+        None => (tool.as_str(), None),
+    };
+    let name = name
         .trim_matches(|c: char| c == '`' || c == '"' || c == '\'' || c.is_whitespace())
         .to_string();
-    if tool.is_empty() {
+    if name.is_empty() {
         return ReactStep::Text;
     }
-    let input = match find_marker(text, &["action input:", "action_input:"]) {
-        Some((_, end)) => json_object(&text[end..]),
-        None => Err("missing `Action Input:`".to_string()),
+    let input = match (find_marker(text, &["action input:", "action_input:"]), inline) {
+        (Some((_, end)), _) => json_object(&text[end..]),
+        (None, Some(inline)) if inline.contains('{') => json_object(inline),
+        (None, _) => Err("missing `Action Input:`".to_string()),
     };
+    let tool = name;
     ReactStep::Action { tool, input }
 }
 
@@ -573,6 +576,13 @@ mod tests {
             react_step("Action: calculate(\"2+2\")\nAction Input: {}"),
             ReactStep::Action { tool, .. } if tool == "calculate"
         ));
+        assert_eq!(
+            react_step("Action: convert {\"value\": 5}"),
+            ReactStep::Action {
+                tool: "convert".into(),
+                input: Ok(json!({"value": 5}))
+            }
+        );
         assert_eq!(react_step("just words"), ReactStep::Text);
         assert_eq!(react_step("Action:   \n"), ReactStep::Text);
         assert_eq!(react_step("Action:"), ReactStep::Text);

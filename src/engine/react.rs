@@ -4,7 +4,9 @@
 //! final answer. Generation stops at `Observation:`, so the model cannot
 //! invent a tool's result; the loop runs the tool and feeds the result back
 //! as a user message `Observation: …`. Unknown tools, bad arguments and tool
-//! failures are observations too, so the model can recover. The same call
+//! failures are observations too, so the model can recover. A reply with
+//! neither an action nor a final answer gets one reminder of the format;
+//! the second such reply is taken as the answer. The same call
 //! repeated (seed 002) first gets a nudge instead of a second run, then stops
 //! the loop as `blocked`. Out of iterations, the model is asked once more
 //! for its best answer.
@@ -19,6 +21,7 @@ use serde_json::Value;
 const SYSTEM: &str = include_str!("prompts/react_system.txt");
 const REPEAT: &str = include_str!("prompts/react_repeat.txt");
 const FALLBACK: &str = include_str!("prompts/react_fallback.txt");
+const REMIND: &str = include_str!("prompts/react_remind.txt");
 
 /// ReAct settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,6 +106,7 @@ impl React {
         );
         let mut messages = with_system(conversation, &system);
         let mut repeats = Repeats::default();
+        let mut reminded = false;
         let mut termination = Termination::MaxTurns;
 
         for _ in 0..self.config.max_iterations {
@@ -141,8 +145,13 @@ impl React {
                         break;
                     }
                 },
-                ReactStep::Text => {
+                ReactStep::Text if !reminded => {
                     run.format_error("neither an Action nor a FINAL_ANSWER");
+                    reminded = true;
+                    REMIND.trim_end().to_string()
+                }
+                ReactStep::Text => {
+                    run.format_error("neither an Action nor a FINAL_ANSWER, again");
                     let text = reply.text.trim();
                     let answer = text
                         .strip_prefix("Thought:")
