@@ -137,12 +137,36 @@ fn invalid_action_input_json_is_a_format_error_and_retried() {
 }
 
 #[test]
-fn text_without_protocol_is_the_answer_and_a_format_error() {
-    let r = run("react", &[], &["Paris is the capital of France."]);
+fn text_without_protocol_gets_one_reminder_then_is_the_answer() {
+    let text = "Thought: Paris is the capital of France.";
+    let r = run("react", &[], &[text, text]);
     assert_eq!(r.outcome.answer, "Paris is the capital of France.");
     assert_eq!(r.termination(), "answered");
-    assert_eq!(r.outcome.stats.format_errors, 1);
+    assert_eq!(r.llm_calls(), 2);
+    assert_eq!(r.outcome.stats.format_errors, 2);
     assert_eq!(r.spoken(), "Paris is the capital of France.");
+    let reminder = r.brain.requests()[1]
+        .messages
+        .last()
+        .unwrap()
+        .content
+        .clone();
+    assert!(
+        reminder.contains("no Action and no FINAL_ANSWER"),
+        "{reminder}"
+    );
+}
+
+#[test]
+fn after_the_reminder_a_final_answer_is_taken() {
+    let r = run(
+        "react",
+        &[],
+        &["Thought: hmm.", "Thought: right.\nFINAL_ANSWER: Paris."],
+    );
+    assert_eq!(r.outcome.answer, "Paris.");
+    assert_eq!(r.outcome.stats.format_errors, 1);
+    assert_eq!(r.spoken(), "Paris.");
 }
 
 #[test]

@@ -186,10 +186,14 @@ fn tool_use_inside_an_episode_is_not_spoken() {
 
 #[test]
 fn a_plain_text_episode_answer_is_spoken_once_after_acceptance() {
-    let r = run("reflexion", &[], &["Paris is the capital.", "SATISFACTORY"]);
+    let text = "Paris is the capital.";
+    let r = run("reflexion", &[], &[text, text, "SATISFACTORY"]);
     assert_eq!(r.outcome.answer, "Paris is the capital.");
     assert_eq!(r.spoken(), "Paris is the capital.");
-    assert_eq!(r.outcome.stats.format_errors, 1, "ReAct's text answer");
+    assert_eq!(
+        r.outcome.stats.format_errors, 2,
+        "ReAct's reminder, then its text answer"
+    );
 }
 
 #[test]

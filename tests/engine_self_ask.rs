@@ -47,7 +47,9 @@ fn a_direct_final_answer() {
         vec!["Intermediate answer:".to_string()]
     );
     assert_eq!(request.messages[0].role, Role::System);
-    assert!(request.messages[0].content.contains("\"name\":\"lookup\""));
+    assert!(request.messages[0]
+        .content
+        .contains("- lookup {\"query\": string}"));
 }
 
 #[test]

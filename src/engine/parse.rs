@@ -130,7 +130,10 @@ pub fn react_step(text: &str) -> ReactStep {
     if name.is_empty() {
         return ReactStep::Text;
     }
-    let input = match (find_marker(text, &["action input:", "action_input:"]), inline) {
+    let input = match (
+        find_marker(text, &["action input:", "action_input:"]),
+        inline,
+    ) {
         (Some((_, end)), _) => json_object(&text[end..]),
         (None, Some(inline)) if inline.contains('{') => json_object(inline),
         (None, _) => Err("missing `Action Input:`".to_string()),
