@@ -25,7 +25,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Ask a question and stream the answer.
-    Ask(ask::AskArgs),
+    Ask(Box<ask::AskArgs>),
     /// Measure speed (`--raw`: the bare model's prefill and decode).
     Bench(bench::BenchArgs),
     /// List, inspect and download models.
@@ -41,7 +41,7 @@ pub fn run(cli: Cli) -> Result<(), String> {
     quiet_on_closed_pipe();
     crate::brain::device::set_threads(cli.threads);
     match cli.command {
-        Command::Ask(args) => ask::run(args),
+        Command::Ask(args) => ask::run(*args),
         Command::Bench(args) => bench::run(args),
         Command::Models(args) => models::run(args),
         Command::Personas(args) => personas::run(args),

@@ -1,0 +1,152 @@
+//! What a run cost: every LLM call and tool call, and the totals the JSON
+//! contract reports.
+
+use serde::Serialize;
+use serde_json::Value;
+use std::time::Duration;
+
+/// One LLM call, for the stats.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CallRecord {
+    /// What the call was for (`react`, `planner`, `evaluator`, …).
+    pub purpose: String,
+    /// Tokens in the rendered prompt.
+    pub prompt_tokens: usize,
+    /// Prompt tokens actually computed.
+    pub prefill_tokens: usize,
+    /// Prompt tokens reused from the KV cache.
+    pub cached_tokens: usize,
+    /// Tokens generated.
+    pub completion_tokens: usize,
+    /// Time to first token of this call.
+    pub ttft_ms: f64,
+    /// Prefill time.
+    pub prefill_ms: f64,
+    /// Decode time.
+    pub decode_ms: f64,
+    /// Why generation ended.
+    pub end: String,
+}
+
+/// One tool call, for the stats.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolCallRecord {
+    /// Tool name.
+    pub name: String,
+    /// Arguments as given.
+    pub arguments: Value,
+    /// What the model was shown.
+    pub result: String,
+    /// Whether it failed.
+    pub is_error: bool,
+    /// How long it ran.
+    pub duration_ms: f64,
+}
+
+/// What a run cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct LoopStats {
+    /// Loop iterations (as counted by the engines).
+    pub turns: usize,
+    /// Every LLM call.
+    pub calls: Vec<CallRecord>,
+    /// Every tool call.
+    pub tool_calls: Vec<ToolCallRecord>,
+    /// Model outputs that matched no protocol.
+    pub format_errors: usize,
+    /// From the start of the run to the first generated token.
+    pub ttft_ms: Option<f64>,
+    /// From the start of the run to the first token on the answer channel.
+    pub first_answer_token_ms: Option<f64>,
+    /// Whole run.
+    pub wall_ms: f64,
+}
+
+impl LoopStats {
+    /// Number of LLM calls.
+    pub fn llm_calls(&self) -> usize {
+        self.calls.len()
+    }
+
+    /// Prompt tokens sent, over all calls.
+    pub fn prompt_tokens(&self) -> usize {
+        self.calls.iter().map(|c| c.prompt_tokens).sum()
+    }
+
+    /// Prompt tokens computed, over all calls.
+    pub fn prefill_tokens(&self) -> usize {
+        self.calls.iter().map(|c| c.prefill_tokens).sum()
+    }
+
+    /// Prompt tokens reused from the KV cache, over all calls.
+    pub fn cached_tokens(&self) -> usize {
+        self.calls.iter().map(|c| c.cached_tokens).sum()
+    }
+
+    /// Tokens generated, over all calls.
+    pub fn completion_tokens(&self) -> usize {
+        self.calls.iter().map(|c| c.completion_tokens).sum()
+    }
+
+    /// Time spent in prefill, over all calls.
+    pub fn prefill_ms(&self) -> f64 {
+        self.calls.iter().fold(0.0, |sum, c| sum + c.prefill_ms)
+    }
+
+    /// Time spent decoding, over all calls.
+    pub fn decode_ms(&self) -> f64 {
+        self.calls.iter().fold(0.0, |sum, c| sum + c.decode_ms)
+    }
+
+    /// Time spent in tools.
+    pub fn tool_ms(&self) -> f64 {
+        self.tool_calls
+            .iter()
+            .fold(0.0, |sum, c| sum + c.duration_ms)
+    }
+
+    /// The stats object of the JSON contract (DESIGN.md, CLI), plus detail.
+    pub fn to_json(&self) -> Value {
+        let per_second = |tokens: usize, ms: f64| {
+            if tokens == 0 || ms <= 0.0 {
+                0.0
+            } else {
+                round1(tokens as f64 * 1000.0 / ms)
+            }
+        };
+        let decoded: usize = self
+            .calls
+            .iter()
+            .map(|c| c.completion_tokens.saturating_sub(1))
+            .sum();
+        serde_json::json!({
+            "turns": self.turns,
+            "llm_calls": self.llm_calls(),
+            "tool_calls": self.tool_calls.len(),
+            "prompt_tokens": self.prompt_tokens(),
+            "prefill_tokens": self.prefill_tokens(),
+            "cached_tokens": self.cached_tokens(),
+            "completion_tokens": self.completion_tokens(),
+            "format_errors": self.format_errors,
+            "ttft_ms": self.ttft_ms.map(round1),
+            "first_answer_token_ms": self.first_answer_token_ms.map(round1),
+            "prefill_tok_s": per_second(self.prefill_tokens(), self.prefill_ms()),
+            "decode_tok_s": per_second(decoded, self.decode_ms()),
+            "prefill_ms": round1(self.prefill_ms()),
+            "decode_ms": round1(self.decode_ms()),
+            "tool_ms": round1(self.tool_ms()),
+            "wall_ms": round1(self.wall_ms),
+            "calls": self.calls,
+            "tools": self.tool_calls,
+        })
+    }
+}
+
+/// Rounds to one decimal, for readable JSON.
+pub fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+pub(crate) fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
