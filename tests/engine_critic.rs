@@ -3,30 +3,12 @@
 
 mod common;
 
-use common::engines::{run, run_with, settings, test_tools, Scripted};
+use common::engines::{run, run_with, settings, test_tools};
 use loopd::brain::{Role, ScriptedBrain};
 use loopd::engine::{self, Budget, LoopEvent};
 use loopd::tools::Toolset;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-
-fn purposes(r: &Scripted) -> Vec<String> {
-    r.outcome
-        .stats
-        .calls
-        .iter()
-        .map(|c| c.purpose.clone())
-        .collect()
-}
-
-fn last_message(r: &Scripted, call: usize) -> String {
-    r.brain.requests()[call]
-        .messages
-        .last()
-        .unwrap()
-        .content
-        .clone()
-}
 
 #[test]
 fn without_tools_the_draft_is_the_answer_streamed_live() {
@@ -51,7 +33,7 @@ fn verified_on_first_critique_accepts_the_draft() {
     assert_eq!(r.outcome.answer, "The sum is 5.");
     assert_eq!(r.termination(), "answered");
     assert_eq!(r.llm_calls(), 2);
-    assert_eq!(purposes(&r), ["draft", "critique"]);
+    assert_eq!(r.purposes(), ["draft", "critique"]);
     assert!(r.tool_calls().is_empty());
     assert_eq!(r.spoken(), "The sum is 5.");
     assert_eq!(r.outcome.stats.format_errors, 0);
@@ -82,7 +64,7 @@ fn one_round_of_claims_is_verified_and_revised() {
     );
     assert_eq!(r.outcome.answer, "Paris has about 2.1 million people.");
     assert_eq!(r.termination(), "answered");
-    assert_eq!(purposes(&r), ["draft", "critique", "revise", "critique"]);
+    assert_eq!(r.purposes(), ["draft", "critique", "revise", "critique"]);
     assert_eq!(
         r.tool_calls(),
         vec![(
@@ -92,7 +74,7 @@ fn one_round_of_claims_is_verified_and_revised() {
     );
     assert_eq!(r.spoken(), "Paris has about 2.1 million people.");
 
-    let revise = last_message(&r, 2);
+    let revise = r.last_message(2);
     assert!(
         revise.contains(
             "CLAIM: Paris has 3 million people\nTOOL: lookup\nRESULT: {\"result\":\"answer to population of Paris\"}"
@@ -155,10 +137,10 @@ fn an_unknown_tool_is_an_error_result_and_still_revised() {
         ],
     );
     assert_eq!(r.outcome.answer, "I cannot check the weather in Paris.");
-    assert_eq!(purposes(&r), ["draft", "critique", "revise"]);
+    assert_eq!(r.purposes(), ["draft", "critique", "revise"]);
     assert_eq!(r.tool_calls(), vec![("weather".to_string(), json!({}))]);
     assert!(r.outcome.stats.tool_calls[0].is_error);
-    let revise = last_message(&r, 2);
+    let revise = r.last_message(2);
     assert!(
         revise.contains("RESULT: Error: unknown tool `weather`"),
         "{revise}"
@@ -185,7 +167,7 @@ fn bad_inputs_are_error_results_beside_good_ones() {
         vec![("add".to_string(), json!({"a": 2, "b": 2}))]
     );
     assert_eq!(r.outcome.stats.format_errors, 2);
-    let revise = last_message(&r, 2);
+    let revise = r.last_message(2);
     assert!(revise.contains("RESULT: Error: this tool takes its arguments as one JSON object"));
     assert!(revise.contains("TOOL: lookup\nRESULT: Error: no input was given"));
     assert!(revise.contains("RESULT: {\"sum\":4.0}"));
@@ -209,7 +191,7 @@ fn max_critique_rounds_bounds_the_loop() {
     assert_eq!(r.outcome.answer, "Second revision.");
     assert_eq!(r.termination(), "answered");
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         ["draft", "critique", "revise", "critique", "revise"]
     );
     assert_eq!(r.brain.remaining(), 1);

@@ -9,16 +9,6 @@ use loopd::engine::{Budget, LoopEvent};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-/// What each LLM call was for, in order.
-fn purposes(r: &Scripted) -> Vec<&str> {
-    r.outcome
-        .stats
-        .calls
-        .iter()
-        .map(|c| c.purpose.as_str())
-        .collect()
-}
-
 /// The plan, step and reflection events, in order.
 fn plan_events(r: &Scripted) -> Vec<LoopEvent> {
     r.events
@@ -58,16 +48,6 @@ fn finished(index: usize, result: &str) -> LoopEvent {
 
 fn reflection(text: &str) -> LoopEvent {
     LoopEvent::Reflection { text: text.into() }
-}
-
-/// The last message of the `n`th request.
-fn last_message(r: &Scripted, n: usize) -> String {
-    r.brain.requests()[n]
-        .messages
-        .last()
-        .unwrap()
-        .content
-        .clone()
 }
 
 fn steps_started(r: &Scripted) -> usize {
@@ -112,7 +92,7 @@ fn plan_execute_runs_each_step_then_synthesizes() {
     );
     assert_eq!(r.llm_calls(), 6, "1 planner + 2 per step + 1 synthesizer");
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         ["planner", "react", "react", "react", "react", "synthesizer"]
     );
     assert_eq!(r.outcome.stats.turns, 4, "the steps' ReAct rounds");
@@ -144,26 +124,26 @@ fn plan_execute_prompts_carry_the_request_tools_and_results() {
     assert!(planner.messages[0]
         .content
         .contains("add {\"a\": number, \"b\": number}"));
-    assert_eq!(last_message(&r, 0), "What is the question?");
+    assert_eq!(r.last_message(0), "What is the question?");
 
-    let first_step = last_message(&r, 1);
+    let first_step = r.last_message(1);
     assert!(first_step.contains("The user asked: What is the question?"));
     assert!(first_step.contains("none yet"), "{first_step}");
     assert!(first_step.contains("Now do only this step: Add 2 and 3"));
     assert!(requests[1].messages[0].content.contains("Action Input"));
 
-    let second_step = last_message(&r, 3);
+    let second_step = r.last_message(3);
     assert!(
         second_step.contains("Add 2 and 3 → The sum is 5."),
         "{second_step}"
     );
     assert!(second_step.contains("Now do only this step: Look up the capital"));
     assert_eq!(
-        last_message(&r, 4),
+        r.last_message(4),
         "Observation: {\"result\":\"answer to capital\"}"
     );
 
-    let synthesizer = last_message(&r, 5);
+    let synthesizer = r.last_message(5);
     assert!(synthesizer.contains("Add 2 and 3 → The sum is 5."));
     assert!(synthesizer.contains("Look up the capital → answer to capital"));
     assert_eq!(requests[5].messages.len(), 1, "no ReAct prompt");
@@ -226,11 +206,11 @@ fn plan_execute_goes_on_after_a_step_out_of_rounds() {
     assert_eq!(r.outcome.answer, "a and b");
     assert_eq!(r.termination(), "answered");
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         ["planner", "react", "react-fallback", "react", "synthesizer"]
     );
     assert_eq!(plan_events(&r)[2], finished(1, "partly a"));
-    assert!(last_message(&r, 3).contains("find a → partly a"));
+    assert!(r.last_message(3).contains("find a → partly a"));
 }
 
 #[test]
@@ -307,7 +287,7 @@ fn hybrid_continue_path() {
     assert_eq!(r.outcome.answer, "It is 3.");
     assert_eq!(r.termination(), "answered");
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         [
             "planner",
             "react",
@@ -332,7 +312,7 @@ fn hybrid_continue_path() {
             finished(2, "said"),
         ]
     );
-    let checkpoint = last_message(&r, 3);
+    let checkpoint = r.last_message(3);
     assert!(checkpoint.contains("Add 1 and 2 → 3"), "{checkpoint}");
     assert!(checkpoint.contains("Steps still planned:\n1. Say it"));
     assert_eq!(r.spoken(), "It is 3.");
@@ -356,7 +336,7 @@ fn hybrid_checkpoint_replans() {
     );
     assert_eq!(r.outcome.answer, "a, d and e");
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         [
             "planner",
             "react",
@@ -382,7 +362,7 @@ fn hybrid_checkpoint_replans() {
             finished(3, "e"),
         ]
     );
-    assert!(last_message(&r, 6).contains("A → a\nD → d\nE → e"));
+    assert!(r.last_message(6).contains("A → a\nD → d\nE → e"));
 }
 
 #[test]
@@ -403,7 +383,7 @@ fn hybrid_failed_step_replans_at_once() {
     assert_eq!(r.outcome.answer, "Found it.");
     assert_eq!(r.termination(), "answered");
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         [
             "planner",
             "react",
@@ -433,7 +413,9 @@ fn hybrid_failed_step_replans_at_once() {
             finished(2, "found it"),
         ]
     );
-    assert!(last_message(&r, 3).contains("This step failed: Ask the service"));
+    assert!(r
+        .last_message(3)
+        .contains("This step failed: Ask the service"));
 }
 
 #[test]
@@ -451,7 +433,7 @@ fn hybrid_done_ends_early() {
     );
     assert_eq!(r.outcome.answer, "Just a.");
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         ["planner", "react", "checkpoint", "synthesizer"]
     );
     assert_eq!(steps_started(&r), 1);
@@ -477,7 +459,7 @@ fn hybrid_replans_at_most_max_replans_times() {
     );
     assert_eq!(r.outcome.answer, "d at last");
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         [
             "planner",
             "react",
@@ -521,7 +503,7 @@ fn hybrid_runs_at_most_max_steps_in_all() {
     );
     assert_eq!(r.outcome.answer, "a and x");
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         ["planner", "react", "checkpoint", "react", "synthesizer"]
     );
     assert_eq!(plan_events(&r)[4], plan(&["X"]));

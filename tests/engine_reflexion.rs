@@ -11,15 +11,6 @@ use loopd::tools::Toolset;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-fn purposes(r: &Scripted) -> Vec<String> {
-    r.outcome
-        .stats
-        .calls
-        .iter()
-        .map(|c| c.purpose.clone())
-        .collect()
-}
-
 fn reflections(r: &Scripted) -> Vec<String> {
     r.events
         .iter()
@@ -43,7 +34,7 @@ fn accepted_first_time_takes_two_calls() {
     assert_eq!(r.outcome.answer, "Four.");
     assert_eq!(r.termination(), "answered");
     assert_eq!(r.llm_calls(), 2);
-    assert_eq!(purposes(&r), ["react", "evaluator"]);
+    assert_eq!(r.purposes(), ["react", "evaluator"]);
     assert_eq!(r.spoken(), "Four.");
     assert!(r.thoughts().contains("FINAL_ANSWER:"));
     assert!(
@@ -81,7 +72,7 @@ fn a_failed_episode_leaves_a_reflection_for_the_next() {
     assert_eq!(r.termination(), "answered");
     assert_eq!(r.llm_calls(), 5);
     assert_eq!(
-        purposes(&r),
+        r.purposes(),
         ["react", "evaluator", "reflector", "react", "evaluator"]
     );
     assert_eq!(r.spoken(), "Four.");
@@ -209,7 +200,7 @@ fn max_iterations_reaches_the_inner_react() {
     );
     assert_eq!(r.outcome.answer, "a guess");
     assert_eq!(r.termination(), "answered");
-    assert_eq!(purposes(&r), ["react", "react-fallback", "evaluator"]);
+    assert_eq!(r.purposes(), ["react", "react-fallback", "evaluator"]);
     assert_eq!(r.spoken(), "a guess");
 }
 

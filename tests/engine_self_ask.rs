@@ -4,30 +4,12 @@
 
 mod common;
 
-use common::engines::{run, run_with, settings, test_tools, FnTool, Scripted};
+use common::engines::{run, run_with, settings, test_tools, FnTool};
 use loopd::brain::{Role, ScriptedBrain};
 use loopd::engine::{self, Budget};
 use loopd::tools::Toolset;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-
-fn purposes(r: &Scripted) -> Vec<String> {
-    r.outcome
-        .stats
-        .calls
-        .iter()
-        .map(|c| c.purpose.clone())
-        .collect()
-}
-
-fn last_message(r: &Scripted, call: usize) -> String {
-    r.brain.requests()[call]
-        .messages
-        .last()
-        .unwrap()
-        .content
-        .clone()
-}
 
 #[test]
 fn a_direct_final_answer() {
@@ -108,7 +90,7 @@ fn a_named_tool_with_json_or_plain_input() {
             ),
         ]
     );
-    assert_eq!(last_message(&r, 1), "Intermediate answer: {\"sum\":5.0}");
+    assert_eq!(r.last_message(1), "Intermediate answer: {\"sum\":5.0}");
 }
 
 #[test]
@@ -125,12 +107,12 @@ fn an_unknown_tool_and_bad_input_are_error_answers() {
     assert_eq!(r.outcome.answer, "I cannot tell.");
     assert_eq!(r.tool_calls(), vec![("weather".to_string(), json!({}))]);
     assert!(r.outcome.stats.tool_calls[0].is_error);
-    let first = last_message(&r, 1);
+    let first = r.last_message(1);
     assert!(
         first.starts_with("Intermediate answer: Error: unknown tool `weather`"),
         "{first}"
     );
-    let second = last_message(&r, 2);
+    let second = r.last_message(2);
     assert!(
         second.starts_with("Intermediate answer: Error: this tool takes its arguments"),
         "{second}"
@@ -161,10 +143,10 @@ fn max_follow_ups_then_one_request_for_the_final_answer() {
     );
     assert_eq!(r.outcome.answer, "a and b.");
     assert_eq!(r.termination(), "max_turns");
-    assert_eq!(purposes(&r), ["self-ask", "self-ask", "self-ask-final"]);
+    assert_eq!(r.purposes(), ["self-ask", "self-ask", "self-ask-final"]);
     assert_eq!(r.tool_calls().len(), 2);
     assert_eq!(r.outcome.stats.turns, 2);
-    assert!(last_message(&r, 2).contains("no follow-ups left"));
+    assert!(r.last_message(2).contains("no follow-ups left"));
     assert_eq!(r.spoken(), "a and b.");
 }
 
@@ -206,10 +188,10 @@ fn without_a_lookup_tool_the_model_answers_the_follow_up_itself() {
         ]),
     );
     assert_eq!(r.outcome.answer, "Paris.");
-    assert_eq!(purposes(&r), ["self-ask", "self-ask-own", "self-ask"]);
+    assert_eq!(r.purposes(), ["self-ask", "self-ask-own", "self-ask"]);
     assert!(r.tool_calls().is_empty());
-    assert!(last_message(&r, 1).contains("No tool can look that up"));
-    assert_eq!(last_message(&r, 2), "Intermediate answer: Paris.");
+    assert!(r.last_message(1).contains("No tool can look that up"));
+    assert_eq!(r.last_message(2), "Intermediate answer: Paris.");
     assert_eq!(r.spoken(), "Paris.");
 }
 
@@ -253,7 +235,7 @@ fn without_tools_an_unfinished_chain_gets_one_request_for_the_answer() {
     );
     assert_eq!(r.outcome.answer, "Paris.");
     assert_eq!(r.termination(), "answered");
-    assert_eq!(purposes(&r), ["self-ask", "self-ask-final"]);
+    assert_eq!(r.purposes(), ["self-ask", "self-ask-final"]);
     assert_eq!(r.spoken(), "Paris.");
 }
 

@@ -122,6 +122,23 @@ impl Scripted {
             .collect()
     }
 
+    /// What each LLM call was for, in order.
+    pub fn purposes(&self) -> Vec<String> {
+        self.outcome
+            .stats
+            .calls
+            .iter()
+            .map(|c| c.purpose.clone())
+            .collect()
+    }
+
+    /// The last message the brain received in LLM call `call` (0-based).
+    pub fn last_message(&self, call: usize) -> String {
+        let requests = self.brain.requests();
+        let message = requests[call].messages.last().expect("a message");
+        message.content.clone()
+    }
+
     /// LLM calls made.
     pub fn llm_calls(&self) -> usize {
         self.outcome.stats.llm_calls()
