@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{model_path, SMOLLM};
+use common::{model_path, QWEN, SMOLLM};
 use loopd::brain::device::DeviceChoice;
 use loopd::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
 use loopd::engine::{self, Budget, LoopEvent, LoopOutcome, LoopRequest, Settings, ENGINES};
@@ -12,19 +12,19 @@ use serde_json::{json, Value};
 use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 
+fn load(name: &str) -> Arc<dyn Brain> {
+    let brain = LocalBrain::load(LocalBrainConfig {
+        model: model_path(name),
+        device: DeviceChoice::Cpu,
+        max_context: 4096,
+    })
+    .unwrap_or_else(|e| panic!("{name} loads: {e}"));
+    Arc::new(brain)
+}
+
 fn brain() -> Arc<dyn Brain> {
     static BRAIN: OnceLock<Arc<dyn Brain>> = OnceLock::new();
-    BRAIN
-        .get_or_init(|| {
-            let brain = LocalBrain::load(LocalBrainConfig {
-                model: model_path(SMOLLM),
-                device: DeviceChoice::Cpu,
-                max_context: 4096,
-            })
-            .expect("the default model loads");
-            Arc::new(brain)
-        })
-        .clone()
+    BRAIN.get_or_init(|| load(SMOLLM)).clone()
 }
 
 /// Small settings per engine so the whole set runs in minutes on 2 cores.
@@ -51,8 +51,17 @@ fn small_settings(engine: &str) -> Settings {
 }
 
 fn ask(engine_id: &str, question: &str) -> (LoopOutcome, Vec<LoopEvent>) {
+    ask_with(brain(), engine_id, &["clock", "math"], question)
+}
+
+fn ask_with(
+    brain: Arc<dyn Brain>,
+    engine_id: &str,
+    toolboxes: &[&str],
+    question: &str,
+) -> (LoopOutcome, Vec<LoopEvent>) {
     let engine = engine::build(engine_id, &small_settings(engine_id)).expect("engine builds");
-    let tools = Toolset::builtin(&["clock", "math"], &ToolConfig::default()).unwrap();
+    let tools = Toolset::builtin(toolboxes, &ToolConfig::default()).unwrap();
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -64,7 +73,7 @@ fn ask(engine_id: &str, question: &str) -> (LoopOutcome, Vec<LoopEvent>) {
             Message::system("You are a helpful voice assistant. Answer briefly."),
             Message::user(question),
         ],
-        brain: brain(),
+        brain,
         tools: Arc::new(tools),
         budget: Budget {
             max_turns: Some(12),
@@ -204,4 +213,25 @@ fn native_tools() {
 #[test]
 fn none() {
     check("none", QUESTION);
+}
+
+/// Qwen's chat template renders tools and parses as `<tool_call>`: the
+/// native path runs the calculator and the result reaches the answer.
+#[test]
+fn native_tools_on_qwen_calls_the_calculator_through_its_template() {
+    let qwen = load(QWEN);
+    assert!(qwen.info().template_supports_tools);
+    let (outcome, _) = ask_with(
+        qwen,
+        "native-tools",
+        &["math"],
+        "What is 1234.5 plus 4321.25?",
+    );
+    assert_eq!(outcome.engine, "native-tools", "{outcome:#?}");
+    let calls = &outcome.stats.tool_calls;
+    assert!(
+        calls.iter().any(|c| c.name == "calculate" && !c.is_error),
+        "{outcome:#?}"
+    );
+    assert!(outcome.answer.contains("5555.75"), "{outcome:#?}");
 }

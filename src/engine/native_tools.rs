@@ -27,8 +27,9 @@ const INVALID: &str = include_str!("prompts/native_invalid.txt");
 const FINAL: &str = include_str!("prompts/native_final.txt");
 const REPEAT: &str = include_str!("prompts/native_repeat.txt");
 
-/// How a reply that is a tool call starts; anything else is spoken.
-const CALL_PREFIXES: &[&str] = &["<tool_call>", "{"];
+/// How a reply that is a tool call starts (a tag, a bare JSON object or a
+/// JSON code fence); anything else is spoken.
+const CALL_PREFIXES: &[&str] = &["<tool_call>", "{", "```"];
 /// Where a model that goes on to invent the tool's result is stopped.
 const TOOL_RESPONSE: &str = "<tool_response>";
 

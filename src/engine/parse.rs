@@ -423,7 +423,7 @@ const TOOL_CALL_CLOSE: &str = "</tool_call>";
 pub fn tool_calls(text: &str) -> Vec<Result<ToolCall, String>> {
     let lower = text.to_ascii_lowercase();
     if !lower.contains(TOOL_CALL_OPEN) {
-        let bare = text.trim_start();
+        let bare = unfence(text);
         if !bare.starts_with('{') {
             return Vec::new();
         }
@@ -438,6 +438,18 @@ pub fn tool_calls(text: &str) -> Vec<Result<ToolCall, String>> {
         at = end;
     }
     calls
+}
+
+/// The text inside a Markdown code fence that is the whole reply
+/// (```` ```json\n{…}\n``` ````), or the text itself, trimmed.
+fn unfence(text: &str) -> &str {
+    let trimmed = text.trim();
+    let Some(inner) = trimmed.strip_prefix("```") else {
+        return trimmed;
+    };
+    let inner = inner.strip_suffix("```").unwrap_or(inner);
+    let inner = inner.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+    inner.trim()
 }
 
 /// Reads the call whose body starts at `body`; returns it and where reading
@@ -734,6 +746,15 @@ mod tests {
             name: name.into(),
             arguments,
         })
+    }
+
+    #[test]
+    fn tool_calls_in_a_code_fence() {
+        let fenced = "```json\n{\"name\": \"add\", \"arguments\": {\"a\": 1}}\n```";
+        assert_eq!(tool_calls(fenced), vec![call("add", json!({"a": 1}))]);
+        let unclosed = "```\n{\"name\": \"add\", \"arguments\": {}}";
+        assert_eq!(tool_calls(unclosed), vec![call("add", json!({}))]);
+        assert!(tool_calls("```python\nprint(1)\n```").is_empty());
     }
 
     #[test]
