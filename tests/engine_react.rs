@@ -320,3 +320,38 @@ fn stats_add_up() {
         assert!(!json[key].is_null(), "{key} is filled");
     }
 }
+
+#[test]
+fn the_deadline_interrupts_a_slow_tool() {
+    let cancel = CancellationToken::new();
+    let mut tools = test_tools(&cancel);
+    tools
+        .add(common::engines::FnTool::new(
+            "slow",
+            "Takes its time.",
+            json!({"type": "object"}),
+            |_| {
+                std::thread::sleep(std::time::Duration::from_millis(1500));
+                Ok(json!({}))
+            },
+        ))
+        .unwrap();
+    let r = run_with(
+        "react",
+        &[],
+        tools,
+        Budget {
+            deadline: Some(std::time::Instant::now() + std::time::Duration::from_millis(300)),
+            ..Budget::default()
+        },
+        cancel,
+        ScriptedBrain::new(["Action: slow\nAction Input: {}", "FINAL_ANSWER: late"]),
+    );
+    assert_eq!(r.termination(), "budget_exhausted");
+    assert_eq!(r.llm_calls(), 1);
+    let call = &r.outcome.stats.tool_calls[0];
+    assert!(
+        call.is_error && call.result.contains("deadline"),
+        "{call:?}"
+    );
+}

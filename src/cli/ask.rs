@@ -191,9 +191,7 @@ pub fn run(args: AskArgs) -> Result<(), String> {
         budget: Budget {
             max_turns: args.max_turns,
             max_total_tokens: args.max_total_tokens,
-            deadline: args
-                .timeout
-                .map(|s| Instant::now() + Duration::from_secs_f64(s)),
+            deadline: deadline(args.timeout)?,
         },
         options: GenerateOptions {
             max_tokens: args.max_tokens,
@@ -240,6 +238,18 @@ pub fn run(args: AskArgs) -> Result<(), String> {
         let _ = writeln!(stdout);
     }
     finish(&outcome)
+}
+
+/// When `--timeout` seconds from now is (an error when it is out of range).
+fn deadline(timeout: Option<f64>) -> Result<Option<Instant>, String> {
+    let Some(seconds) = timeout else {
+        return Ok(None);
+    };
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .and_then(|d| Instant::now().checked_add(d))
+        .map(Some)
+        .ok_or_else(|| format!("--timeout {seconds} is too large"))
 }
 
 /// Streams the answer to stdout and, with `verbose`, everything else to

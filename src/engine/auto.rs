@@ -11,7 +11,8 @@
 //! - otherwise → `react`.
 //!
 //! Settings are shared: each key goes to the chosen engine when it accepts
-//! it; a key that no engine accepts is an error when `auto` is built.
+//! it; a key that no engine accepts, or a value one of the engines that
+//! accept the key refuses, is an error when `auto` is built.
 
 use super::parse::{self, has_word};
 use super::{accepted_keys, build, question, Engine, EngineFuture, Halt, Run};
@@ -206,9 +207,16 @@ impl Auto {
                 "invalid setting for loop `auto`: no engine accepts `{key}`"
             ));
         }
-        Ok(Auto {
+        let auto = Auto {
             settings: settings.clone(),
-        })
+        };
+        for id in ENGINES.iter().filter(|&&id| id != "auto") {
+            let settings = auto.settings_for(id);
+            if !settings.is_empty() {
+                super::build(id, &settings)?;
+            }
+        }
+        Ok(auto)
     }
 
     /// The settings the chosen engine accepts.

@@ -254,8 +254,13 @@ fn parse_critique(text: &str) -> Critique {
             Some((Label::ToolInput, _)) => {
                 let rest = lines[i..].join("\n");
                 let after_label = rest.split_once(':').map_or("", |(_, after)| after);
-                let input = parse::json_or_line(after_label.trim_start_matches(['*', ' ', '\t']));
-                i += input.matches('\n').count();
+                let after_label = after_label.trim_start_matches(['*', ' ', '\t']);
+                let input = parse::json_or_line(after_label);
+                let end = (input.as_ptr() as usize)
+                    .saturating_sub(after_label.as_ptr() as usize)
+                    .saturating_add(input.len())
+                    .min(after_label.len());
+                i += after_label[..end].matches('\n').count();
                 if let Some(block) = open.as_mut().filter(|b| b.input.is_none()) {
                     block.input = Some(input.trim_matches('*').trim().to_string());
                 }

@@ -7,8 +7,11 @@
 //! steps, or `DONE` when enough is known to answer. A step that failed (its
 //! sub-loop gave up, or its result is an error) asks for a new plan
 //! straight away instead. At most `max_replans` new plans are taken and at
-//! most `max_steps` steps run in all; after the last planned step that
-//! worked there is nothing to decide, so the answer follows at once.
+//! most `max_steps` steps run in all (default 7, the top of seed 003's 3–7
+//! step range; Plan-and-Execute's 10 is per plan); after the last planned
+//! step that worked there is nothing to decide, so the answer follows at
+//! once. Planner, checkpoint and synthesizer calls are not turns; only the
+//! steps' ReAct rounds are.
 
 use super::parse;
 use super::plan_execute::{

@@ -114,7 +114,11 @@ impl NativeTools {
                 .await?;
             let calls = parse::tool_calls(&reply.text);
             if calls.is_empty() {
-                return Ok(Finish::answered(reply.text.trim()));
+                let answer = reply.text.trim();
+                if !run.last_call_spoke() {
+                    run.say(answer);
+                }
+                return Ok(Finish::answered(answer));
             }
             messages.push(assistant_message(&reply.text, &calls));
             let mut only_repeats = true;
@@ -174,7 +178,11 @@ impl NativeTools {
             )
             .await?;
         let answer = if parse::tool_calls(&reply.text).is_empty() {
-            reply.text.trim().to_string()
+            let answer = reply.text.trim().to_string();
+            if !run.last_call_spoke() {
+                run.say(&answer);
+            }
+            answer
         } else {
             run.format_error("a tool call where an answer was asked for");
             String::new()

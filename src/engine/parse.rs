@@ -158,8 +158,13 @@ fn list_item(line: &str) -> Option<String> {
     } else {
         line
     };
+    if line.starts_with("**") {
+        return None;
+    }
     if let Some(rest) = line.strip_prefix(['-', '*', '•']) {
-        return Some(rest.trim().to_string());
+        return rest
+            .starts_with([' ', '\t'])
+            .then(|| rest.trim().to_string());
     }
     let digits = line.chars().take_while(|c| c.is_ascii_digit()).count();
     if digits == 0 || digits > 3 {
@@ -297,11 +302,23 @@ impl Router {
                 return (String::new(), String::new());
             }
         }
-        if self.answer_from.is_some() {
-            (String::new(), self.take_answer(self.text.len()))
-        } else {
-            (self.take(self.text.len()), String::new())
+        if self.answer_from.is_none() {
+            return (self.take(self.text.len()), String::new());
         }
+        let markers: Vec<&str> = prefixes.iter().copied().filter(|p| p.len() > 1).collect();
+        if let Some((start, _)) = find_marker(&self.text[self.emitted..], &markers) {
+            let answer = self.take_answer(self.emitted + start);
+            self.answer_from = None;
+            return (self.take(self.text.len()), answer);
+        }
+        let longest = markers.iter().map(|m| m.len()).max().unwrap_or(1);
+        let safe = if last {
+            self.text.len()
+        } else {
+            floor_char_boundary(&self.text, self.text.len().saturating_sub(longest - 1))
+                .max(self.emitted)
+        };
+        (String::new(), self.take_answer(safe))
     }
 
     fn take(&mut self, upto: usize) -> String {
@@ -612,6 +629,8 @@ mod tests {
             vec!["Get the time", "Add 3 hours", "Answer", "bullet", "ten"]
         );
         assert!(numbered_list("no list").is_empty());
+        assert!(numbered_list("**Plan:**\n---\n*emphasis*\n-x").is_empty());
+        assert_eq!(numbered_list("* one\n•\ttwo"), vec!["one", "two"]);
         assert!(numbered_list("1.\n2.").is_empty());
         assert_eq!(numbered_list("1234. too long"), Vec::<String>::new());
     }
@@ -670,6 +689,16 @@ mod tests {
         assert_eq!(
             route_all(Route::AnswerUnlessStarts(prefixes), &["Hello", " there"]),
             (String::new(), "Hello there".into())
+        );
+        assert_eq!(
+            route_all(
+                Route::AnswerUnlessStarts(&["<tool_call>", "{"]),
+                &["Let me check.", " <tool", "_call>{\"name\":\"x\"}"]
+            ),
+            (
+                "<tool_call>{\"name\":\"x\"}".to_string(),
+                "Let me check. ".into()
+            )
         );
     }
 

@@ -6,10 +6,13 @@
 //! as a user message `Observation: …`. Unknown tools, bad arguments and tool
 //! failures are observations too, so the model can recover. A reply with
 //! neither an action nor a final answer gets one reminder of the format;
-//! the second such reply is taken as the answer. The same call
-//! repeated (seed 002) first gets a nudge instead of a second run, then stops
-//! the loop as `blocked`. Out of iterations, the model is asked once more
-//! for its best answer.
+//! the second such reply is taken as the answer; an empty FINAL_ANSWER gets
+//! an error observation. The same call repeated (seed 002) first gets a
+//! nudge instead of a second run, then ends the loop as `blocked`. Out of
+//! iterations or blocked, the model is asked once more for its best answer,
+//! its reply forced to start with `FINAL_ANSWER:`. Without tools it is a
+//! plain turn (seed 001), streamed as it comes. Seed 002's optional
+//! periodic validation and re-planning are not implemented.
 
 use super::parse::{self, ReactStep, FINAL_ANSWER};
 use super::{fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
@@ -95,8 +98,7 @@ impl React {
                     Route::Answer,
                 )
                 .await?;
-            let answer = parse::after_marker(&reply.text, FINAL_ANSWER).unwrap_or(reply.text);
-            return Ok(Finish::answered(answer));
+            return Ok(Finish::answered(reply.text));
         }
 
         let names = run.tools().names().join(", ");

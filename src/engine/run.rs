@@ -75,6 +75,7 @@ pub struct Run {
     events: Option<UnboundedSender<LoopEvent>>,
     options: GenerateOptions,
     speaking: bool,
+    spoke: bool,
     pub(super) engine: String,
     pub(super) started: Instant,
     pub(super) stats: LoopStats,
@@ -98,6 +99,7 @@ impl Run {
             events,
             options,
             speaking: true,
+            spoke: false,
             engine: String::new(),
             started: Instant::now(),
             stats: LoopStats::default(),
@@ -140,6 +142,12 @@ impl Run {
         std::mem::replace(&mut self.speaking, speaking)
     }
 
+    /// Whether the last LLM call put text on the answer channel (an engine
+    /// that accepts text its route held back speaks it with [`Run::say`]).
+    pub fn last_call_spoke(&self) -> bool {
+        self.spoke
+    }
+
     /// Sends an event to whoever listens.
     pub fn emit(&mut self, event: LoopEvent) {
         if let LoopEvent::AnswerToken { text } = &event {
@@ -162,6 +170,7 @@ impl Run {
             return;
         }
         let event = if self.speaking {
+            self.spoke = true;
             LoopEvent::AnswerToken { text }
         } else {
             LoopEvent::ThoughtToken { text }
@@ -234,6 +243,7 @@ impl Run {
         route: Route,
     ) -> Result<Completion, Halt> {
         self.check()?;
+        self.spoke = false;
         let mut options = self.options.clone();
         options.stop.extend(call.stop);
         if let Some(max_tokens) = call.max_tokens {
@@ -318,6 +328,7 @@ impl Run {
         };
         self.stats.calls.push(CallRecord {
             purpose: purpose.to_string(),
+            turn: self.stats.turns,
             prompt_tokens: usage.prompt_tokens,
             prefill_tokens: usage.prefill_tokens,
             cached_tokens: usage.cached_tokens(),
@@ -330,7 +341,8 @@ impl Run {
     }
 
     /// Calls a tool: validates the arguments, runs it off the async threads,
-    /// records it, and returns what the model should see. Unknown tools, bad
+    /// records it, and returns what the model should see. Cancellation and
+    /// the deadline interrupt a slow tool (the call is recorded as failed). Unknown tools, bad
     /// arguments and tool failures come back as `Error: …` observations.
     pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Result<Observed, Halt> {
         self.check()?;
@@ -339,13 +351,34 @@ impl Run {
             arguments: arguments.clone(),
         });
         let started = Instant::now();
+        let mut interrupted = None;
         let result = match self.tools.prepare(name, &arguments) {
             Ok(tool) => {
                 let args = arguments.clone();
-                match tokio::task::spawn_blocking(move || tool.call(args)).await {
-                    Ok(result) => result,
-                    Err(e) => Err(ToolError::Failed(format!("the tool crashed: {e}"))),
-                }
+                let task = tokio::task::spawn_blocking(move || tool.call(args));
+                let stop = |termination, reason: &str| {
+                    (
+                        Halt::new(termination, reason),
+                        ToolError::Failed(reason.to_string()),
+                    )
+                };
+                let (halt, error) = tokio::select! {
+                    biased;
+                    joined = task => (None, match joined {
+                        Ok(result) => result,
+                        Err(e) => Err(ToolError::Failed(format!("the tool crashed: {e}"))),
+                    }),
+                    _ = self.cancel.cancelled() => {
+                        let (halt, error) = stop(Termination::Cancelled, "cancelled");
+                        (Some(halt), Err(error))
+                    }
+                    _ = until(self.budget.deadline) => {
+                        let (halt, error) = stop(Termination::BudgetExhausted, "the deadline has passed");
+                        (Some(halt), Err(error))
+                    }
+                };
+                interrupted = halt;
+                error
             }
             Err(e) => Err(e),
         };
@@ -371,6 +404,17 @@ impl Run {
             result: observed.text.clone(),
             is_error: observed.is_error,
         });
-        Ok(observed)
+        match interrupted {
+            Some(halt) => Err(halt),
+            None => Ok(observed),
+        }
+    }
+}
+
+/// Waits until the deadline, or forever without one.
+async fn until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
+        None => std::future::pending().await,
     }
 }

@@ -117,10 +117,12 @@ impl SelfAsk {
                 }
                 Step::Final(_) | Step::Text => {
                     run.format_error("an empty reply or final answer");
+                    messages.push(Message::assistant(reply.text.trim_end()));
                     termination = Termination::Answered;
                     break;
                 }
                 _ if decomposer => {
+                    messages.push(Message::assistant(reply.text.trim_end()));
                     termination = Termination::Answered;
                     break;
                 }

@@ -10,6 +10,8 @@ use std::time::Duration;
 pub struct CallRecord {
     /// What the call was for (`react`, `planner`, `evaluator`, …).
     pub purpose: String,
+    /// The loop turn it belongs to (0: before the first turn, e.g. a planner).
+    pub turn: usize,
     /// Tokens in the rendered prompt.
     pub prompt_tokens: usize,
     /// Prompt tokens actually computed.
