@@ -91,6 +91,27 @@ fn two_calls_in_one_reply() {
 }
 
 #[test]
+fn words_before_a_call_are_spoken_but_not_the_call() {
+    let reply = "Let me check.\n<tool_call>{\"name\": \"lookup\", \"arguments\": {\"query\": \"moon\"}}</tool_call>";
+    let r = run("native-tools", &[], &[reply, "It is full."]);
+    assert_eq!(r.spoken(), "Let me check.\nIt is full.");
+    assert!(r.thoughts().contains("<tool_call>"));
+}
+
+#[test]
+fn at_most_five_calls_are_taken_from_one_reply() {
+    let one = "<tool_call>{\"name\": \"lookup\", \"arguments\": {\"query\": \"q\"}}</tool_call>";
+    let reply = (0..7)
+        .map(|i| one.replace("\"q\"", &format!("\"q{i}\"")))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let r = run("native-tools", &[], &[&reply, "Done."]);
+    assert_eq!(r.tool_calls().len(), 5);
+    assert_eq!(r.outcome.stats.format_errors, 1);
+    assert_eq!(r.outcome.answer, "Done.");
+}
+
+#[test]
 fn a_bare_json_reply_is_a_call() {
     let r = run(
         "native-tools",

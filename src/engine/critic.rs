@@ -19,7 +19,10 @@
 //! Turns: one for the draft, one per critique round.
 
 use super::parse;
-use super::{fill, tool_list, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent};
+use super::{
+    fill, tool_list, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent,
+    MAX_CALLS_PER_REPLY,
+};
 use super::{Route, Run};
 use crate::brain::Message;
 use serde::{Deserialize, Serialize};
@@ -126,8 +129,14 @@ impl Critic {
             });
 
             let mut results = Vec::new();
-            for check in &critique.checks {
+            for check in critique.checks.iter().take(MAX_CALLS_PER_REPLY) {
                 results.push(verify(run, check).await?);
+            }
+            if critique.checks.len() > MAX_CALLS_PER_REPLY {
+                run.format_error(format!(
+                    "{} claims to check; only the first {MAX_CALLS_PER_REPLY} were",
+                    critique.checks.len()
+                ));
             }
             let last = round == self.config.max_critique_rounds;
             let route = if last { Route::Answer } else { Route::Thought };

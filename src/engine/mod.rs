@@ -59,6 +59,10 @@ pub const ENGINES: &[&str] = &[
     "none",
 ];
 
+/// Most tool calls taken from one model reply (CRITIC blocks, native calls);
+/// the rest are format errors, so a runaway reply cannot run tools forever.
+pub const MAX_CALLS_PER_REPLY: usize = 5;
+
 /// Engine configuration as given (`--set key=value`, persona TOML): each
 /// engine reads the keys it knows into its typed config and rejects others.
 pub type Settings = serde_json::Map<String, Value>;

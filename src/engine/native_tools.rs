@@ -18,6 +18,7 @@ use super::plain::Plain;
 use super::react::{React, ReactConfig};
 use super::{
     fill, question, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run, Termination,
+    MAX_CALLS_PER_REPLY,
 };
 use crate::brain::{FunctionCall, Message, Role, ToolCallMessage};
 use serde::{Deserialize, Serialize};
@@ -120,6 +121,13 @@ impl NativeTools {
                 }
                 return Ok(Finish::answered(answer));
             }
+            if calls.len() > MAX_CALLS_PER_REPLY {
+                run.format_error(format!(
+                    "{} tool calls in one reply; only the first {MAX_CALLS_PER_REPLY} were run",
+                    calls.len()
+                ));
+            }
+            let calls: Vec<_> = calls.into_iter().take(MAX_CALLS_PER_REPLY).collect();
             messages.push(assistant_message(&reply.text, &calls));
             let mut only_repeats = true;
             for call in calls {
