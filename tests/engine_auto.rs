@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::engines::{settings, test_tools};
+use common::engines::{drive, settings, test_tools};
 use loopd::brain::{GenerateOptions, Message, ScriptedBrain};
 use loopd::engine::{self, Budget, LoopEvent, LoopOutcome, LoopRequest};
 use loopd::tools::Toolset;
@@ -36,12 +36,7 @@ impl Asked {
 fn ask(question: &str, pairs: &[(&str, Value)], tools: Toolset, replies: &[&str]) -> Asked {
     let engine = engine::build("auto", &settings(pairs)).expect("auto builds");
     let brain = Arc::new(ScriptedBrain::new(replies.iter().copied()));
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let outcome = runtime.block_on(engine::run_loop(LoopRequest {
+    let (outcome, events) = drive(LoopRequest {
         engine,
         conversation: vec![Message::user(question)],
         brain: brain.clone(),
@@ -49,12 +44,8 @@ fn ask(question: &str, pairs: &[(&str, Value)], tools: Toolset, replies: &[&str]
         budget: Budget::default(),
         options: GenerateOptions::default(),
         cancel: CancellationToken::new(),
-        events: Some(tx),
-    }));
-    let mut events = Vec::new();
-    while let Ok(event) = rx.try_recv() {
-        events.push(event);
-    }
+        events: None,
+    });
     Asked {
         outcome,
         events,

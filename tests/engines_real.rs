@@ -3,6 +3,7 @@
 
 mod common;
 
+use common::engines::drive;
 use common::{model_path, QWEN, SMOLLM};
 use loopd::brain::device::DeviceChoice;
 use loopd::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
@@ -62,12 +63,7 @@ fn ask_with(
 ) -> (LoopOutcome, Vec<LoopEvent>) {
     let engine = engine::build(engine_id, &small_settings(engine_id)).expect("engine builds");
     let tools = Toolset::builtin(toolboxes, &ToolConfig::default()).unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let outcome = runtime.block_on(engine::run_loop(LoopRequest {
+    drive(LoopRequest {
         engine,
         conversation: vec![
             Message::system("You are a helpful voice assistant. Answer briefly."),
@@ -84,13 +80,8 @@ fn ask_with(
             ..GenerateOptions::default()
         },
         cancel: CancellationToken::new(),
-        events: Some(tx),
-    }));
-    let mut events = Vec::new();
-    while let Ok(e) = rx.try_recv() {
-        events.push(e);
-    }
-    (outcome, events)
+        events: None,
+    })
 }
 
 fn check(engine_id: &str, question: &str) {

@@ -166,6 +166,23 @@ pub fn run(engine_id: &str, pairs: &[(&str, Value)], replies: &[&str]) -> Script
     run_with(engine_id, pairs, tools, Budget::default(), cancel, brain)
 }
 
+/// Runs a request to its end on a fresh runtime; returns the outcome and
+/// every event it sent.
+pub fn drive(mut request: LoopRequest) -> (LoopOutcome, Vec<LoopEvent>) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    request.events = Some(tx);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let outcome = runtime.block_on(engine::run_loop(request));
+    let mut events = Vec::new();
+    while let Ok(event) = rx.try_recv() {
+        events.push(event);
+    }
+    (outcome, events)
+}
+
 /// Runs an engine with everything chosen by the test.
 pub fn run_with(
     engine_id: &str,
@@ -177,12 +194,7 @@ pub fn run_with(
 ) -> Scripted {
     let engine = engine::build(engine_id, &settings(pairs)).expect("engine builds");
     let brain = Arc::new(brain);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let outcome = runtime.block_on(engine::run_loop(LoopRequest {
+    let (outcome, events) = drive(LoopRequest {
         engine,
         conversation: vec![loopd::brain::Message::user("What is the question?")],
         brain: brain.clone(),
@@ -190,12 +202,8 @@ pub fn run_with(
         budget,
         options: GenerateOptions::default(),
         cancel,
-        events: Some(tx),
-    }));
-    let mut events = Vec::new();
-    while let Ok(event) = rx.try_recv() {
-        events.push(event);
-    }
+        events: None,
+    });
     assert!(
         matches!(events.last(), Some(LoopEvent::Final { .. })),
         "the last event is Final"
