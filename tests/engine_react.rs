@@ -355,3 +355,34 @@ fn the_deadline_interrupts_a_slow_tool() {
         "{call:?}"
     );
 }
+
+#[test]
+fn periodic_validation_can_change_the_approach() {
+    let r = run(
+        "react",
+        &[("validate_every", json!(1))],
+        &[
+            "Action: broken\nAction Input: {}",
+            "REPLAN: look it up instead",
+            "Action: lookup\nAction Input: {\"query\": \"x\"}",
+            "ON_TRACK",
+            "FINAL_ANSWER: answer to x",
+        ],
+    );
+    assert_eq!(r.outcome.answer, "answer to x");
+    assert_eq!(
+        r.purposes(),
+        vec!["react", "validate", "react", "validate", "react"]
+    );
+    let after_replan = r.last_message(2);
+    assert!(
+        after_replan.ends_with("New approach: look it up instead"),
+        "{after_replan}"
+    );
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, LoopEvent::Reflection { text } if text == "look it up instead")));
+    assert_eq!(r.outcome.stats.format_errors, 0);
+    assert!(!r.spoken().contains("ON_TRACK"));
+}

@@ -63,6 +63,7 @@ impl NativeTools {
         }
         let fallback = React::new(ReactConfig {
             max_iterations: config.max_iterations,
+            ..ReactConfig::default()
         })?;
         Ok(NativeTools { config, fallback })
     }

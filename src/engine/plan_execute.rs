@@ -115,6 +115,7 @@ pub(crate) fn step_loop(engine: &str, max_step_iterations: usize) -> Result<Reac
     }
     React::new(ReactConfig {
         max_iterations: max_step_iterations,
+        ..ReactConfig::default()
     })
 }
 

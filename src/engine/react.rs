@@ -11,12 +11,13 @@
 //! nudge instead of a second run, then ends the loop as `blocked`. Out of
 //! iterations or blocked, the model is asked once more for its best answer,
 //! its reply forced to start with `FINAL_ANSWER:`. Without tools it is a
-//! plain turn (seed 001), streamed as it comes. Seed 002's optional
-//! periodic validation and re-planning are not implemented.
+//! plain turn (seed 001), streamed as it comes. With `validate_every` set,
+//! every so many rounds the model checks its progress (seed 002) and may
+//! name a new approach, which the next round sees.
 
 use super::parse::{self, ReactStep, FINAL_ANSWER};
 use super::{fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
-use super::{Route, Run, Termination};
+use super::{LoopEvent, Route, Run, Termination};
 use crate::brain::Message;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -25,6 +26,7 @@ const SYSTEM: &str = include_str!("prompts/react_system.txt");
 const REPEAT: &str = include_str!("prompts/react_repeat.txt");
 const FALLBACK: &str = include_str!("prompts/react_fallback.txt");
 const REMIND: &str = include_str!("prompts/react_remind.txt");
+const VALIDATE: &str = include_str!("prompts/react_validate.txt");
 
 /// ReAct settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -32,11 +34,17 @@ const REMIND: &str = include_str!("prompts/react_remind.txt");
 pub struct ReactConfig {
     /// Most Thought/Action rounds before the fallback answer.
     pub max_iterations: usize,
+    /// Every this many rounds, ask the model whether its approach is working
+    /// and let it change course (seed 002's periodic validation; 0 = never).
+    pub validate_every: usize,
 }
 
 impl Default for ReactConfig {
     fn default() -> Self {
-        ReactConfig { max_iterations: 10 }
+        ReactConfig {
+            max_iterations: 10,
+            validate_every: 0,
+        }
     }
 }
 
@@ -111,7 +119,7 @@ impl React {
         let mut reminded = false;
         let mut termination = Termination::MaxTurns;
 
-        for _ in 0..self.config.max_iterations {
+        for round in 1..=self.config.max_iterations {
             run.turn()?;
             let reply = run
                 .generate(
@@ -166,6 +174,10 @@ impl React {
             };
             messages.push(Message::assistant(reply.text.trim_end()));
             messages.push(Message::user(format!("Observation: {observation}")));
+            let due = self.config.validate_every > 0 && round % self.config.validate_every == 0;
+            if due && round < self.config.max_iterations {
+                validate(run, &mut messages).await?;
+            }
         }
 
         messages.push(Message::user(FALLBACK.trim_end()));
@@ -191,6 +203,29 @@ impl React {
             termination,
         })
     }
+}
+
+/// Seed 002's periodic check: the model judges its progress; a new approach
+/// it names is added to the conversation for the next round.
+async fn validate(run: &mut Run, messages: &mut Vec<Message>) -> Result<(), Halt> {
+    let mut asked = messages.clone();
+    asked.push(Message::user(VALIDATE.trim_end()));
+    let reply = run
+        .generate("validate", asked, CallOptions::default(), Route::Thought)
+        .await?;
+    match parse::after_marker(&reply.text, &["replan:"]) {
+        Some(approach) if !approach.is_empty() => {
+            run.emit(LoopEvent::Reflection {
+                text: approach.clone(),
+            });
+            if let Some(last) = messages.last_mut() {
+                last.content = format!("{}\nNew approach: {approach}", last.content);
+            }
+        }
+        _ if parse::has_word(&reply.text, "on_track") => {}
+        _ => run.format_error("a progress check with neither ON_TRACK nor REPLAN:"),
+    }
+    Ok(())
 }
 
 /// ReAct calls stop before `Observation:` (the loop writes those) and start

@@ -60,6 +60,7 @@ impl Reflexion {
         }
         let react = React::new(ReactConfig {
             max_iterations: config.max_iterations,
+            ..ReactConfig::default()
         })
         .map_err(|e| format!("reflexion: {e}"))?;
         Ok(Reflexion { config, react })
