@@ -207,8 +207,8 @@ impl React {
 
 /// Seed 002's periodic check: the model judges its progress; a new approach
 /// it names is added to the conversation for the next round.
-async fn validate(run: &mut Run, messages: &mut Vec<Message>) -> Result<(), Halt> {
-    let mut asked = messages.clone();
+async fn validate(run: &mut Run, messages: &mut [Message]) -> Result<(), Halt> {
+    let mut asked = messages.to_vec();
     asked.push(Message::user(VALIDATE.trim_end()));
     let reply = run
         .generate("validate", asked, CallOptions::default(), Route::Thought)
