@@ -3,11 +3,9 @@
 
 mod common;
 
-use common::engines::{run, run_with, test_tools, Scripted};
-use loopd::brain::ScriptedBrain;
+use common::engines::{run, with_budget, Scripted};
 use loopd::engine::{Budget, LoopEvent};
 use serde_json::json;
-use tokio_util::sync::CancellationToken;
 
 /// The plan, step and reflection events, in order.
 fn plan_events(r: &Scripted) -> Vec<LoopEvent> {
@@ -55,18 +53,6 @@ fn steps_started(r: &Scripted) -> usize {
         .iter()
         .filter(|e| matches!(e, LoopEvent::StepStarted { .. }))
         .count()
-}
-
-fn with_budget(engine: &str, budget: Budget, replies: &[&str]) -> Scripted {
-    let cancel = CancellationToken::new();
-    run_with(
-        engine,
-        &[],
-        test_tools(&cancel),
-        budget,
-        cancel,
-        ScriptedBrain::new(replies.iter().copied()),
-    )
 }
 
 const TWO_STEP_RUN: &[&str] = &[

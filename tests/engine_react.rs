@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::engines::{run, run_with, test_tools};
+use common::engines::{run, run_with, test_tools, with_budget};
 use loopd::brain::{Role, ScriptedBrain};
 use loopd::engine::{Budget, LoopEvent};
 use serde_json::json;
@@ -232,35 +232,24 @@ fn no_tools_means_a_plain_turn() {
 
 #[test]
 fn budget_of_turns_and_tokens() {
-    let step = "Action: lookup\nAction Input: {\"query\": \"a\"}";
-    let cancel = CancellationToken::new();
-    let r = run_with(
-        "react",
-        &[],
-        test_tools(&cancel),
-        Budget {
-            max_turns: Some(1),
-            ..Budget::default()
-        },
-        cancel,
-        ScriptedBrain::new([step, "FINAL_ANSWER: no"]),
-    );
+    let replies = [
+        "Action: lookup\nAction Input: {\"query\": \"a\"}",
+        "FINAL_ANSWER: no",
+    ];
+    let turns = Budget {
+        max_turns: Some(1),
+        ..Budget::default()
+    };
+    let r = with_budget("react", turns, &replies);
     assert_eq!(r.termination(), "max_turns");
     assert_eq!(r.llm_calls(), 1);
     assert!(r.outcome.error.is_some());
 
-    let cancel = CancellationToken::new();
-    let r = run_with(
-        "react",
-        &[],
-        test_tools(&cancel),
-        Budget {
-            max_total_tokens: Some(10),
-            ..Budget::default()
-        },
-        cancel,
-        ScriptedBrain::new([step, "FINAL_ANSWER: no"]),
-    );
+    let tokens = Budget {
+        max_total_tokens: Some(10),
+        ..Budget::default()
+    };
+    let r = with_budget("react", tokens, &replies);
     assert_eq!(r.termination(), "budget_exhausted");
     assert_eq!(r.llm_calls(), 1);
     assert_eq!(r.outcome.answer, "");

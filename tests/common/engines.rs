@@ -183,6 +183,13 @@ pub fn drive(mut request: LoopRequest) -> (LoopOutcome, Vec<LoopEvent>) {
     (outcome, events)
 }
 
+/// Runs an engine with the test tools under a budget.
+pub fn with_budget(engine_id: &str, budget: Budget, replies: &[&str]) -> Scripted {
+    let cancel = CancellationToken::new();
+    let brain = ScriptedBrain::new(replies.iter().copied());
+    run_with(engine_id, &[], test_tools(&cancel), budget, cancel, brain)
+}
+
 /// Runs an engine with everything chosen by the test.
 pub fn run_with(
     engine_id: &str,
