@@ -7,11 +7,17 @@
 //! - [`brain`]: the language model — GGUF loading, tokenizer, chat template,
 //!   the transformer on candle, sampling, streaming — behind one trait;
 //! - [`models`]: the models loopd knows by name and where their files are;
+//! - [`engine`]: the agent loops; [`tools`]: what they may call;
+//!   [`persona`]: who answers;
+//! - [`daemon`]: `loopd serve` — one request queue in front of the brain;
+//!   [`frontends`]: D-Bus and the OVOS message bus;
 //! - [`cli`]: the `loopd` command line.
 
 pub mod brain;
 pub mod cli;
+pub mod daemon;
 pub mod engine;
+pub mod frontends;
 pub mod models;
 pub mod persona;
 pub mod tools;

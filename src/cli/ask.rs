@@ -3,7 +3,7 @@
 use crate::brain::device::DeviceChoice;
 use crate::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
 use crate::engine::{self, Budget, LoopEvent, LoopOutcome, LoopRequest, Settings, Trace};
-use crate::persona::{self, Persona};
+use crate::persona::{self, Overrides, Persona};
 use crate::tools::{ToolConfig, Toolset};
 use clap::Args;
 use serde_json::json;
@@ -117,46 +117,33 @@ struct Plan {
 
 fn plan(args: &AskArgs) -> Result<Plan, String> {
     let persona = persona::find(args.persona.as_deref())?;
-    let engine_id = args
-        .loop_id
-        .clone()
-        .unwrap_or_else(|| persona.engine.clone());
-    let mut settings = if engine_id == persona.engine {
-        persona.config.clone()
-    } else {
-        Settings::new()
-    };
+    let mut settings = Settings::new();
     for text in &args.settings {
         let (key, value) = engine::parse_setting(text).map_err(|e| format!("--set {e}"))?;
         settings.insert(key, value);
     }
-    let engine = engine::build(&engine_id, &settings)?;
-    let toolboxes: Vec<String> = match &args.tools {
-        Some(names) => names
-            .iter()
-            .map(|n| n.trim().to_string())
-            .filter(|n| !n.is_empty() && n != "none")
-            .collect(),
-        None => persona.toolboxes.clone(),
+    let overrides = Overrides {
+        engine: args.loop_id.clone(),
+        settings,
+        toolboxes: args.tools.clone(),
+        system_prompt: args.system.clone(),
     };
     let tool_config = ToolConfig {
         file_roots: args.files_roots.clone(),
         timezone: args.timezone.clone(),
     };
-    let tools = Toolset::builtin(&toolboxes, &tool_config)?;
+    let setup = persona
+        .setup(overrides, &tool_config)
+        .map_err(|e| e.to_string())?;
     let mut conversation = Vec::new();
-    if let Some(system) = args
-        .system
-        .clone()
-        .or_else(|| persona.system_prompt.clone())
-    {
-        conversation.push(Message::system(system.trim().to_string()));
+    if let Some(system) = setup.system_prompt {
+        conversation.push(Message::system(system));
     }
     conversation.push(Message::user(args.question.clone()));
     Ok(Plan {
         persona,
-        engine,
-        tools,
+        engine: setup.engine,
+        tools: setup.tools,
         conversation,
     })
 }

@@ -4,6 +4,7 @@ mod ask;
 mod bench;
 mod models;
 mod personas;
+mod serve;
 mod tools;
 
 use clap::{Parser, Subcommand};
@@ -21,6 +22,14 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// Whether this runs the daemon (which logs at `info`, to journald under
+    /// systemd, and must survive a client closing its socket).
+    pub fn is_daemon(&self) -> bool {
+        matches!(self.command, Command::Serve(_))
+    }
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -32,19 +41,24 @@ pub enum Command {
     Models(models::ModelsArgs),
     /// List and show personas; import OVOS persona files.
     Personas(personas::PersonasArgs),
+    /// Run the daemon: serve on D-Bus and the OVOS message bus.
+    Serve(Box<serve::ServeArgs>),
     /// List the built-in tools.
     Tools(tools::ToolsArgs),
 }
 
 /// Runs a parsed command line; the error is one line for the user.
 pub fn run(cli: Cli) -> Result<(), String> {
-    quiet_on_closed_pipe();
+    if !cli.is_daemon() {
+        quiet_on_closed_pipe();
+    }
     crate::brain::device::set_threads(cli.threads);
     match cli.command {
         Command::Ask(args) => ask::run(*args),
         Command::Bench(args) => bench::run(args),
         Command::Models(args) => models::run(args),
         Command::Personas(args) => personas::run(args),
+        Command::Serve(args) => serve::run(*args, cli.threads),
         Command::Tools(args) => tools::run(args),
     }
 }

@@ -1,6 +1,6 @@
 //! `loopd personas`: the personas loopd knows, and import of OVOS personas.
 
-use crate::persona::{self, ovos, Persona};
+use crate::persona::{self, ovos};
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
@@ -45,34 +45,19 @@ pub fn run(args: PersonasArgs) -> Result<(), String> {
 }
 
 fn list() -> Result<(), String> {
-    let builtin = Persona::builtin();
-    println!(
-        "{:<16} {:<18} {:<14} built in",
-        builtin.name,
-        builtin.engine,
-        builtin.toolboxes.join(",")
-    );
-    for dir in persona::directories() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut paths: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-            .collect();
-        paths.sort();
-        for path in paths {
-            match Persona::load(&path) {
-                Ok(p) => println!(
-                    "{:<16} {:<18} {:<14} {}",
-                    p.name,
-                    p.engine,
-                    p.toolboxes.join(","),
-                    path.display()
-                ),
-                Err(e) => eprintln!("loopd: {e}"),
-            }
-        }
+    let (found, errors) = persona::discover();
+    for f in found {
+        let p = f.persona;
+        println!(
+            "{:<16} {:<18} {:<14} {}",
+            p.name,
+            p.engine,
+            p.toolboxes.join(","),
+            f.origin
+        );
+    }
+    for e in errors {
+        eprintln!("loopd: {e}");
     }
     Ok(())
 }

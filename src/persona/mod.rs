@@ -15,10 +15,11 @@
 
 pub mod ovos;
 
-use crate::engine::{self, Settings};
-use crate::tools::TOOLBOXES;
+use crate::engine::{self, Engine, Settings};
+use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::sync::Arc;
 
 const DEFAULT: &str = include_str!("default.toml");
 
@@ -89,6 +90,125 @@ impl Persona {
         }
         Ok(())
     }
+}
+
+/// What one request changes about a persona (CLI flags, D-Bus options, bus fields).
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// Another engine; the persona's settings only apply to its own engine.
+    pub engine: Option<String>,
+    /// Engine settings added on top.
+    pub settings: Settings,
+    /// Other toolboxes (`none` or an empty list: no tools).
+    pub toolboxes: Option<Vec<String>>,
+    /// Another system prompt.
+    pub system_prompt: Option<String>,
+}
+
+/// A persona ready to answer: its engine built, its tools, its system prompt.
+pub struct Setup {
+    /// The engine, with the persona's settings and the overrides.
+    pub engine: Arc<dyn Engine>,
+    /// The tools.
+    pub tools: Toolset,
+    /// The system prompt that opens the conversation.
+    pub system_prompt: Option<String>,
+}
+
+/// Why a persona could not be set up for a request.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    /// No engine has this id.
+    #[error("unknown loop `{0}` (available: {list})", list = engine::ENGINES.join(", "))]
+    UnknownLoop(String),
+    /// A setting or toolbox is wrong; the message names it.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Persona {
+    /// Builds what a request runs: the engine with its settings, the
+    /// toolboxes and the system prompt, each overridable.
+    pub fn setup(&self, overrides: Overrides, tools: &ToolConfig) -> Result<Setup, SetupError> {
+        let engine_id = overrides.engine.unwrap_or_else(|| self.engine.clone());
+        if !engine::ENGINES.contains(&engine_id.as_str()) {
+            return Err(SetupError::UnknownLoop(engine_id));
+        }
+        let mut settings = if engine_id == self.engine {
+            self.config.clone()
+        } else {
+            Settings::new()
+        };
+        settings.extend(overrides.settings);
+        let engine = engine::build(&engine_id, &settings).map_err(SetupError::Invalid)?;
+        let toolboxes: Vec<String> = match overrides.toolboxes {
+            Some(names) => names
+                .iter()
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty() && n != "none")
+                .collect(),
+            None => self.toolboxes.clone(),
+        };
+        let tools = Toolset::builtin(&toolboxes, tools).map_err(SetupError::Invalid)?;
+        let system_prompt = overrides
+            .system_prompt
+            .or_else(|| self.system_prompt.clone())
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty());
+        Ok(Setup {
+            engine,
+            tools,
+            system_prompt,
+        })
+    }
+}
+
+/// A persona and where it came from.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The persona.
+    pub persona: Persona,
+    /// Its file, or `built in`.
+    pub origin: String,
+}
+
+/// Every persona found: the built-in `default` (unless a file replaces it),
+/// then each `*.toml` in the personas directories, first directory first
+/// (a name seen twice keeps the first). Files that do not parse come back
+/// as errors beside the rest.
+pub fn discover() -> (Vec<Found>, Vec<String>) {
+    let mut found: Vec<Found> = Vec::new();
+    let mut errors = Vec::new();
+    for dir in directories() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut paths: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            match Persona::load(&path) {
+                Ok(p) if found.iter().any(|f| f.persona.name == p.name) => {}
+                Ok(persona) => found.push(Found {
+                    persona,
+                    origin: path.display().to_string(),
+                }),
+                Err(e) => errors.push(e),
+            }
+        }
+    }
+    if !found.iter().any(|f| f.persona.name == "default") {
+        found.insert(
+            0,
+            Found {
+                persona: Persona::builtin(),
+                origin: "built in".into(),
+            },
+        );
+    }
+    (found, errors)
 }
 
 /// Finds a persona by name or path: `default` (or nothing) is the built-in

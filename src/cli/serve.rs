@@ -1,0 +1,183 @@
+//! `loopd serve`: the daemon, on D-Bus and the message bus.
+
+use crate::brain::device::{self, DeviceChoice};
+use crate::brain::GenerateOptions;
+use crate::daemon::config::{self, Config};
+use crate::daemon::service::{self, ServiceOptions};
+use crate::daemon::DaemonSettings;
+use crate::frontends::bus::{BusMode, BusOptions};
+use crate::frontends::dbus::DbusOptions;
+use crate::persona::{self, Persona};
+use crate::tools::{ToolConfig, Toolset};
+use clap::Args;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Arguments of `loopd serve`; each overrides the config file.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// GGUF file or known model name (default: the config's, else the manifest's default).
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<String>,
+
+    /// Config file (default: $XDG_CONFIG_HOME/loopd/config.toml, or
+    /// /etc/loopd/config.toml with --system).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// Run as the system service: the system D-Bus, /etc/loopd, /run/loopd.
+    #[arg(long)]
+    pub system: bool,
+
+    /// Do not serve on D-Bus.
+    #[arg(long)]
+    pub no_dbus: bool,
+
+    /// Join the OVOS message bus at this URL (ws://HOST:PORT/ROUTE).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["bus_listen", "no_bus"])]
+    pub bus: Option<String>,
+
+    /// Host a message bus at this address (default 127.0.0.1:8181).
+    #[arg(long, value_name = "ADDR", conflicts_with = "no_bus")]
+    pub bus_listen: Option<String>,
+
+    /// Neither join nor host a WebSocket message bus.
+    #[arg(long)]
+    pub no_bus: bool,
+
+    /// Answer utterances on the bus (`recognizer_loop:utterance`,
+    /// `ovos.utterance.handle`) with `speak` messages.
+    #[arg(long)]
+    pub handle_utterances: bool,
+
+    /// The JSON-lines socket (default: $XDG_RUNTIME_DIR/loopd/bus.sock).
+    #[arg(long, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+
+    /// Where to run the model: auto, cpu, cuda or metal.
+    #[arg(long, value_name = "D")]
+    pub device: Option<DeviceChoice>,
+}
+
+/// Runs `loopd serve`; `threads` is the global `--threads` flag.
+pub fn run(args: ServeArgs, threads: Option<usize>) -> Result<(), String> {
+    let (config, path) = Config::load(args.config.as_deref(), args.system)?;
+    device::set_threads(threads.or(config.threads));
+    let options = options(&args, &config)?;
+    match &path {
+        Some(p) => tracing::info!("config {}", p.display()),
+        None => tracing::info!("no config file; defaults"),
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("loopd-io")
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(service::run(options))
+}
+
+/// The service's options: the config file with the flags applied.
+fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> {
+    let model = crate::models::resolve(args.model.as_deref().or(config.model.as_deref()))?;
+    let device = match (args.device, &config.device) {
+        (Some(d), _) => d,
+        (None, Some(name)) => name.parse().map_err(|e| format!("config device: {e}"))?,
+        (None, None) => DeviceChoice::Auto,
+    };
+    let system = args.system || config.dbus.system;
+    let tool_config = ToolConfig {
+        file_roots: config.tools.files_roots.clone(),
+        timezone: config.tools.timezone.clone(),
+    };
+    let toolboxes = match &config.toolboxes {
+        Some(names) => names.clone(),
+        None if tool_config.file_roots.is_empty() => vec!["clock".into(), "math".into()],
+        None => vec!["clock".into(), "math".into(), "files".into()],
+    };
+    Toolset::builtin(&toolboxes, &tool_config).map_err(|e| format!("config toolboxes: {e}"))?;
+    let requests = &config.requests;
+    let timeout = Duration::try_from_secs_f64(requests.timeout_s)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            format!(
+                "config requests.timeout_s must be a positive number of seconds, not {}",
+                requests.timeout_s
+            )
+        })?;
+    let daemon = DaemonSettings {
+        personas: personas(config)?,
+        toolboxes,
+        tool_config,
+        queue_limit: requests.queue.max(1),
+        memory_turns: config.memory.turns,
+        memory_sessions: config.memory.sessions.max(1),
+        request_timeout: Some(timeout),
+        generate: GenerateOptions {
+            max_tokens: requests.max_tokens.max(1),
+            temperature: requests.temperature.max(0.0),
+            ..GenerateOptions::default()
+        },
+    };
+    let dbus = (!args.no_dbus && config.dbus.enabled).then_some(DbusOptions { system });
+    let bus = config.bus.enabled.then(|| {
+        let websocket = if args.no_bus {
+            None
+        } else if let Some(url) = &args.bus {
+            Some(BusMode::Join(url.clone()))
+        } else if let Some(addr) = &args.bus_listen {
+            Some(BusMode::Host(addr.clone()))
+        } else if let Some(url) = &config.bus.url {
+            Some(BusMode::Join(url.clone()))
+        } else {
+            Some(BusMode::Host(config.bus.listen.clone()))
+        };
+        BusOptions {
+            websocket,
+            socket: Some(
+                args.socket
+                    .clone()
+                    .or_else(|| config.bus.socket.clone())
+                    .unwrap_or_else(|| config::default_socket(args.system)),
+            ),
+            handle_utterances: args.handle_utterances || config.bus.handle_utterances,
+            max_frame_bytes: config.bus.max_frame_bytes.max(1024),
+        }
+    });
+    Ok(ServiceOptions {
+        model,
+        device,
+        max_context: config.max_context.unwrap_or(8192).max(16),
+        daemon,
+        dbus,
+        bus,
+    })
+}
+
+/// The personas served: everything discovered plus the config's, with the
+/// configured default first.
+fn personas(config: &Config) -> Result<Vec<Persona>, String> {
+    let (found, errors) = persona::discover();
+    for e in errors {
+        tracing::warn!("{e}");
+    }
+    let mut personas: Vec<Persona> = found.into_iter().map(|f| f.persona).collect();
+    for name in &config.personas {
+        let p = persona::find(Some(name))?;
+        personas.retain(|q| q.name != p.name);
+        personas.push(p);
+    }
+    if let Some(default) = &config.default_persona {
+        let at = personas
+            .iter()
+            .position(|p| &p.name == default)
+            .ok_or_else(|| format!("config default_persona: no persona named `{default}`"))?;
+        let p = personas.remove(at);
+        personas.insert(0, p);
+    } else if let Some(at) = personas.iter().position(|p| p.name == "default") {
+        let p = personas.remove(at);
+        personas.insert(0, p);
+    }
+    Ok(personas)
+}

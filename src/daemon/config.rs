@@ -1,0 +1,297 @@
+//! `config.toml`: what `loopd serve` loads and how it serves.
+//!
+//! Read from `--config FILE`, else `/etc/loopd/config.toml` for the system
+//! service (`--system`), else `$XDG_CONFIG_HOME/loopd/config.toml`. Every key
+//! is optional; command-line flags override the file.
+//!
+//! ```toml
+//! model = "smollm2-135m"        # a known model name or a GGUF path
+//! device = "auto"               # auto, cpu, cuda, metal
+//! threads = 2                   # CPU threads (default: physical cores)
+//! default_persona = "default"
+//! personas = ["/etc/loopd/personas/kitchen.toml"]
+//! toolboxes = ["clock", "math"] # toolboxes requests may ask for
+//!
+//! [tools]
+//! files_roots = ["/srv/notes"]
+//! timezone = "Europe/Lisbon"
+//!
+//! [requests]
+//! queue = 8                     # requests that may wait behind the running one
+//! timeout_s = 120
+//! max_tokens = 512
+//! temperature = 0.0
+//!
+//! [memory]
+//! turns = 4                     # exchanges remembered per session
+//! sessions = 64
+//!
+//! [dbus]
+//! enabled = true
+//! system = false                # the system bus instead of the session bus
+//!
+//! [bus]
+//! enabled = true
+//! url = "ws://127.0.0.1:8181/core"  # join this bus; without it, host one at `listen`
+//! listen = "127.0.0.1:8181"
+//! handle_utterances = false
+//! socket = "/run/user/1000/loopd/bus.sock"
+//! max_frame_bytes = 1048576
+//! ```
+
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The whole file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// A known model name or a GGUF path.
+    pub model: Option<String>,
+    /// `auto`, `cpu`, `cuda` or `metal`.
+    pub device: Option<String>,
+    /// CPU threads for the model.
+    pub threads: Option<usize>,
+    /// Largest context window, in tokens.
+    pub max_context: Option<usize>,
+    /// The persona used when a request names none.
+    pub default_persona: Option<String>,
+    /// Persona files (or names in the personas directories) to serve, besides
+    /// the built-in one and those found in the personas directories.
+    pub personas: Vec<String>,
+    /// Toolboxes requests may ask for (default: `clock`, `math`, and `files`
+    /// when `tools.files_roots` is set).
+    pub toolboxes: Option<Vec<String>>,
+    /// How the toolboxes are set up.
+    pub tools: ToolsSection,
+    /// Queue and per-request limits.
+    pub requests: RequestsSection,
+    /// Per-session memory.
+    pub memory: MemorySection,
+    /// The D-Bus front end.
+    pub dbus: DbusSection,
+    /// The message-bus front end.
+    pub bus: BusSection,
+}
+
+/// `[tools]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolsSection {
+    /// Directories the `files` toolbox may read.
+    pub files_roots: Vec<PathBuf>,
+    /// IANA time zone for the `clock` toolbox.
+    pub timezone: Option<String>,
+}
+
+/// `[requests]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RequestsSection {
+    /// Requests that may wait behind the running one; more are refused as `Busy`.
+    pub queue: usize,
+    /// Seconds one request may run.
+    pub timeout_s: f64,
+    /// Most tokens per LLM call, unless a request asks for fewer or more.
+    pub max_tokens: usize,
+    /// Sampling temperature (0 = greedy).
+    pub temperature: f32,
+}
+
+impl Default for RequestsSection {
+    fn default() -> Self {
+        RequestsSection {
+            queue: 8,
+            timeout_s: 120.0,
+            max_tokens: 512,
+            temperature: 0.0,
+        }
+    }
+}
+
+/// `[memory]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemorySection {
+    /// Exchanges remembered per session.
+    pub turns: usize,
+    /// Sessions remembered at once.
+    pub sessions: usize,
+}
+
+impl Default for MemorySection {
+    fn default() -> Self {
+        MemorySection {
+            turns: 4,
+            sessions: 64,
+        }
+    }
+}
+
+/// `[dbus]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DbusSection {
+    /// Serve `io.loopd.Loopd1`.
+    pub enabled: bool,
+    /// On the system bus instead of the session bus.
+    pub system: bool,
+}
+
+impl Default for DbusSection {
+    fn default() -> Self {
+        DbusSection {
+            enabled: true,
+            system: false,
+        }
+    }
+}
+
+/// `[bus]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BusSection {
+    /// Serve on a message bus at all.
+    pub enabled: bool,
+    /// Join the bus at this URL instead of hosting one.
+    pub url: Option<String>,
+    /// Where a hosted bus listens.
+    pub listen: String,
+    /// Answer `recognizer_loop:utterance` and `ovos.utterance.handle` with `speak`.
+    pub handle_utterances: bool,
+    /// The JSON-lines socket (default: `$XDG_RUNTIME_DIR/loopd/bus.sock`, or
+    /// `/run/loopd/bus.sock` for the system service).
+    pub socket: Option<PathBuf>,
+    /// Largest frame accepted, in bytes.
+    pub max_frame_bytes: usize,
+}
+
+impl Default for BusSection {
+    fn default() -> Self {
+        BusSection {
+            enabled: true,
+            url: None,
+            listen: "127.0.0.1:8181".into(),
+            handle_utterances: false,
+            socket: None,
+            max_frame_bytes: 1 << 20,
+        }
+    }
+}
+
+impl Config {
+    /// Parses config text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Config, String> {
+        toml::from_str(text).map_err(|e| format!("config {origin}: {}", e.message().trim()))
+    }
+
+    /// Reads the config: `explicit` must exist; the default file may be missing.
+    pub fn load(
+        explicit: Option<&Path>,
+        system: bool,
+    ) -> Result<(Config, Option<PathBuf>), String> {
+        let path = match explicit {
+            Some(path) => path.to_path_buf(),
+            None => default_path(system),
+        };
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok((
+                Config::parse(&text, &path.display().to_string())?,
+                Some(path),
+            )),
+            Err(e) if explicit.is_none() && e.kind() == std::io::ErrorKind::NotFound => {
+                Ok((Config::default(), None))
+            }
+            Err(e) => Err(format!("cannot read config {}: {e}", path.display())),
+        }
+    }
+}
+
+/// `/etc/loopd/config.toml` for the system service, else
+/// `$XDG_CONFIG_HOME/loopd/config.toml` (or `~/.config/loopd/config.toml`).
+pub fn default_path(system: bool) -> PathBuf {
+    if system {
+        return PathBuf::from("/etc/loopd/config.toml");
+    }
+    config_home().join("loopd/config.toml")
+}
+
+fn config_home() -> PathBuf {
+    if let Some(dir) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".config"))
+        .unwrap_or_else(|| PathBuf::from("/etc"))
+}
+
+/// Where the JSON-lines socket goes when the config names none.
+pub fn default_socket(system: bool) -> PathBuf {
+    if !system {
+        if let Some(dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
+            return PathBuf::from(dir).join("loopd/bus.sock");
+        }
+    }
+    PathBuf::from("/run/loopd/bus.sock")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_file_is_the_defaults() {
+        let c = Config::parse("", "t").unwrap();
+        assert_eq!(c.requests.queue, 8);
+        assert_eq!(c.memory.turns, 4);
+        assert!(c.dbus.enabled && !c.dbus.system);
+        assert_eq!(c.bus.listen, "127.0.0.1:8181");
+    }
+
+    #[test]
+    fn reads_every_section() {
+        let text = r#"
+            model = "qwen"
+            threads = 3
+            personas = ["a.toml"]
+            toolboxes = ["math"]
+            [tools]
+            timezone = "Asia/Tokyo"
+            [requests]
+            queue = 2
+            timeout_s = 5.5
+            [memory]
+            turns = 1
+            [dbus]
+            system = true
+            [bus]
+            url = "ws://10.0.0.2:8181/core"
+            handle_utterances = true
+        "#;
+        let c = Config::parse(text, "t").unwrap();
+        assert_eq!(c.model.as_deref(), Some("qwen"));
+        assert_eq!(c.threads, Some(3));
+        assert_eq!(c.requests.queue, 2);
+        assert_eq!(c.requests.timeout_s, 5.5);
+        assert_eq!(c.memory.turns, 1);
+        assert!(c.dbus.system);
+        assert!(c.bus.handle_utterances);
+        assert_eq!(c.tools.timezone.as_deref(), Some("Asia/Tokyo"));
+    }
+
+    #[test]
+    fn a_wrong_key_or_type_is_named() {
+        let err = Config::parse("[requests]\nqeue = 2", "t").unwrap_err();
+        assert!(err.contains("qeue"), "{err}");
+        let err = Config::parse("[memory]\nturns = \"four\"", "t").unwrap_err();
+        assert!(err.contains("config t"), "{err}");
+        let err = Config::parse("modle = \"x\"", "t").unwrap_err();
+        assert!(err.contains("modle"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_explicit_file_is_an_error() {
+        let err = Config::load(Some(Path::new("/nonexistent/loopd.toml")), false).unwrap_err();
+        assert!(err.contains("/nonexistent/loopd.toml"), "{err}");
+    }
+}

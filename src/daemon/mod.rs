@@ -1,0 +1,547 @@
+//! The daemon: one queue of requests in front of one brain, shared by every
+//! front end.
+//!
+//! A front end turns what it received into an [`Ask`] and calls
+//! [`Daemon::submit`]. It gets a [`Ticket`] at once (or a [`AskError::Busy`]
+//! when the queue is full): the ticket streams the loop's events and ends in
+//! exactly one [`Reply`]. Requests run one at a time, in order, because the
+//! brain has one worker; a request cancelled while it waits never starts.
+//! Each session keeps its last few turns ([`Memory`]) so follow-up
+//! questions work.
+
+pub mod config;
+mod memory;
+pub mod notify;
+pub mod service;
+
+use crate::brain::{Brain, BrainInfo, GenerateOptions, Message};
+use crate::engine::{self, Budget, LoopEvent, LoopRequest, Settings, Termination};
+use crate::persona::{Overrides, Persona, SetupError};
+use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
+pub use config::Config;
+pub use memory::Memory;
+use serde_json::Value;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+/// Session id used when a request names none.
+pub const DEFAULT_SESSION: &str = "default";
+
+/// Largest `max_tokens` a request may ask for.
+pub const MAX_TOKENS_LIMIT: usize = 8192;
+
+/// What the daemon is doing, as the D-Bus `State` property shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Loading the model.
+    Loading,
+    /// Running a first generation to prove the model answers.
+    Warming,
+    /// Waiting for requests.
+    Ready,
+    /// Running a request.
+    Busy,
+    /// Shutting down: new requests are refused.
+    Stopping,
+}
+
+impl State {
+    /// The lowercase name (`ready`, `busy`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Loading => "loading",
+            State::Warming => "warming",
+            State::Ready => "ready",
+            State::Busy => "busy",
+            State::Stopping => "stopping",
+        }
+    }
+}
+
+/// One question, as a front end received it.
+#[derive(Debug, Clone, Default)]
+pub struct Ask {
+    /// What the user said.
+    pub prompt: String,
+    /// Engine id instead of the persona's.
+    pub loop_id: Option<String>,
+    /// Persona name (default: the configured default persona).
+    pub persona: Option<String>,
+    /// Conversation memory key (default: [`DEFAULT_SESSION`]).
+    pub session: Option<String>,
+    /// Most tokens per LLM call.
+    pub max_tokens: Option<usize>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Toolboxes instead of the persona's.
+    pub tools: Option<Vec<String>>,
+}
+
+/// Why a request did not get an answer. [`AskError::name`] is the error
+/// name front ends use (`io.loopd.Loopd1.Error.<name>` on D-Bus).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AskError {
+    /// No engine has this id.
+    #[error("{0}")]
+    UnknownLoop(String),
+    /// No persona has this name.
+    #[error("no persona named `{0}`")]
+    UnknownPersona(String),
+    /// An option is missing, of the wrong type or out of range.
+    #[error("{0}")]
+    InvalidArgs(String),
+    /// The queue is full; try again later.
+    #[error("{0} requests are already waiting; try again later")]
+    Busy(usize),
+    /// The request was cancelled (by its caller, or because the daemon stops).
+    #[error("{0}")]
+    Cancelled(String),
+    /// The loop stopped without an answer (token budget or deadline).
+    #[error("{0}")]
+    BudgetExhausted(String),
+    /// The model or the loop failed.
+    #[error("{0}")]
+    ModelError(String),
+    /// The daemon is shutting down.
+    #[error("loopd is shutting down")]
+    ShuttingDown,
+}
+
+impl AskError {
+    /// The error's name, e.g. `UnknownLoop`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            AskError::UnknownLoop(_) => "UnknownLoop",
+            AskError::UnknownPersona(_) => "UnknownPersona",
+            AskError::InvalidArgs(_) => "InvalidArgs",
+            AskError::Busy(_) => "Busy",
+            AskError::Cancelled(_) => "Cancelled",
+            AskError::BudgetExhausted(_) => "BudgetExhausted",
+            AskError::ModelError(_) => "ModelError",
+            AskError::ShuttingDown => "ShuttingDown",
+        }
+    }
+}
+
+/// A finished request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The engine that ran.
+    pub loop_id: String,
+    /// The persona that answered.
+    pub persona: String,
+    /// What to say.
+    pub answer: String,
+    /// How the loop ended (`answered`, `max_turns` or `blocked`).
+    pub termination: Termination,
+    /// The loop's stats, as `loopd ask --json` prints them.
+    pub stats: Value,
+}
+
+/// The one terminal reply of a request.
+pub type Reply = Result<Answer, AskError>;
+
+/// Settings of the daemon core (the front ends have their own).
+#[derive(Debug, Clone)]
+pub struct DaemonSettings {
+    /// The personas it serves; the first is the default.
+    pub personas: Vec<Persona>,
+    /// Toolboxes a request may ask for.
+    pub toolboxes: Vec<String>,
+    /// How the toolboxes are set up.
+    pub tool_config: ToolConfig,
+    /// Requests that may wait behind the running one.
+    pub queue_limit: usize,
+    /// Turns (question and answer) each session remembers.
+    pub memory_turns: usize,
+    /// Sessions remembered at once (least recently used go first).
+    pub memory_sessions: usize,
+    /// How long one request may run.
+    pub request_timeout: Option<Duration>,
+    /// Sampling defaults for every LLM call.
+    pub generate: GenerateOptions,
+}
+
+impl Default for DaemonSettings {
+    fn default() -> Self {
+        DaemonSettings {
+            personas: vec![Persona::builtin()],
+            toolboxes: TOOLBOXES.iter().map(|s| s.to_string()).collect(),
+            tool_config: ToolConfig::default(),
+            queue_limit: 8,
+            memory_turns: 4,
+            memory_sessions: 64,
+            request_timeout: Some(Duration::from_secs(120)),
+            generate: GenerateOptions::default(),
+        }
+    }
+}
+
+/// A request waiting in the queue.
+struct Job {
+    persona: String,
+    session: String,
+    prompt: String,
+    request: LoopRequest,
+    reply: oneshot::Sender<Reply>,
+}
+
+struct Shared {
+    brain: Arc<dyn Brain>,
+    settings: DaemonSettings,
+    memory: Mutex<Memory>,
+    state: watch::Sender<State>,
+    queue: mpsc::Sender<Job>,
+    stopping: CancellationToken,
+    open_tickets: Arc<AtomicUsize>,
+}
+
+/// The daemon core: cheap to clone, shared by every front end.
+#[derive(Clone)]
+pub struct Daemon {
+    shared: Arc<Shared>,
+}
+
+/// A submitted request: its events as they happen, then its one reply.
+pub struct Ticket {
+    events: mpsc::UnboundedReceiver<LoopEvent>,
+    reply: oneshot::Receiver<Reply>,
+    cancel: CancellationToken,
+    _open: OpenTicket,
+}
+
+struct OpenTicket(Arc<AtomicUsize>);
+
+impl Drop for OpenTicket {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Ticket {
+    /// Cancels the request (waiting or running); its reply becomes
+    /// [`AskError::Cancelled`] unless it already finished.
+    pub fn canceller(&self) -> CancellationToken {
+        self.cancel.clone()
+    }
+
+    /// The next event, or `None` once the loop has ended.
+    pub async fn next_event(&mut self) -> Option<LoopEvent> {
+        self.events.recv().await
+    }
+
+    /// The reply, after the remaining events are dropped.
+    pub async fn finish(mut self) -> Reply {
+        while self.events.recv().await.is_some() {}
+        (&mut self.reply)
+            .await
+            .unwrap_or_else(|_| Err(AskError::ModelError("the request was lost".into())))
+    }
+}
+
+impl Daemon {
+    /// Starts the daemon core on the current tokio runtime.
+    pub fn start(brain: Arc<dyn Brain>, settings: DaemonSettings) -> Daemon {
+        let (queue, waiting) = mpsc::channel(settings.queue_limit.max(1));
+        let memory = Memory::new(settings.memory_turns, settings.memory_sessions);
+        let daemon = Daemon {
+            shared: Arc::new(Shared {
+                brain,
+                memory: Mutex::new(memory),
+                settings,
+                state: watch::Sender::new(State::Warming),
+                queue,
+                stopping: CancellationToken::new(),
+                open_tickets: Arc::new(AtomicUsize::new(0)),
+            }),
+        };
+        tokio::spawn(daemon.clone().serve(waiting));
+        daemon
+    }
+
+    /// The model behind it.
+    pub fn brain_info(&self) -> &BrainInfo {
+        self.shared.brain.info()
+    }
+
+    /// The personas it serves, the default first.
+    pub fn personas(&self) -> &[Persona] {
+        &self.shared.settings.personas
+    }
+
+    /// Every tool a request may use, in the OVOS `tool_json_list` shape.
+    pub fn tools_json(&self) -> Value {
+        let settings = &self.shared.settings;
+        let specs: Vec<Value> = settings
+            .toolboxes
+            .iter()
+            .filter_map(|name| crate::tools::toolbox(name, &settings.tool_config).ok())
+            .flat_map(|toolbox| {
+                toolbox
+                    .tools
+                    .iter()
+                    .map(|t| serde_json::to_value(t.spec()).unwrap_or(Value::Null))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        Value::Array(specs)
+    }
+
+    /// Watches the daemon's state.
+    pub fn state(&self) -> watch::Receiver<State> {
+        self.shared.state.subscribe()
+    }
+
+    /// Checks that the model answers (one short generation), then reports
+    /// [`State::Ready`].
+    pub async fn warm(&self) -> Result<(), String> {
+        let persona = &self.shared.settings.personas[0];
+        let mut messages = Vec::new();
+        if let Some(system) = &persona.system_prompt {
+            messages.push(Message::system(system.trim()));
+        }
+        messages.push(Message::user("Hello"));
+        let request = crate::brain::ChatRequest {
+            messages,
+            options: GenerateOptions {
+                max_tokens: 1,
+                ..self.shared.settings.generate.clone()
+            },
+            ..Default::default()
+        };
+        self.shared
+            .brain
+            .generate(request, self.shared.stopping.child_token())
+            .finish()
+            .await
+            .map_err(|e| format!("the model does not answer: {e}"))?;
+        self.shared.state.send_if_modified(|s| {
+            let changed = *s == State::Warming;
+            if changed {
+                *s = State::Ready;
+            }
+            changed
+        });
+        Ok(())
+    }
+
+    /// Queues a request. Fails at once on a bad option, a full queue or
+    /// when the daemon is stopping; otherwise the ticket ends in one reply.
+    pub fn submit(&self, ask: Ask) -> Result<Ticket, AskError> {
+        let shared = &self.shared;
+        if shared.stopping.is_cancelled() {
+            return Err(AskError::ShuttingDown);
+        }
+        let persona = self.persona(ask.persona.as_deref())?;
+        let setup = persona
+            .setup(self.overrides(&ask)?, &shared.settings.tool_config)
+            .map_err(|e| match e {
+                SetupError::UnknownLoop(_) => AskError::UnknownLoop(e.to_string()),
+                SetupError::Invalid(m) => AskError::InvalidArgs(m),
+            })?;
+        let prompt = ask.prompt.trim().to_string();
+        if prompt.is_empty() {
+            return Err(AskError::InvalidArgs("the prompt is empty".into()));
+        }
+        let session = ask
+            .session
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| DEFAULT_SESSION.to_string());
+        let mut conversation = Vec::new();
+        if let Some(system) = setup.system_prompt {
+            conversation.push(Message::system(system));
+        }
+        conversation.extend(self.memory().recall(&session));
+        conversation.push(Message::user(prompt.clone()));
+
+        let mut options = shared.settings.generate.clone();
+        if let Some(n) = ask.max_tokens {
+            options.max_tokens = n;
+        }
+        if let Some(t) = ask.temperature {
+            options.temperature = t as f32;
+        }
+        let cancel = shared.stopping.child_token();
+        let (events, events_rx) = mpsc::unbounded_channel();
+        let (reply, reply_rx) = oneshot::channel();
+        let job = Job {
+            persona: persona.name.clone(),
+            session,
+            prompt,
+            request: LoopRequest {
+                engine: setup.engine,
+                conversation,
+                brain: shared.brain.clone(),
+                tools: Arc::new(setup.tools),
+                budget: Budget {
+                    max_turns: None,
+                    max_total_tokens: None,
+                    deadline: None,
+                },
+                options,
+                cancel: cancel.clone(),
+                events: Some(events),
+            },
+            reply,
+        };
+        shared.queue.try_send(job).map_err(|e| match e {
+            mpsc::error::TrySendError::Full(_) => AskError::Busy(shared.settings.queue_limit),
+            mpsc::error::TrySendError::Closed(_) => AskError::ShuttingDown,
+        })?;
+        shared.open_tickets.fetch_add(1, Ordering::SeqCst);
+        Ok(Ticket {
+            events: events_rx,
+            reply: reply_rx,
+            cancel,
+            _open: OpenTicket(shared.open_tickets.clone()),
+        })
+    }
+
+    /// Stops: refuses new requests, cancels the waiting and running ones,
+    /// and waits (up to `grace`) until every ticket has been answered and
+    /// dropped by its front end.
+    pub async fn shutdown(&self, grace: Duration) {
+        self.shared.state.send_replace(State::Stopping);
+        self.shared.stopping.cancel();
+        let until = Instant::now() + grace;
+        while self.shared.open_tickets.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Requests not yet answered (waiting, running, or being delivered).
+    pub fn open_requests(&self) -> usize {
+        self.shared.open_tickets.load(Ordering::SeqCst)
+    }
+
+    fn persona(&self, name: Option<&str>) -> Result<&Persona, AskError> {
+        let personas = &self.shared.settings.personas;
+        match name.filter(|n| !n.is_empty()) {
+            None => Ok(&personas[0]),
+            Some(name) => personas
+                .iter()
+                .find(|p| p.name == name)
+                .ok_or_else(|| AskError::UnknownPersona(name.to_string())),
+        }
+    }
+
+    fn overrides(&self, ask: &Ask) -> Result<Overrides, AskError> {
+        if let Some(n) = ask.max_tokens {
+            if n == 0 || n > MAX_TOKENS_LIMIT {
+                return Err(AskError::InvalidArgs(format!(
+                    "max_tokens must be between 1 and {MAX_TOKENS_LIMIT}, not {n}"
+                )));
+            }
+        }
+        if let Some(t) = ask.temperature {
+            if !(t.is_finite() && (0.0..=5.0).contains(&t)) {
+                return Err(AskError::InvalidArgs(format!(
+                    "temperature must be between 0 and 5, not {t}"
+                )));
+            }
+        }
+        if let Some(tools) = &ask.tools {
+            let allowed = &self.shared.settings.toolboxes;
+            if let Some(bad) = tools
+                .iter()
+                .find(|t| *t != "none" && !allowed.iter().any(|a| a == *t))
+            {
+                return Err(AskError::InvalidArgs(format!(
+                    "unknown toolbox `{bad}` (available: {})",
+                    allowed.join(", ")
+                )));
+            }
+        }
+        Ok(Overrides {
+            engine: ask.loop_id.clone(),
+            settings: Settings::new(),
+            toolboxes: ask.tools.clone(),
+            system_prompt: None,
+        })
+    }
+
+    fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
+        self.shared
+            .memory
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs queued requests one at a time until the daemon stops.
+    async fn serve(self, mut waiting: mpsc::Receiver<Job>) {
+        loop {
+            let job = tokio::select! {
+                job = waiting.recv() => job,
+                _ = self.shared.stopping.cancelled() => None,
+            };
+            let Some(job) = job else { break };
+            self.run(job).await;
+        }
+        waiting.close();
+        while let Some(job) = waiting.recv().await {
+            let _ = job
+                .reply
+                .send(Err(AskError::Cancelled("loopd is shutting down".into())));
+        }
+    }
+
+    async fn run(&self, job: Job) {
+        let Job {
+            persona,
+            session,
+            prompt,
+            mut request,
+            reply,
+        } = job;
+        if request.cancel.is_cancelled() {
+            let _ = reply.send(Err(AskError::Cancelled(
+                "cancelled before it started".into(),
+            )));
+            return;
+        }
+        self.shared.state.send_replace(State::Busy);
+        request.budget.deadline = self
+            .shared
+            .settings
+            .request_timeout
+            .and_then(|t| Instant::now().checked_add(t));
+        let outcome = engine::run_loop(request).await;
+        let answer = match (outcome.termination, outcome.error) {
+            (Termination::Cancelled, error) => Err(AskError::Cancelled(
+                error.unwrap_or_else(|| "cancelled".into()),
+            )),
+            (Termination::BudgetExhausted, Some(error)) => Err(AskError::BudgetExhausted(error)),
+            (Termination::Error, error) => Err(AskError::ModelError(
+                error.unwrap_or_else(|| "the loop failed".into()),
+            )),
+            (termination, _) => Ok(Answer {
+                loop_id: outcome.engine,
+                persona,
+                answer: outcome.answer,
+                termination,
+                stats: outcome.stats.to_json(),
+            }),
+        };
+        if let Ok(done) = &answer {
+            if !done.answer.is_empty() {
+                self.memory().remember(&session, &prompt, &done.answer);
+            }
+        }
+        let _ = reply.send(answer);
+        self.shared.state.send_if_modified(|s| {
+            let changed = *s == State::Busy;
+            if changed {
+                *s = State::Ready;
+            }
+            changed
+        });
+    }
+}
+
+/// A tool set check, for configs: every toolbox named can be built.
+pub fn check_toolboxes(names: &[String], tools: &ToolConfig) -> Result<(), String> {
+    Toolset::builtin(names, tools).map(|_| ())
+}

@@ -1,0 +1,116 @@
+//! `loopd serve` from start to stop: load the model, warm it, start the
+//! front ends, tell systemd it is ready, and on SIGTERM or SIGINT stop
+//! taking requests, answer the ones in flight, and exit.
+
+use super::{notify, Daemon, DaemonSettings};
+use crate::brain::device::DeviceChoice;
+use crate::brain::{Brain, LocalBrain, LocalBrainConfig};
+use crate::frontends::{bus, dbus};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long in-flight requests get to deliver their last reply on shutdown.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Everything `loopd serve` needs, with the config file and flags applied.
+#[derive(Debug, Clone)]
+pub struct ServiceOptions {
+    /// The GGUF file.
+    pub model: PathBuf,
+    /// Where to run it.
+    pub device: DeviceChoice,
+    /// Largest context window.
+    pub max_context: usize,
+    /// The daemon core's settings.
+    pub daemon: DaemonSettings,
+    /// The D-Bus front end, unless turned off.
+    pub dbus: Option<dbus::DbusOptions>,
+    /// The message-bus front end, unless turned off.
+    pub bus: Option<bus::BusOptions>,
+}
+
+/// Runs the service until SIGTERM or SIGINT.
+pub async fn run(options: ServiceOptions) -> Result<(), String> {
+    let started = Instant::now();
+    notify::status(&format!("loading {}", options.model.display()));
+    let config = LocalBrainConfig {
+        model: options.model.clone(),
+        device: options.device,
+        max_context: options.max_context,
+    };
+    let brain = tokio::task::spawn_blocking(move || LocalBrain::load(config))
+        .await
+        .map_err(|e| format!("the model loader stopped: {e}"))?
+        .map_err(|e| e.to_string())?;
+    let info = brain.info().clone();
+    notify::status(&format!("warming {} on {}", info.model, info.device));
+    let daemon = Daemon::start(Arc::new(brain), options.daemon);
+    daemon.warm().await?;
+
+    let dbus = match options.dbus {
+        Some(o) => Some(dbus::start(daemon.clone(), o).await?),
+        None => None,
+    };
+    let bus = match options.bus {
+        Some(o) => Some(bus::start(daemon.clone(), o).await?),
+        None => None,
+    };
+    let mut fronts = Vec::new();
+    if let Some(d) = &dbus {
+        fronts.push(d.describe());
+    }
+    if let Some(b) = &bus {
+        fronts.push(b.describe());
+    }
+    notify::ready(&format!(
+        "ready in {:.1} s: {} on {} ({} threads); {}",
+        started.elapsed().as_secs_f64(),
+        info.model,
+        info.device,
+        info.threads,
+        if fronts.is_empty() {
+            "no front ends".to_string()
+        } else {
+            fronts.join("; ")
+        }
+    ));
+    let watchdog = notify::start_watchdog();
+
+    stop_signal().await?;
+    notify::stopping();
+    tracing::info!(
+        "stopping: {} request(s) in flight get their last reply",
+        daemon.open_requests()
+    );
+    daemon.shutdown(SHUTDOWN_GRACE).await;
+    if let Some(w) = watchdog {
+        w.abort();
+    }
+    drop(bus);
+    drop(dbus);
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn stop_signal() -> Result<(), String> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate())
+            .map_err(|e| format!("cannot listen for SIGTERM: {e}"))?;
+        let mut int = signal(SignalKind::interrupt())
+            .map_err(|e| format!("cannot listen for SIGINT: {e}"))?;
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c()
+            .await
+            .map_err(|e| format!("cannot listen for Ctrl-C: {e}"))
+    }
+}

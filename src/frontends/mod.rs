@@ -1,0 +1,13 @@
+//! Front ends: how requests reach the daemon and answers go back out.
+//!
+//! - [`dbus`]: `io.loopd.Loopd1` on the session or system bus, for voice
+//!   skills and desktop apps;
+//! - [`bus`]: the OVOS message bus (joined or hosted over WebSocket) and the
+//!   same envelope as JSON lines on a Unix socket, for voice front ends.
+//!
+//! Front ends only talk to [`crate::daemon::Daemon`]: they turn what they
+//! receive into an [`crate::daemon::Ask`], and a ticket's events and reply
+//! into their own protocol.
+
+pub mod bus;
+pub mod dbus;
