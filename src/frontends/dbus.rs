@@ -24,5 +24,7 @@ impl DbusFrontEnd {
 /// Takes the name `io.loopd.Loopd1` and serves it.
 pub async fn start(daemon: Daemon, options: DbusOptions) -> Result<DbusFrontEnd, String> {
     let _ = (daemon, options);
-    Err("the D-Bus front end is not written yet".into())
+    Ok(DbusFrontEnd {
+        summary: "D-Bus: not served yet".into(),
+    })
 }

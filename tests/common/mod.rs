@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod engines;
+pub mod serve;
 pub mod tiny;
 
 use loopd::models::{path_of, Manifest};
