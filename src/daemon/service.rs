@@ -48,12 +48,19 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     let daemon = Daemon::start(Arc::new(brain), options.daemon);
     daemon.warm().await?;
 
-    let dbus = match options.dbus {
-        Some(o) => Some(dbus::start(daemon.clone(), o).await?),
-        None => None,
-    };
     let bus = match options.bus {
         Some(o) => Some(bus::start(daemon.clone(), o).await?),
+        None => None,
+    };
+    let dbus = match options.dbus {
+        Some(o) => match dbus::start(daemon.clone(), o).await {
+            Ok(d) => Some(d),
+            Err(e) if bus.is_some() => {
+                tracing::warn!("{e}; serving without D-Bus (--no-dbus silences this)");
+                None
+            }
+            Err(e) => return Err(e),
+        },
         None => None,
     };
     let mut fronts = Vec::new();
