@@ -197,6 +197,8 @@ struct Shared {
     queue: mpsc::Sender<Job>,
     stopping: CancellationToken,
     open_tickets: Arc<AtomicUsize>,
+    answered: AtomicUsize,
+    failed: AtomicUsize,
 }
 
 /// The daemon core: cheap to clone, shared by every front end.
@@ -256,6 +258,8 @@ impl Daemon {
                 queue,
                 stopping: CancellationToken::new(),
                 open_tickets: Arc::new(AtomicUsize::new(0)),
+                answered: AtomicUsize::new(0),
+                failed: AtomicUsize::new(0),
             }),
         };
         tokio::spawn(daemon.clone().serve(waiting));
@@ -503,6 +507,7 @@ impl Daemon {
             return;
         }
         self.shared.state.send_replace(State::Busy);
+        let started = Instant::now();
         request.budget.deadline = self
             .shared
             .settings
@@ -530,6 +535,17 @@ impl Daemon {
                 self.memory().remember(&session, &prompt, &done.answer);
             }
         }
+        let counter = match &answer {
+            Ok(_) => &self.shared.answered,
+            Err(_) => &self.shared.failed,
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        notify::status(&format!(
+            "serving: {} answered, {} failed; the last took {:.1} s",
+            self.shared.answered.load(Ordering::Relaxed),
+            self.shared.failed.load(Ordering::Relaxed),
+            started.elapsed().as_secs_f64()
+        ));
         let _ = reply.send(answer);
         self.shared.state.send_if_modified(|s| {
             let changed = *s == State::Busy;
