@@ -1,0 +1,177 @@
+//! `io.loopd.Loopd1` on D-Bus, for voice skills and desktop apps.
+//!
+//! The daemon owns the well-known name [`NAME`] and serves the interface
+//! of the same name at [`OBJECT_PATH`]:
+//!
+//! - `AskSync(s prompt, a{sv} options) -> (s answer, a{sv} stats)`;
+//! - `Ask(s prompt, a{sv} options) -> (o request)`: the answer streams as
+//!   signals of the request object (interface `io.loopd.Loopd1.Request`):
+//!   `Token(s channel, s text)`, `Event(s kind, s json)`, then one of
+//!   `Finished(s answer, a{sv} stats)` or `Failed(s error, s message)`;
+//!   its `Cancel()` stops it. The path is
+//!   `/io/loopd/Loopd1/request/<sender>/<handle_token>` so a caller can
+//!   subscribe before it asks; signals go to the caller only;
+//! - `ListTools() -> (s tools_json)`; properties `Loops`, `Model`, `Device`,
+//!   `State` (changes are signalled), `Version`.
+//!
+//! Options are `loop` (s), `persona` (s), `session` (s), `handle_token`
+//! (s), `max_tokens` (u, any integer type), `temperature` (d) and `tools`
+//! (as); stats follow the rule in [`stats`]. Errors are
+//! `io.loopd.Loopd1.Error.<Name>` (see [`Error`]). A caller that leaves the
+//! bus has its requests cancelled.
+
+mod error;
+mod options;
+mod registry;
+mod request;
+mod service;
+mod stats;
+
+pub use error::Error;
+
+use crate::daemon::Daemon;
+use futures_util::StreamExt;
+use registry::Registry;
+use service::Service;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::task::JoinHandle;
+use zbus::fdo::{DBusProxy, NameOwnerChangedStream, RequestNameFlags, RequestNameReply};
+use zbus::Connection;
+
+/// The well-known name and the interface.
+pub const NAME: &str = "io.loopd.Loopd1";
+/// The daemon's object.
+pub const OBJECT_PATH: &str = "/io/loopd/Loopd1";
+/// The interface of request objects.
+pub const REQUEST_INTERFACE: &str = request::INTERFACE;
+
+/// How the D-Bus front end is set up.
+#[derive(Debug, Clone, Default)]
+pub struct DbusOptions {
+    /// The system bus instead of the session bus.
+    pub system: bool,
+}
+
+/// The running D-Bus front end; dropping it leaves the bus.
+pub struct DbusFrontEnd {
+    summary: String,
+    _conn: Connection,
+    registry: Arc<Registry>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl DbusFrontEnd {
+    /// One line for the status: where it serves.
+    pub fn describe(&self) -> String {
+        self.summary.clone()
+    }
+}
+
+/// How long dropping the front end waits for the last replies to go out.
+const FLUSH: Duration = Duration::from_secs(1);
+
+impl Drop for DbusFrontEnd {
+    /// Stops the watchers and gives requests that were answered (after
+    /// [`Daemon::shutdown`]) up to [`FLUSH`] to send their last reply.
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        let until = Instant::now() + FLUSH;
+        while !self.registry.is_idle() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+}
+
+/// Connects to the session bus (the system bus with `options.system`),
+/// serves [`OBJECT_PATH`] and takes the name [`NAME`]; fails if another
+/// process owns it.
+pub async fn start(daemon: Daemon, options: DbusOptions) -> Result<DbusFrontEnd, String> {
+    let which = if options.system { "system" } else { "session" };
+    let fail = |what: &str, e: zbus::Error| format!("D-Bus ({which} bus): {what}: {e}");
+    let builder = if options.system {
+        zbus::connection::Builder::system()
+    } else {
+        zbus::connection::Builder::session()
+    }
+    .map_err(|e| fail("no bus address", e))?;
+    let conn = builder
+        .build()
+        .await
+        .map_err(|e| fail("cannot connect", e))?;
+    let bus = DBusProxy::new(&conn)
+        .await
+        .map_err(|e| fail("cannot talk to the bus", e))?;
+    let leaving = bus
+        .receive_name_owner_changed_with_args(&[(2, "")])
+        .await
+        .map_err(|e| fail("cannot watch callers", e))?;
+
+    let registry = Arc::new(Registry::default());
+    let service = Service::new(daemon.clone(), registry.clone(), bus.clone());
+    conn.object_server()
+        .at(OBJECT_PATH, service)
+        .await
+        .map_err(|e| fail("cannot serve the object", e))?;
+    let tasks = vec![
+        tokio::spawn(watch_callers(leaving, registry.clone())),
+        tokio::spawn(watch_state(conn.clone(), daemon)),
+    ];
+    let front = DbusFrontEnd {
+        summary: format!("D-Bus {NAME} on the {which} bus"),
+        _conn: conn.clone(),
+        registry,
+        tasks,
+    };
+    let taken = || {
+        format!("D-Bus ({which} bus): the name {NAME} is already owned (is another loopd running?)")
+    };
+    match conn
+        .request_name_with_flags(NAME, RequestNameFlags::DoNotQueue.into())
+        .await
+    {
+        Ok(RequestNameReply::PrimaryOwner | RequestNameReply::AlreadyOwner) => Ok(front),
+        Ok(RequestNameReply::Exists | RequestNameReply::InQueue) | Err(zbus::Error::NameTaken) => {
+            Err(taken())
+        }
+        Err(e) => Err(fail(&format!("cannot take the name {NAME}"), e)),
+    }
+}
+
+/// Cancels the requests of every caller that leaves the bus.
+async fn watch_callers(mut leaving: NameOwnerChangedStream, registry: Arc<Registry>) {
+    while let Some(signal) = leaving.next().await {
+        let Ok(args) = signal.args() else { continue };
+        let name = args.name().as_str();
+        if name.starts_with(':') && args.new_owner().is_none() {
+            let n = registry.cancel_sender(name);
+            if n > 0 {
+                tracing::info!("D-Bus caller {name} left; cancelled its {n} request(s)");
+            }
+        }
+    }
+}
+
+/// Signals `PropertiesChanged` for `State` whenever the daemon's state changes.
+async fn watch_state(conn: Connection, daemon: Daemon) {
+    let mut state = daemon.state();
+    let iface = match conn
+        .object_server()
+        .interface::<_, Service>(OBJECT_PATH)
+        .await
+    {
+        Ok(iface) => iface,
+        Err(e) => {
+            tracing::warn!("D-Bus: cannot signal State changes: {e}");
+            return;
+        }
+    };
+    while state.changed().await.is_ok() {
+        let emitter = iface.signal_emitter();
+        if let Err(e) = iface.get().await.state_changed(emitter).await {
+            tracing::warn!("D-Bus: cannot signal a State change: {e}");
+        }
+    }
+}
