@@ -8,205 +8,12 @@ mod ovos;
 
 use common::serve::{temp_dir, Serve};
 use futures_util::{SinkExt, StreamExt};
-use ovos::{client, free_port, replies, wait_for_port, OvosBus};
+use ovos::checks::{answered, ask, check_ask_stream, config, text, wait_for_log, Lines, MAX_FRAME};
+use ovos::{client, free_port, wait_for_port, OvosBus};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message as Frame;
-
-/// Largest frame in the tests' config.
-const MAX_FRAME: usize = 4096;
-
-/// A config whose default persona answers in a few plain sentences without
-/// a loop (so utterances are quick), with small answers and frames.
-fn config(dir: &Path) -> String {
-    let persona = dir.join("quick.toml");
-    std::fs::write(
-        &persona,
-        "name = \"quick\"\n\
-         description = \"Short plain answers.\"\n\
-         engine = \"none\"\n\
-         system_prompt = \"You are a helpful assistant. Answer in two or three short sentences.\"\n",
-    )
-    .unwrap();
-    let config = dir.join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "default_persona = \"quick\"\npersonas = [{:?}]\n\
-             [requests]\nmax_tokens = 48\n[bus]\nmax_frame_bytes = {MAX_FRAME}\n",
-            persona.display().to_string()
-        ),
-    )
-    .unwrap();
-    config.display().to_string()
-}
-
-/// Waits until loopd's log has `needle` at least `count` times.
-fn wait_for_log(serve: &Serve, needle: &str, count: usize, timeout: Duration) {
-    let until = Instant::now() + timeout;
-    while serve.stderr().matches(needle).count() < count {
-        assert!(
-            Instant::now() < until,
-            "loopd did not log `{needle}` {count} time(s) in {timeout:?}:\n{}",
-            serve.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// Checks a `loopd.ask` stream: tokens, then exactly one `loopd.answer`
-/// whose text is the concatenated answer tokens. Returns the answer.
-fn check_ask_stream(messages: &[Value], id: &str) -> Value {
-    let mine: Vec<&Value> = messages
-        .iter()
-        .filter(|m| m["data"]["request_id"] == id && m["type"] != "loopd.ask")
-        .collect();
-    let (last, before) = mine.split_last().expect("replies to the ask");
-    assert_eq!(last["type"], "loopd.answer", "{last}");
-    let mut spoken = String::new();
-    let mut tokens = 0;
-    for m in before {
-        match m["type"].as_str().unwrap() {
-            "loopd.token" => {
-                tokens += 1;
-                let channel = m["data"]["channel"].as_str().unwrap();
-                assert!(channel == "answer" || channel == "thought", "{m}");
-                if channel == "answer" {
-                    spoken.push_str(m["data"]["text"].as_str().unwrap());
-                }
-            }
-            "loopd.event" => assert!(m["data"]["kind"].is_string(), "{m}"),
-            _ => panic!("unexpected reply before the answer: {m}"),
-        }
-    }
-    assert!(tokens > 0, "no tokens streamed before {last}");
-    let data = &last["data"];
-    assert_eq!(spoken, data["answer"].as_str().unwrap());
-    assert!(
-        data["stats"]["completion_tokens"].as_u64().unwrap() > 0,
-        "{data}"
-    );
-    assert!(data["stats"]["ttft_ms"].is_number(), "{data}");
-    (*last).clone()
-}
-
-/// Checks an utterance's replies: at least one `speak`, then
-/// `ovos.utterance.handled` last. Returns the `speak` times and texts.
-fn check_spoken(replies: &[(f64, Value)], session: &str) -> Vec<(f64, String)> {
-    let (last, speaks) = replies.split_last().expect("replies to the utterance");
-    assert_eq!(last.1["type"], "ovos.utterance.handled", "{replies:?}");
-    assert!(!speaks.is_empty(), "nothing was spoken: {replies:?}");
-    for (_, m) in replies {
-        assert_eq!(m["context"]["session"]["session_id"], session, "{m}");
-    }
-    speaks
-        .iter()
-        .map(|(t, m)| {
-            assert_eq!(m["type"], "speak", "{m}");
-            assert_eq!(m["data"]["lang"], "en-US");
-            assert_eq!(m["data"]["expect_response"], false);
-            let text = m["data"]["utterance"].as_str().unwrap().to_string();
-            assert!(!text.trim().is_empty(), "{m}");
-            (*t, text)
-        })
-        .collect()
-}
-
-/// The OVOS peer's view: persona list and query, `loopd.ask` streaming
-/// and spoken utterances, on the bus listening at `port`.
-fn exercise_with_ovos_client(port: u16, dir: &Path, tag: &str) {
-    let list = client(port, "list", json!({}), dir);
-    let personas = list["response"]["data"]["personas"].as_array().unwrap();
-    let names: Vec<&str> = personas
-        .iter()
-        .map(|p| p["name"].as_str().unwrap())
-        .collect();
-    assert!(
-        names.contains(&"quick") && names.contains(&"default"),
-        "{list}"
-    );
-    for p in personas {
-        assert_eq!(p["persona_id"], p["name"]);
-    }
-
-    let session = format!("{tag}-query");
-    let query = client(
-        port,
-        "query",
-        json!({"persona_id": "quick", "utterance": "Hi there!", "session": session,
-               "context": {"source": "tester", "destination": "loopd",
-                           "x_unknown": {"kept": [1, 2]}}}),
-        dir,
-    );
-    let answer = &query["answer"];
-    assert_eq!(answer["data"]["persona_id"], "quick", "{answer}");
-    assert_eq!(answer["data"]["utterance"], "Hi there!");
-    assert!(answer["data"]["error"].is_null(), "{answer}");
-    assert!(!answer["data"]["response"].as_str().unwrap().is_empty());
-    assert_eq!(answer["context"]["session"]["session_id"], session);
-    assert_eq!(answer["context"]["x_unknown"], json!({"kept": [1, 2]}));
-    assert_eq!(answer["context"]["source"], "loopd");
-    assert_eq!(answer["context"]["destination"], "tester");
-
-    let unknown = client(
-        port,
-        "query",
-        json!({"persona_id": "nobody", "utterance": "Hi"}),
-        dir,
-    );
-    let data = &unknown["answer"]["data"];
-    assert_eq!(data["persona_id"], "nobody");
-    assert!(data["response"].is_null(), "{data}");
-    assert!(data["error"].as_str().unwrap().contains("nobody"), "{data}");
-
-    let id = format!("{tag}-ask");
-    let asked = client(
-        port,
-        "ask",
-        json!({"request_id": id, "session": format!("{tag}-ask"),
-               "data": {"utterance": "Say hello.", "loop": "none", "max_tokens": 16}}),
-        dir,
-    );
-    let replies_ = replies(&asked);
-    let messages: Vec<Value> = replies_.iter().map(|(_, m)| m.clone()).collect();
-    let done = check_ask_stream(&messages, &id);
-    assert_eq!(
-        done["context"]["session"]["session_id"],
-        format!("{tag}-ask")
-    );
-    eprintln!(
-        "{tag}: loopd.ask first token after {:.0} ms, answer after {:.0} ms",
-        replies_[0].0 * 1000.0,
-        replies_.last().unwrap().0 * 1000.0
-    );
-
-    for kind in ["recognizer_loop:utterance", "ovos.utterance.handle"] {
-        let session = format!("{tag}-{kind}");
-        let result = client(
-            port,
-            "utterance",
-            json!({"type": kind, "utterance": "Tell me about the moon.", "session": session}),
-            dir,
-        );
-        let spoken = check_spoken(&replies(&result), &session);
-        let handled = replies(&result).last().unwrap().0;
-        eprintln!(
-            "{tag}: {kind}: first speak after {:.0} ms, handled after {:.0} ms, {} sentences",
-            spoken[0].0 * 1000.0,
-            handled * 1000.0,
-            spoken.len()
-        );
-        assert!(spoken.len() >= 2, "one sentence only: {spoken:?}");
-        assert!(
-            handled - spoken[0].0 > 0.1,
-            "the first sentence was not spoken while the answer streamed: {spoken:?}, handled at {handled}"
-        );
-    }
-}
 
 #[test]
 fn ovos_messagebus_peers_get_personas_asks_and_speech() {
@@ -225,7 +32,7 @@ fn ovos_messagebus_peers_get_personas_asks_and_speech() {
         &[],
     );
     wait_for_log(&serve, "bus: joined", 1, Duration::from_secs(20));
-    exercise_with_ovos_client(bus.port, &dir, "joined");
+    ovos::peer::exercise(bus.port, &dir, "joined");
 }
 
 #[test]
@@ -250,7 +57,7 @@ fn ovos_bus_client_works_on_loopds_own_bus() {
         "{}",
         serve.stderr()
     );
-    exercise_with_ovos_client(port, &dir, "hosted");
+    ovos::peer::exercise(port, &dir, "hosted");
 }
 
 #[test]
@@ -280,78 +87,11 @@ fn loopd_rejoins_a_bus_that_restarts() {
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
-/// A JSON-lines client of loopd's Unix socket.
-struct Lines {
-    reader: BufReader<UnixStream>,
-    writer: UnixStream,
-}
-
-impl Lines {
-    fn connect(path: PathBuf) -> Lines {
-        let stream = UnixStream::connect(&path)
-            .unwrap_or_else(|e| panic!("cannot connect to {}: {e}", path.display()));
-        stream
-            .set_read_timeout(Some(Duration::from_secs(60)))
-            .unwrap();
-        Lines {
-            writer: stream.try_clone().unwrap(),
-            reader: BufReader::new(stream),
-        }
-    }
-
-    fn send_raw(&mut self, line: &[u8]) {
-        self.writer.write_all(line).unwrap();
-        self.writer.write_all(b"\n").unwrap();
-    }
-
-    fn send(&mut self, message: Value) {
-        self.send_raw(message.to_string().as_bytes());
-    }
-
-    fn next(&mut self) -> Value {
-        let mut line = String::new();
-        self.reader
-            .read_line(&mut line)
-            .expect("a reply within 60 s");
-        assert!(!line.is_empty(), "the socket closed");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
-    }
-
-    /// Reads replies until one matches `last`.
-    fn until(&mut self, last: impl Fn(&Value) -> bool) -> Vec<Value> {
-        let mut seen = Vec::new();
-        loop {
-            let m = self.next();
-            let done = last(&m);
-            seen.push(m);
-            if done {
-                return seen;
-            }
-        }
-    }
-}
-
-fn ask(id: &str, extra: Value) -> Value {
-    let mut data = json!({"utterance": "Say hello.", "loop": "none", "max_tokens": 16,
-                          "request_id": id});
-    if let (Some(d), Value::Object(extra)) = (data.as_object_mut(), extra) {
-        d.extend(extra);
-    }
-    json!({"type": "loopd.ask", "data": data,
-           "context": {"session": {"session_id": "sock"}, "source": "me", "destination": "loopd"}})
-}
-
-fn answered(id: &'static str) -> impl Fn(&Value) -> bool {
-    move |m| {
-        m["data"]["request_id"] == id && (m["type"] == "loopd.answer" || m["type"] == "loopd.error")
-    }
-}
-
 #[test]
 fn the_socket_streams_asks_and_cancels() {
     let dir = temp_dir("bus-socket");
     let config = config(&dir);
-    let serve = Serve::start(&["--no-dbus", "--no-bus", "--config", &config], &[]);
+    let mut serve = Serve::start(&["--no-dbus", "--no-bus", "--config", &config], &[]);
     let mut lines = Lines::connect(serve.socket_path());
     let start = Instant::now();
     lines.send(ask("s1", json!({})));
@@ -377,6 +117,64 @@ fn the_socket_streams_asks_and_cancels() {
     let last = end.last().unwrap();
     assert_eq!(last["type"], "loopd.error", "{last}");
     assert_eq!(last["data"]["error"], "Cancelled", "{last}");
+
+    let story = json!({"max_tokens": 400, "utterance": "Write a long story about a cat."});
+    lines.send(ask("s3", story));
+    let token = lines.next();
+    assert_eq!(token["type"], "loopd.token", "{token}");
+    let reader = std::thread::spawn(move || lines.until(answered("s3")));
+    assert!(
+        serve.stop(),
+        "loopd did not stop cleanly:\n{}",
+        serve.stderr()
+    );
+    let end = reader.join().unwrap();
+    let last = end.last().unwrap();
+    assert_eq!(last["type"], "loopd.error", "in flight at shutdown: {last}");
+    assert_eq!(last["data"]["error"], "Cancelled", "{last}");
+    assert!(
+        !serve.socket_path().exists(),
+        "the socket is removed on exit"
+    );
+}
+
+/// The socket's directory is made private, a socket another loopd serves
+/// is refused, and a stale one (left by a crash) is replaced.
+#[test]
+fn the_socket_path_is_private_exclusive_and_recovers_from_a_crash() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("bus-socket-path");
+    let config = config(&dir);
+    let path = dir.join("private/loopd/bus.sock");
+    let socket = path.display().to_string();
+    let args = [
+        "--no-dbus",
+        "--no-bus",
+        "--config",
+        &config,
+        "--socket",
+        &socket,
+    ];
+    let mut first = Serve::start(&args, &[]);
+    for private in [dir.join("private"), dir.join("private/loopd")] {
+        let mode = std::fs::metadata(&private).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "{}", private.display());
+    }
+    let second = std::panic::catch_unwind(|| Serve::start(&args, &[]));
+    let why = match second {
+        Ok(_) => panic!("a second loopd took over a socket in use"),
+        Err(panic) => panic.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    assert!(why.contains("another process already serves"), "{why}");
+    assert!(first.stop());
+
+    drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
+    assert!(path.exists(), "a stale socket file is left behind");
+    let _third = Serve::start(&args, &[]);
+    let mut lines = Lines::connect(path);
+    lines.send(json!({"type": "ovos.persona.list", "data": {}}));
+    let list = lines.next();
+    assert_eq!(list["type"], "ovos.persona.list.response", "{list}");
 }
 
 /// Every kind of bad input over the socket gets its error reply (or none
@@ -540,16 +338,6 @@ fn bad_input_on_the_hosted_bus_is_contained() {
         check_ask_stream(&seen, "w2");
     });
     assert!(serve.stderr().contains("frame too large") || serve.stderr().contains("closing"));
-}
-
-/// A text frame as JSON; panics on anything else (a relayed garbage frame
-/// would fail here).
-fn text(frame: Option<Result<Frame, tokio_tungstenite::tungstenite::Error>>) -> Value {
-    match frame {
-        Some(Ok(Frame::Text(t))) => serde_json::from_str(t.as_str())
-            .unwrap_or_else(|e| panic!("a frame that is not JSON was relayed ({e}): {t}")),
-        other => panic!("expected a text frame, got {other:?}"),
-    }
 }
 
 /// A client that stops reading is dropped once it falls a bounded number

@@ -1,5 +1,8 @@
-//! The real OVOS parts for the bus tests: `ovos-messagebus` as a server and
+//! Support for the bus tests. The real OVOS parts: `ovos-messagebus` as a server and
 //! `ovos-bus-client` (driven by `client.py`) as a peer, from a Python venv.
+
+pub mod checks;
+pub mod peer;
 
 use serde_json::Value;
 use std::io::Read;
