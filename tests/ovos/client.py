@@ -99,6 +99,7 @@ def main():
     elif command == "utterance":
         kind = args.get("type", "recognizer_loop:utterance")
         data = {"utterances": [args["utterance"]], "lang": args.get("lang", "en-US")}
+        data.update(args.get("data", {}))
         bus.send(Message(kind, data, context(args)))
         seen = bus.wait_until(lambda ms: any(map(of(["ovos.utterance.handled"]), ms)), timeout)
         result = {"replies": [{"t": t, "message": m} for t, m in seen

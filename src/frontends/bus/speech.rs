@@ -81,18 +81,27 @@ fn speakable(sentence: &str) -> Option<String> {
     for line in sentence.lines() {
         let line = line.trim_start();
         let line = line.trim_start_matches('#').trim_start();
-        let line = line
-            .strip_prefix("- ")
-            .or_else(|| line.strip_prefix("• "))
+        let line = ["- ", "* ", "• "]
+            .iter()
+            .find_map(|bullet| line.strip_prefix(bullet))
             .unwrap_or(line);
-        words.extend(
-            line.split_whitespace()
-                .map(|w| w.replace(['*', '`'], ""))
-                .filter(|w| !w.is_empty()),
-        );
+        words.extend(line.split_whitespace().map(unmark));
     }
     let text = words.join(" ");
     text.chars().any(char::is_alphanumeric).then_some(text)
+}
+
+/// A word without the markdown emphasis or code marks around it
+/// (`**bold**`, `` `code` ``); a lone `*` (as in `12 * 7`) stays.
+fn unmark(word: &str) -> String {
+    let core = word.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '*' && c != '`');
+    let tail = &word[core.len()..];
+    let inner = core.trim_matches(['*', '`']);
+    if inner.is_empty() {
+        word.to_string()
+    } else {
+        format!("{inner}{tail}")
+    }
 }
 
 #[cfg(test)]
@@ -139,6 +148,10 @@ mod tests {
             vec!["Two things:", "one", "two", "He said \"go.\"", "Then left"]
         );
         assert_eq!(split(&["...", " "]), Vec::<String>::new());
+        assert_eq!(
+            split(&["* 12 * 7 = 84, and 3*4 is *twelve*."]),
+            vec!["12 * 7 = 84, and 3*4 is twelve."]
+        );
     }
 
     #[test]
