@@ -128,7 +128,10 @@ impl Client {
         }
         let mut feed = self.frames.subscribe();
         let (closing, mut close_with) = oneshot::channel::<CloseFrame>();
+        let writer_done = CancellationToken::new();
+        let done = writer_done.clone().drop_guard();
         let writer = tokio::spawn(async move {
+            let _done = done;
             loop {
                 let frame = tokio::select! {
                     frame = feed.recv() => frame,
@@ -167,6 +170,7 @@ impl Client {
         let close = loop {
             let next = tokio::select! {
                 next = incoming.next() => next,
+                _ = writer_done.cancelled() => break None,
                 _ = self.stop.cancelled() => break Some(CloseFrame {
                     code: CloseCode::Away,
                     reason: "loopd is stopping".into(),

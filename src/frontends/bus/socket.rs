@@ -15,6 +15,9 @@ use tokio_util::sync::CancellationToken;
 /// Replies queued for one connection before its requests wait for it.
 const QUEUE: usize = 256;
 
+/// How long one reply may take to go out before the client is dropped.
+const WRITE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Binds the socket (making its directory, mode 0700, and removing a
 /// stale socket left by a crash) and serves it until `stop`.
 pub fn serve(
@@ -82,12 +85,20 @@ async fn connection(
 ) {
     let (read, mut write) = stream.into_split();
     let (out, mut replies) = mpsc::channel::<BusMessage>(QUEUE);
+    let writer_done = CancellationToken::new();
+    let done = writer_done.clone().drop_guard();
     let writer = tokio::spawn(async move {
+        let _done = done;
         while let Some(message) = replies.recv().await {
             let mut line = message.to_json();
             line.push('\n');
-            if write.write_all(line.as_bytes()).await.is_err() {
-                break;
+            match tokio::time::timeout(WRITE, write.write_all(line.as_bytes())).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => break,
+                Err(_) => {
+                    tracing::warn!("bus socket: dropping a client that stopped reading");
+                    break;
+                }
             }
         }
     });
@@ -97,6 +108,7 @@ async fn connection(
     loop {
         let line = tokio::select! {
             line = read_line(&mut reader, &mut buf, max_line) => line,
+            _ = writer_done.cancelled() => break,
             _ = stop.cancelled() => break,
         };
         let problem = match line {
@@ -122,7 +134,7 @@ async fn connection(
             break;
         }
     }
-    if stop.is_cancelled() {
+    if stop.is_cancelled() || writer_done.is_cancelled() {
         peer.cancel_all();
     }
     drop(peer);
