@@ -1,7 +1,28 @@
-//! The OVOS message bus (being written).
+//! The OVOS message bus: loopd joins an existing bus ([`client`]) or hosts
+//! one ([`hub`]), and serves the same `{"type","data","context"}` envelope
+//! as JSON lines on a Unix socket ([`socket`]).
+//!
+//! Served messages ([`handler`]): `ovos.persona.list`, `ovos.persona.query`,
+//! `loopd.ask` / `loopd.cancel` (streamed as `loopd.token` … `loopd.answer`
+//! or `loopd.error`), and with `handle_utterances` also
+//! `recognizer_loop:utterance` and `ovos.utterance.handle`, answered with
+//! one `speak` per sentence as the answer streams ([`speech`]). Replies keep
+//! the request's context with `source` and `destination` swapped.
+
+mod ask;
+mod client;
+mod handler;
+mod hub;
+pub mod message;
+mod request;
+mod socket;
+pub mod speech;
+mod utterance;
 
 use crate::daemon::Daemon;
+use handler::Handler;
 use std::path::PathBuf;
+use tokio_util::sync::CancellationToken;
 
 /// Which WebSocket bus to serve on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +49,8 @@ pub struct BusOptions {
 /// The running bus front end; dropping it stops it.
 pub struct BusFrontEnd {
     summary: String,
+    stop: CancellationToken,
+    socket: Option<PathBuf>,
 }
 
 impl BusFrontEnd {
@@ -37,10 +60,51 @@ impl BusFrontEnd {
     }
 }
 
-/// Starts serving on the bus and the socket.
+impl Drop for BusFrontEnd {
+    fn drop(&mut self) {
+        self.stop.cancel();
+        if let Some(path) = &self.socket {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+/// Starts serving on the bus and the socket. A bus to join that is not up
+/// yet is not an error (loopd keeps trying); a bad URL, an address it
+/// cannot listen on, or a socket path in use is.
 pub async fn start(daemon: Daemon, options: BusOptions) -> Result<BusFrontEnd, String> {
-    let _ = (daemon, options);
-    Ok(BusFrontEnd {
-        summary: "message-bus: not served yet".into(),
-    })
+    let handler = Handler::new(daemon, options.handle_utterances);
+    let stop = CancellationToken::new();
+    let max_frame = options.max_frame_bytes.max(1);
+    let mut parts = Vec::new();
+    let mut front = BusFrontEnd {
+        summary: String::new(),
+        stop: stop.clone(),
+        socket: None,
+    };
+    match &options.websocket {
+        Some(BusMode::Join(url)) => {
+            client::join(url, handler.clone(), max_frame, stop.clone())?;
+            parts.push(format!("bus {url} (joined)"));
+        }
+        Some(BusMode::Host(addr)) => {
+            let local = hub::host(addr, handler.clone(), max_frame, stop.clone()).await?;
+            parts.push(format!("bus ws://{local}/core (hosted)"));
+        }
+        None => {}
+    }
+    if let Some(path) = &options.socket {
+        socket::serve(path, handler, max_frame, stop.clone())?;
+        front.socket = Some(path.clone());
+        parts.push(format!("socket {}", path.display()));
+    }
+    front.summary = if parts.is_empty() {
+        "message bus: off".into()
+    } else {
+        parts.join("; ")
+    };
+    for part in &parts {
+        tracing::info!("serving {part}");
+    }
+    Ok(front)
 }

@@ -1,0 +1,195 @@
+//! Turns bus messages into daemon requests, and their outcome into replies.
+
+use super::message::BusMessage;
+use super::request::{self, type_name};
+use super::{ask, utterance};
+use crate::daemon::{Ask, Daemon};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Where replies to one peer go (a socket connection, or a whole bus),
+/// and the `loopd.ask` requests it has open.
+#[derive(Clone)]
+pub struct Peer {
+    out: mpsc::Sender<BusMessage>,
+    open: Arc<Mutex<HashMap<String, CancellationToken>>>,
+}
+
+impl Peer {
+    /// A peer whose replies go into `out`.
+    pub fn new(out: mpsc::Sender<BusMessage>) -> Peer {
+        Peer {
+            out,
+            open: Arc::default(),
+        }
+    }
+
+    /// Sends a reply, waiting while the peer is behind; `false` once it is gone.
+    pub async fn send(&self, message: BusMessage) -> bool {
+        self.out.send(message).await.is_ok()
+    }
+
+    /// Cancels every request this peer has open (it went away).
+    pub fn cancel_all(&self) {
+        for token in self.open_requests().values() {
+            token.cancel();
+        }
+    }
+
+    /// Registers an open request; `false` when the id is already in use.
+    pub(super) fn open(&self, id: &str, cancel: CancellationToken) -> bool {
+        let mut open = self.open_requests();
+        if open.contains_key(id) {
+            return false;
+        }
+        open.insert(id.to_string(), cancel);
+        true
+    }
+
+    /// Forgets a finished request.
+    pub(super) fn close(&self, id: &str) {
+        self.open_requests().remove(id);
+    }
+
+    fn cancel(&self, id: &str) -> bool {
+        match self.open_requests().get(id) {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn open_requests(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.open.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Answers the message types loopd serves; everything else is ignored,
+/// since a bus carries everyone's traffic.
+#[derive(Clone)]
+pub struct Handler {
+    daemon: Daemon,
+    handle_utterances: bool,
+}
+
+impl Handler {
+    /// A handler for `daemon`; `handle_utterances` turns on `speak` replies.
+    pub fn new(daemon: Daemon, handle_utterances: bool) -> Handler {
+        Handler {
+            daemon,
+            handle_utterances,
+        }
+    }
+
+    /// Handles one message from `peer`; the work runs in its own task.
+    pub fn handle(&self, peer: &Peer, message: BusMessage) {
+        let daemon = self.daemon.clone();
+        let peer = peer.clone();
+        match message.kind.as_str() {
+            "ovos.persona.list" => {
+                tokio::spawn(async move { list_personas(&daemon, &peer, &message).await });
+            }
+            "ovos.persona.query" => {
+                tokio::spawn(async move { query_persona(&daemon, &peer, &message).await });
+            }
+            "loopd.ask" => {
+                tokio::spawn(async move { ask::run(&daemon, &peer, &message).await });
+            }
+            "loopd.cancel" => cancel(&peer, &message),
+            "recognizer_loop:utterance" | "ovos.utterance.handle" if self.handle_utterances => {
+                tokio::spawn(async move { utterance::run(&daemon, &peer, &message).await });
+            }
+            other => tracing::trace!("bus: ignoring `{other}`"),
+        }
+    }
+}
+
+async fn list_personas(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
+    let personas: Vec<Value> = daemon
+        .personas()
+        .iter()
+        .map(|p| json!({"persona_id": p.name, "name": p.name, "description": p.description}))
+        .collect();
+    peer.send(message.reply(
+        "ovos.persona.list.response",
+        json!({ "personas": personas }),
+    ))
+    .await;
+}
+
+/// `ovos.persona.query` → `ovos.persona.answer` with `response` or `error`.
+async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
+    let data = &message.data;
+    let persona = request::string(data, "persona_id");
+    let utterance = data.get("utterance").cloned().unwrap_or(Value::Null);
+    let persona_id = match &persona {
+        Ok(Some(name)) => Value::String(name.clone()),
+        Ok(None) => Value::String(daemon.personas()[0].name.clone()),
+        Err(_) => data.get("persona_id").cloned().unwrap_or(Value::Null),
+    };
+    let failed = |name: &str, error: String| {
+        tracing::warn!("bus: ovos.persona.query failed: {error}");
+        message.reply(
+            "ovos.persona.answer",
+            json!({"persona_id": persona_id, "utterance": utterance,
+                   "error": error, "error_name": name}),
+        )
+    };
+    let reply = match (persona, &utterance) {
+        (Err(e), _) => failed("InvalidArgs", e),
+        (Ok(_), Value::String(_)) => {
+            let ask = request::ask_from(message, "utterance").map(|ask| Ask {
+                persona: persona_id.as_str().map(String::from),
+                ..ask
+            });
+            match ask {
+                Err(e) => failed("InvalidArgs", e),
+                Ok(ask) => match daemon.submit(ask) {
+                    Err(e) => failed(e.name(), e.to_string()),
+                    Ok(ticket) => {
+                        let cancel = ticket.canceller();
+                        let gone = peer.out.clone();
+                        let reply = tokio::select! {
+                            reply = ticket.finish() => reply,
+                            _ = gone.closed() => {
+                                cancel.cancel();
+                                return;
+                            }
+                        };
+                        match reply {
+                            Ok(answer) => message.reply(
+                                "ovos.persona.answer",
+                                json!({"persona_id": persona_id, "utterance": utterance,
+                                       "response": answer.answer}),
+                            ),
+                            Err(e) => failed(e.name(), e.to_string()),
+                        }
+                    }
+                },
+            }
+        }
+        (Ok(_), Value::Null) => failed("InvalidArgs", "`utterance` is missing".into()),
+        (Ok(_), other) => failed(
+            "InvalidArgs",
+            format!("`utterance` must be a string, not {}", type_name(other)),
+        ),
+    };
+    peer.send(reply).await;
+}
+
+fn cancel(peer: &Peer, message: &BusMessage) {
+    match request::string(&message.data, "request_id") {
+        Ok(Some(id)) => {
+            if !peer.cancel(&id) {
+                tracing::debug!("bus: loopd.cancel for `{id}`, which is not open here");
+            }
+        }
+        Ok(None) => tracing::warn!("bus: loopd.cancel without a request_id"),
+        Err(e) => tracing::warn!("bus: bad loopd.cancel: {e}"),
+    }
+}

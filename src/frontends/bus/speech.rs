@@ -1,0 +1,164 @@
+//! Cuts a streamed answer into sentences a voice can speak one by one.
+
+/// Words that end with a period without ending a sentence.
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "st", "vs", "jr", "sr", "e.g", "i.e", "approx",
+];
+
+/// Collects answer tokens and hands back each sentence once it is complete.
+#[derive(Debug, Default)]
+pub struct Sentences {
+    pending: String,
+}
+
+impl Sentences {
+    /// An empty splitter.
+    pub fn new() -> Sentences {
+        Sentences::default()
+    }
+
+    /// Adds streamed text; returns the sentences it completed, ready to speak.
+    pub fn push(&mut self, text: &str) -> Vec<String> {
+        self.pending.push_str(text);
+        let mut done = Vec::new();
+        while let Some(end) = boundary(&self.pending) {
+            let rest = self.pending.split_off(end);
+            let sentence = std::mem::replace(&mut self.pending, rest);
+            done.extend(speakable(&sentence));
+        }
+        done
+    }
+
+    /// What is left once the answer has ended.
+    pub fn finish(&mut self) -> Option<String> {
+        speakable(&std::mem::take(&mut self.pending))
+    }
+}
+
+/// The byte offset just after the first complete sentence, if one is
+/// complete: terminal punctuation (and closing quotes) followed by
+/// whitespace, or a line break.
+fn boundary(text: &str) -> Option<usize> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    for (i, &(at, c)) in chars.iter().enumerate() {
+        if c == '\n' {
+            return Some(at + 1);
+        }
+        if !matches!(c, '.' | '!' | '?' | '…' | '。' | '！' | '？') {
+            continue;
+        }
+        let mut j = i + 1;
+        while j < chars.len() && matches!(chars[j].1, '"' | '\'' | ')' | '”' | '’' | '*') {
+            j += 1;
+        }
+        let &(next_at, next) = chars.get(j)?;
+        if matches!(c, '。' | '！' | '？') {
+            return Some(next_at);
+        }
+        if next.is_whitespace() && !(c == '.' && abbreviation_before(&text[..at])) {
+            return Some(next_at);
+        }
+    }
+    None
+}
+
+/// Whether the word before a period is an abbreviation or an initial.
+fn abbreviation_before(text: &str) -> bool {
+    let word = text
+        .rsplit(|c: char| c.is_whitespace() || c == '(')
+        .next()
+        .unwrap_or("")
+        .to_lowercase();
+    let mut chars = word.chars();
+    let initial = matches!((chars.next(), chars.next()), (Some(c), None) if c.is_alphabetic());
+    initial || ABBREVIATIONS.contains(&word.as_str())
+}
+
+/// The sentence as it should be spoken: markdown marks removed, spaces
+/// collapsed; `None` when nothing speakable is left.
+fn speakable(sentence: &str) -> Option<String> {
+    let mut words = Vec::new();
+    for line in sentence.lines() {
+        let line = line.trim_start();
+        let line = line.trim_start_matches('#').trim_start();
+        let line = ["- ", "* ", "• "]
+            .iter()
+            .find_map(|bullet| line.strip_prefix(bullet))
+            .unwrap_or(line);
+        words.extend(line.split_whitespace().map(unmark));
+    }
+    let text = words.join(" ");
+    text.chars().any(char::is_alphanumeric).then_some(text)
+}
+
+/// A word without the markdown emphasis or code marks around it
+/// (`**bold**`, `` `code` ``); a lone `*` (as in `12 * 7`) stays.
+fn unmark(word: &str) -> String {
+    let core = word.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '*' && c != '`');
+    let tail = &word[core.len()..];
+    let inner = core.trim_matches(['*', '`']);
+    if inner.is_empty() {
+        word.to_string()
+    } else {
+        format!("{inner}{tail}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(pieces: &[&str]) -> Vec<String> {
+        let mut s = Sentences::new();
+        let mut out: Vec<String> = pieces.iter().flat_map(|p| s.push(p)).collect();
+        out.extend(s.finish());
+        out
+    }
+
+    #[test]
+    fn a_sentence_is_handed_back_once_the_next_one_starts() {
+        let mut s = Sentences::new();
+        assert!(s.push("It is ten").is_empty());
+        assert!(s.push(" o'clock.").is_empty());
+        assert_eq!(s.push(" Have"), vec!["It is ten o'clock."]);
+        assert!(s.push(" a nice day!").is_empty());
+        assert_eq!(s.finish().as_deref(), Some("Have a nice day!"));
+        assert_eq!(s.finish(), None);
+    }
+
+    #[test]
+    fn numbers_abbreviations_and_initials_do_not_end_a_sentence() {
+        assert_eq!(
+            split(&["Pi is 3.14 or so. Dr. Smith and J. R. R. Tolkien agree, e.g. here."]),
+            vec![
+                "Pi is 3.14 or so.",
+                "Dr. Smith and J. R. R. Tolkien agree, e.g. here."
+            ]
+        );
+        assert_eq!(
+            split(&["It is 42. Yes?", " No."]),
+            vec!["It is 42.", "Yes?", "No."]
+        );
+    }
+
+    #[test]
+    fn line_breaks_quotes_and_markdown() {
+        assert_eq!(
+            split(&["**Two** things:\n- one\n\n- `two`\nHe said \"go.\" Then left"]),
+            vec!["Two things:", "one", "two", "He said \"go.\"", "Then left"]
+        );
+        assert_eq!(split(&["...", " "]), Vec::<String>::new());
+        assert_eq!(
+            split(&["* 12 * 7 = 84, and 3*4 is *twelve*."]),
+            vec!["12 * 7 = 84, and 3*4 is twelve."]
+        );
+    }
+
+    #[test]
+    fn multibyte_text_is_cut_on_char_boundaries() {
+        assert_eq!(
+            split(&["Ça va… Très bien！ 好。", "再见"]),
+            vec!["Ça va…", "Très bien！", "好。", "再见"]
+        );
+    }
+}

@@ -1,0 +1,428 @@
+//! The message-bus front end end to end, on the real default model: with
+//! the real `ovos-messagebus` server and `ovos-bus-client`, on loopd's own
+//! hosted bus, and on the JSON-lines socket; bad input on both; and
+//! rejoining a bus that restarts.
+
+mod common;
+mod ovos;
+
+use common::serve::{temp_dir, Serve};
+use futures_util::{SinkExt, StreamExt};
+use ovos::checks::{answered, ask, check_ask_stream, config, text, wait_for_log, Lines, MAX_FRAME};
+use ovos::{client, free_port, wait_for_port, OvosBus};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::Message as Frame;
+
+#[test]
+fn ovos_messagebus_peers_get_personas_asks_and_speech() {
+    let dir = temp_dir("bus-ovos");
+    let bus = OvosBus::start(free_port(), &dir);
+    let config = config(&dir);
+    let serve = Serve::start(
+        &[
+            "--no-dbus",
+            "--bus",
+            &bus.url(),
+            "--handle-utterances",
+            "--config",
+            &config,
+        ],
+        &[],
+    );
+    wait_for_log(&serve, "bus: joined", 1, Duration::from_secs(20));
+    ovos::peer::exercise(bus.port, &dir, "joined");
+}
+
+#[test]
+fn ovos_bus_client_works_on_loopds_own_bus() {
+    let dir = temp_dir("bus-hosted");
+    let port = free_port();
+    let config = config(&dir);
+    let listen = format!("127.0.0.1:{port}");
+    let serve = Serve::start(
+        &[
+            "--no-dbus",
+            "--bus-listen",
+            &listen,
+            "--handle-utterances",
+            "--config",
+            &config,
+        ],
+        &[],
+    );
+    assert!(
+        wait_for_port(port, Duration::from_secs(10)),
+        "{}",
+        serve.stderr()
+    );
+    ovos::peer::exercise(port, &dir, "hosted");
+}
+
+#[test]
+fn loopd_rejoins_a_bus_that_restarts() {
+    let dir = temp_dir("bus-rejoin");
+    let mut bus = OvosBus::start(free_port(), &dir);
+    let config = config(&dir);
+    let serve = Serve::start(
+        &["--no-dbus", "--bus", &bus.url(), "--config", &config],
+        &[],
+    );
+    wait_for_log(&serve, "bus: joined", 1, Duration::from_secs(20));
+    let query = json!({"persona_id": "quick", "utterance": "Hi", "timeout": 60});
+    let first = client(bus.port, "query", query.clone(), &dir);
+    assert!(first["answer"]["data"]["response"].is_string(), "{first}");
+
+    let gone = Instant::now();
+    bus.kill();
+    wait_for_log(&serve, "bus: lost", 1, Duration::from_secs(10));
+    std::thread::sleep(Duration::from_secs(1));
+    bus.restart();
+    wait_for_log(&serve, "bus: joined", 2, Duration::from_secs(20));
+    let again = client(bus.port, "query", query, &dir);
+    assert!(again["answer"]["data"]["response"].is_string(), "{again}");
+    let took = gone.elapsed();
+    eprintln!("answered again {took:?} after the bus went away");
+    assert!(took < Duration::from_secs(30), "{took:?}");
+}
+
+#[test]
+fn the_socket_streams_asks_and_cancels() {
+    let dir = temp_dir("bus-socket");
+    let config = config(&dir);
+    let mut serve = Serve::start(&["--no-dbus", "--no-bus", "--config", &config], &[]);
+    let mut lines = Lines::connect(serve.socket_path());
+    let start = Instant::now();
+    lines.send(ask("s1", json!({})));
+    let seen = lines.until(answered("s1"));
+    let first = start.elapsed();
+    let done = check_ask_stream(&seen, "s1");
+    assert_eq!(done["context"]["session"]["session_id"], "sock");
+    assert_eq!(done["context"]["source"], "loopd");
+    assert_eq!(done["context"]["destination"], "me");
+    eprintln!(
+        "socket: answer after {first:?}; ttft_ms {}",
+        done["data"]["stats"]["ttft_ms"]
+    );
+
+    lines.send(ask(
+        "s2",
+        json!({"max_tokens": 400, "utterance": "Write a long story."}),
+    ));
+    let token = lines.next();
+    assert_eq!(token["type"], "loopd.token", "{token}");
+    lines.send(json!({"type": "loopd.cancel", "data": {"request_id": "s2"}}));
+    let end = lines.until(answered("s2"));
+    let last = end.last().unwrap();
+    assert_eq!(last["type"], "loopd.error", "{last}");
+    assert_eq!(last["data"]["error"], "Cancelled", "{last}");
+
+    let story = json!({"max_tokens": 400, "utterance": "Write a long story about a cat."});
+    lines.send(ask("s3", story));
+    let token = lines.next();
+    assert_eq!(token["type"], "loopd.token", "{token}");
+    let reader = std::thread::spawn(move || lines.until(answered("s3")));
+    assert!(
+        serve.stop(),
+        "loopd did not stop cleanly:\n{}",
+        serve.stderr()
+    );
+    let end = reader.join().unwrap();
+    let last = end.last().unwrap();
+    assert_eq!(last["type"], "loopd.error", "in flight at shutdown: {last}");
+    assert_eq!(last["data"]["error"], "Cancelled", "{last}");
+    assert!(
+        !serve.socket_path().exists(),
+        "the socket is removed on exit"
+    );
+}
+
+/// The socket's directory is made private, a socket another loopd serves
+/// is refused, and a stale one (left by a crash) is replaced.
+#[test]
+fn the_socket_path_is_private_exclusive_and_recovers_from_a_crash() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_dir("bus-socket-path");
+    let config = config(&dir);
+    let path = dir.join("private/loopd/bus.sock");
+    let socket = path.display().to_string();
+    let args = [
+        "--no-dbus",
+        "--no-bus",
+        "--config",
+        &config,
+        "--socket",
+        &socket,
+    ];
+    let mut first = Serve::start(&args, &[]);
+    for private in [dir.join("private"), dir.join("private/loopd")] {
+        let mode = std::fs::metadata(&private).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "{}", private.display());
+    }
+    let second = std::panic::catch_unwind(|| Serve::start(&args, &[]));
+    let why = match second {
+        Ok(_) => panic!("a second loopd took over a socket in use"),
+        Err(panic) => panic.downcast_ref::<String>().cloned().unwrap_or_default(),
+    };
+    assert!(why.contains("another process already serves"), "{why}");
+    assert!(first.stop());
+
+    drop(std::os::unix::net::UnixListener::bind(&path).unwrap());
+    assert!(path.exists(), "a stale socket file is left behind");
+    let _third = Serve::start(&args, &[]);
+    let mut lines = Lines::connect(path);
+    lines.send(json!({"type": "ovos.persona.list", "data": {}}));
+    let list = lines.next();
+    assert_eq!(list["type"], "ovos.persona.list.response", "{list}");
+}
+
+/// Every kind of bad input over the socket gets its error reply (or none
+/// for a type loopd does not serve), and a good request still works.
+#[test]
+fn bad_input_on_the_socket_gets_errors_and_the_socket_keeps_serving() {
+    let dir = temp_dir("bus-socket-bad");
+    let config = config(&dir);
+    let serve = Serve::start(&["--no-dbus", "--no-bus", "--config", &config], &[]);
+    let mut lines = Lines::connect(serve.socket_path());
+    lines.send_raw(b"this is not json");
+    lines.send_raw(b"[1, 2, 3]");
+    lines.send(json!({"type": "someone.elses.message", "data": {"utterance": "hi"}}));
+    lines.send(json!({"type": "loopd.ask", "data": {"utterance": 5, "request_id": "b1"}}));
+    lines.send(json!({"type": "loopd.ask", "data": {"utterance": "hi"}}));
+    lines.send(json!({"type": "loopd.ask", "data": {"utterance": "hi", "request_id": "b2", "loop": "nope"}}));
+    lines.send(json!({"type": "loopd.ask", "data": {"utterance": "hi", "request_id": "b3", "max_tokens": "ten"}}));
+    lines.send(
+        json!({"type": "ovos.persona.query", "data": {"utterance": ["hi"], "persona_id": "quick"}}),
+    );
+    lines.send(json!({"type": "loopd.cancel", "data": {"request_id": 7}}));
+    lines.send_raw(&vec![b'x'; MAX_FRAME * 3]);
+    lines.send(ask("good", json!({})));
+    let seen = lines.until(answered("good"));
+    check_ask_stream(&seen, "good");
+
+    let errors: Vec<&Value> = seen
+        .iter()
+        .filter(|m| m["data"]["request_id"] != "good")
+        .collect();
+    let find = |pred: &dyn Fn(&Value) -> bool, what: &str| {
+        let found: Vec<_> = errors.iter().filter(|m| pred(m)).collect();
+        assert_eq!(found.len(), 1, "{what}: {errors:#?}");
+    };
+    let general = |needle: String| {
+        move |m: &Value| {
+            m["type"] == "loopd.error"
+                && m["data"]["request_id"].is_null()
+                && m["data"]["message"].as_str().unwrap().contains(&needle)
+        }
+    };
+    find(&general("not a JSON message".into()), "garbage");
+    find(&general("must be a JSON object".into()), "a JSON array");
+    find(&general("request_id".into()), "ask without a request_id");
+    find(
+        &general(format!("more than {MAX_FRAME} bytes")),
+        "oversize line",
+    );
+    let named = |id: &'static str, error: &'static str, needle: &'static str| {
+        move |m: &Value| {
+            m["type"] == "loopd.error"
+                && m["data"]["request_id"] == id
+                && m["data"]["error"] == error
+                && m["data"]["message"].as_str().unwrap().contains(needle)
+        }
+    };
+    find(
+        &named("b1", "InvalidArgs", "`utterance` must be a string"),
+        "b1",
+    );
+    find(&named("b2", "UnknownLoop", "nope"), "b2");
+    find(&named("b3", "InvalidArgs", "`max_tokens`"), "b3");
+    find(
+        &|m: &Value| {
+            m["type"] == "ovos.persona.answer"
+                && m["data"]["error"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains("`utterance` must be a string")
+        },
+        "bad persona query",
+    );
+    assert_eq!(errors.len(), 8, "only the expected replies: {errors:#?}");
+    assert!(serve.stderr().contains("WARN"), "bad input is logged");
+}
+
+/// Bad input on loopd's hosted bus: malformed frames go no further, wrong
+/// types get `loopd.error`, other peers' types are relayed unanswered, an
+/// oversize frame closes that connection with 1009, and the bus keeps
+/// serving the others.
+#[test]
+fn bad_input_on_the_hosted_bus_is_contained() {
+    let dir = temp_dir("bus-hosted-bad");
+    let port = free_port();
+    let config = config(&dir);
+    let listen = format!("127.0.0.1:{port}");
+    let serve = Serve::start(
+        &["--no-dbus", "--bus-listen", &listen, "--config", &config],
+        &[],
+    );
+    assert!(
+        wait_for_port(port, Duration::from_secs(10)),
+        "{}",
+        serve.stderr()
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/any/route");
+        let (mut a, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        let (mut b, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        for ws in [&mut a, &mut b] {
+            let hello = text(ws.next().await);
+            assert_eq!(hello["type"], "connected", "{hello}");
+        }
+        for frame in [
+            "garbage".to_string(),
+            json!({"type": "someone.else", "data": {"x": 1}}).to_string(),
+            json!({"type": "loopd.ask", "data": {"utterance": false, "request_id": "w1"}})
+                .to_string(),
+        ] {
+            a.send(Frame::text(frame)).await.unwrap();
+        }
+        a.send(Frame::text("y".repeat(MAX_FRAME * 2)))
+            .await
+            .unwrap();
+        let mut closed = None;
+        while let Some(Ok(frame)) = a.next().await {
+            if let Frame::Close(close) = frame {
+                closed = close;
+                break;
+            }
+        }
+        let closed = closed.expect("a close frame after the oversize frame");
+        assert_eq!(closed.code, CloseCode::Size, "{closed:?}");
+
+        let good = ask("w2", json!({}));
+        b.send(Frame::text(good.to_string())).await.unwrap();
+        let mut seen = Vec::new();
+        loop {
+            let m = text(b.next().await);
+            let done = m["data"]["request_id"] == "w2" && m["type"] == "loopd.answer";
+            seen.push(m);
+            if done {
+                break;
+            }
+        }
+        let count = |kind: &str, id: Value| {
+            seen.iter()
+                .filter(|m| m["type"] == kind && m["data"]["request_id"] == id)
+                .count()
+        };
+        assert_eq!(
+            count("someone.else", Value::Null),
+            1,
+            "relayed once: {seen:#?}"
+        );
+        assert_eq!(count("loopd.ask", json!("w1")), 1, "{seen:#?}");
+        assert_eq!(
+            count("loopd.ask", json!("w2")),
+            1,
+            "b's own frame comes back"
+        );
+        let error: Vec<&Value> = seen.iter().filter(|m| m["type"] == "loopd.error").collect();
+        assert_eq!(error.len(), 1, "{seen:#?}");
+        assert_eq!(error[0]["data"]["request_id"], "w1");
+        assert_eq!(error[0]["data"]["error"], "InvalidArgs");
+        check_ask_stream(&seen, "w2");
+    });
+    assert!(serve.stderr().contains("frame too large") || serve.stderr().contains("closing"));
+}
+
+/// A client that stops reading is dropped once it falls a bounded number
+/// of frames behind (close 1013), while the others keep being served.
+#[test]
+fn a_client_that_stops_reading_is_dropped_not_buffered() {
+    let dir = temp_dir("bus-slow");
+    let port = free_port();
+    let config = config(&dir);
+    let listen = format!("127.0.0.1:{port}");
+    let serve = Serve::start(
+        &["--no-dbus", "--bus-listen", &listen, "--config", &config],
+        &[],
+    );
+    assert!(
+        wait_for_port(port, Duration::from_secs(10)),
+        "{}",
+        serve.stderr()
+    );
+    const FRAMES: usize = 6000;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/core");
+        let (mut slow, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        let (fast, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        let (mut sink, mut stream) = fast.split();
+        let echoed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = echoed.clone();
+        let reader = tokio::spawn(async move {
+            let mut fillers = 0;
+            while fillers < FRAMES {
+                if text(stream.next().await)["type"] == "filler" {
+                    fillers += 1;
+                    counter.store(fillers, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+            stream
+        });
+        let pad = "z".repeat(MAX_FRAME - 100);
+        for i in 0..FRAMES {
+            let frame = json!({"type": "filler", "data": {"i": i, "pad": pad}});
+            sink.send(Frame::text(frame.to_string())).await.unwrap();
+            if i % 100 == 99 {
+                while echoed.load(std::sync::atomic::Ordering::SeqCst) <= i {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+        }
+        let mut stream = reader.await.unwrap();
+
+        let mut received = 0;
+        let close = loop {
+            match slow.next().await {
+                Some(Ok(Frame::Text(_))) => received += 1,
+                Some(Ok(Frame::Close(close))) => break close.expect("a close code"),
+                other => panic!("expected frames then a close, got {other:?}"),
+            }
+        };
+        assert_eq!(close.code, CloseCode::Again, "{close:?}");
+        assert!(
+            received < FRAMES,
+            "the slow client got all {received} frames"
+        );
+
+        sink.send(Frame::text(ask("f1", json!({})).to_string()))
+            .await
+            .unwrap();
+        let mut seen = Vec::new();
+        loop {
+            let m = text(stream.next().await);
+            let done = m["data"]["request_id"] == "f1" && m["type"] == "loopd.answer";
+            seen.push(m);
+            if done {
+                break;
+            }
+        }
+        check_ask_stream(&seen, "f1");
+    });
+    assert!(
+        serve.stderr().contains("frames behind the bus"),
+        "{}",
+        serve.stderr()
+    );
+}
