@@ -426,3 +426,66 @@ fn a_client_that_stops_reading_is_dropped_not_buffered() {
         serve.stderr()
     );
 }
+
+/// On a joined bus, other peers' garbage and oversize frames are ignored
+/// (logged), a wrong type gets `loopd.error`, and loopd stays joined.
+#[test]
+fn bad_input_on_a_joined_bus_is_ignored_and_loopd_stays_joined() {
+    let dir = temp_dir("bus-join-bad");
+    let bus = OvosBus::start(free_port(), &dir);
+    let config = config(&dir);
+    let serve = Serve::start(
+        &["--no-dbus", "--bus", &bus.url(), "--config", &config],
+        &[],
+    );
+    wait_for_log(&serve, "bus: joined", 1, Duration::from_secs(20));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(bus.url().as_str())
+            .await
+            .unwrap();
+        let oversize = json!({"type": "loopd.ask",
+            "data": {"utterance": "x".repeat(MAX_FRAME * 2), "request_id": "big"}});
+        for frame in [
+            "garbage".to_string(),
+            oversize.to_string(),
+            json!({"type": "loopd.ask", "data": {"utterance": "hi", "request_id": "j1", "tools": 3}})
+                .to_string(),
+            ask("j2", json!({})).to_string(),
+        ] {
+            ws.send(Frame::text(frame)).await.unwrap();
+        }
+        let mut seen = Vec::new();
+        loop {
+            let frame = ws.next().await;
+            let Some(Ok(Frame::Text(t))) = frame else {
+                panic!("the bus closed: {frame:?}")
+            };
+            let Ok(m) = serde_json::from_str::<Value>(t.as_str()) else {
+                continue;
+            };
+            let done = m["data"]["request_id"] == "j2" && m["type"] == "loopd.answer";
+            seen.push(m);
+            if done {
+                break;
+            }
+        }
+        let replies: Vec<&Value> = seen
+            .iter()
+            .filter(|m| m["type"] == "loopd.error" || m["type"] == "loopd.token")
+            .filter(|m| m["data"]["request_id"] != "j2")
+            .collect();
+        assert_eq!(replies.len(), 1, "{replies:#?}");
+        assert_eq!(replies[0]["type"], "loopd.error");
+        assert_eq!(replies[0]["data"]["request_id"], "j1");
+        assert!(replies[0]["data"]["message"].as_str().unwrap().contains("`tools`"));
+        check_ask_stream(&seen, "j2");
+    });
+    let log = serve.stderr();
+    assert!(log.contains("ignoring a frame of"), "{log}");
+    assert!(
+        log.contains("ignoring a frame: not a JSON message"),
+        "{log}"
+    );
+    assert_eq!(log.matches("bus: joined").count(), 1, "{log}");
+}
