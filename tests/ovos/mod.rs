@@ -2,6 +2,7 @@
 //! `ovos-bus-client` (driven by `client.py`) as a peer, from a Python venv.
 
 pub mod checks;
+mod frames;
 pub mod peer;
 
 use serde_json::Value;
