@@ -1,19 +1,17 @@
 //! The message-bus front end end to end, on the real default model: with
 //! the real `ovos-messagebus` server and `ovos-bus-client`, on loopd's own
 //! hosted bus, and on the JSON-lines socket; bad input on both; and
-//! rejoining a bus that restarts.
+//! rejoining a bus that restarts. Raw-frame tests (bad input on the hosted
+//! and a joined bus, a client that stops reading) are in `ovos::frames`.
 
 mod common;
 mod ovos;
 
 use common::serve::{temp_dir, Serve};
-use futures_util::{SinkExt, StreamExt};
-use ovos::checks::{answered, ask, check_ask_stream, config, text, wait_for_log, Lines, MAX_FRAME};
+use ovos::checks::{answered, ask, check_ask_stream, config, wait_for_log, Lines, MAX_FRAME};
 use ovos::{client, free_port, wait_for_port, OvosBus};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::Message as Frame;
 
 #[test]
 fn ovos_messagebus_peers_get_personas_asks_and_speech() {
@@ -249,180 +247,4 @@ fn bad_input_on_the_socket_gets_errors_and_the_socket_keeps_serving() {
     );
     assert_eq!(errors.len(), 8, "only the expected replies: {errors:#?}");
     assert!(serve.stderr().contains("WARN"), "bad input is logged");
-}
-
-/// Bad input on loopd's hosted bus: malformed frames go no further, wrong
-/// types get `loopd.error`, other peers' types are relayed unanswered, an
-/// oversize frame closes that connection with 1009, and the bus keeps
-/// serving the others.
-#[test]
-fn bad_input_on_the_hosted_bus_is_contained() {
-    let dir = temp_dir("bus-hosted-bad");
-    let port = free_port();
-    let config = config(&dir);
-    let listen = format!("127.0.0.1:{port}");
-    let serve = Serve::start(
-        &["--no-dbus", "--bus-listen", &listen, "--config", &config],
-        &[],
-    );
-    assert!(
-        wait_for_port(port, Duration::from_secs(10)),
-        "{}",
-        serve.stderr()
-    );
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime.block_on(async {
-        let url = format!("ws://127.0.0.1:{port}/any/route");
-        let (mut a, _) = tokio_tungstenite::connect_async(url.as_str())
-            .await
-            .unwrap();
-        let (mut b, _) = tokio_tungstenite::connect_async(url.as_str())
-            .await
-            .unwrap();
-        for ws in [&mut a, &mut b] {
-            let hello = text(ws.next().await);
-            assert_eq!(hello["type"], "connected", "{hello}");
-        }
-        for frame in [
-            "garbage".to_string(),
-            json!({"type": "someone.else", "data": {"x": 1}}).to_string(),
-            json!({"type": "loopd.ask", "data": {"utterance": false, "request_id": "w1"}})
-                .to_string(),
-        ] {
-            a.send(Frame::text(frame)).await.unwrap();
-        }
-        a.send(Frame::text("y".repeat(MAX_FRAME * 2)))
-            .await
-            .unwrap();
-        let mut closed = None;
-        while let Some(Ok(frame)) = a.next().await {
-            if let Frame::Close(close) = frame {
-                closed = close;
-                break;
-            }
-        }
-        let closed = closed.expect("a close frame after the oversize frame");
-        assert_eq!(closed.code, CloseCode::Size, "{closed:?}");
-
-        let good = ask("w2", json!({}));
-        b.send(Frame::text(good.to_string())).await.unwrap();
-        let mut seen = Vec::new();
-        loop {
-            let m = text(b.next().await);
-            let done = m["data"]["request_id"] == "w2" && m["type"] == "loopd.answer";
-            seen.push(m);
-            if done {
-                break;
-            }
-        }
-        let count = |kind: &str, id: Value| {
-            seen.iter()
-                .filter(|m| m["type"] == kind && m["data"]["request_id"] == id)
-                .count()
-        };
-        assert_eq!(
-            count("someone.else", Value::Null),
-            1,
-            "relayed once: {seen:#?}"
-        );
-        assert_eq!(count("loopd.ask", json!("w1")), 1, "{seen:#?}");
-        assert_eq!(
-            count("loopd.ask", json!("w2")),
-            1,
-            "b's own frame comes back"
-        );
-        let error: Vec<&Value> = seen.iter().filter(|m| m["type"] == "loopd.error").collect();
-        assert_eq!(error.len(), 1, "{seen:#?}");
-        assert_eq!(error[0]["data"]["request_id"], "w1");
-        assert_eq!(error[0]["data"]["error"], "InvalidArgs");
-        check_ask_stream(&seen, "w2");
-    });
-    assert!(serve.stderr().contains("frame too large") || serve.stderr().contains("closing"));
-}
-
-/// A client that stops reading is dropped once it falls a bounded number
-/// of frames behind (close 1013), while the others keep being served.
-#[test]
-fn a_client_that_stops_reading_is_dropped_not_buffered() {
-    let dir = temp_dir("bus-slow");
-    let port = free_port();
-    let config = config(&dir);
-    let listen = format!("127.0.0.1:{port}");
-    let serve = Serve::start(
-        &["--no-dbus", "--bus-listen", &listen, "--config", &config],
-        &[],
-    );
-    assert!(
-        wait_for_port(port, Duration::from_secs(10)),
-        "{}",
-        serve.stderr()
-    );
-    const FRAMES: usize = 6000;
-    let runtime = tokio::runtime::Runtime::new().unwrap();
-    runtime.block_on(async {
-        let url = format!("ws://127.0.0.1:{port}/core");
-        let (mut slow, _) = tokio_tungstenite::connect_async(url.as_str())
-            .await
-            .unwrap();
-        let (fast, _) = tokio_tungstenite::connect_async(url.as_str())
-            .await
-            .unwrap();
-        let (mut sink, mut stream) = fast.split();
-        let echoed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let counter = echoed.clone();
-        let reader = tokio::spawn(async move {
-            let mut fillers = 0;
-            while fillers < FRAMES {
-                if text(stream.next().await)["type"] == "filler" {
-                    fillers += 1;
-                    counter.store(fillers, std::sync::atomic::Ordering::SeqCst);
-                }
-            }
-            stream
-        });
-        let pad = "z".repeat(MAX_FRAME - 100);
-        for i in 0..FRAMES {
-            let frame = json!({"type": "filler", "data": {"i": i, "pad": pad}});
-            sink.send(Frame::text(frame.to_string())).await.unwrap();
-            if i % 100 == 99 {
-                while echoed.load(std::sync::atomic::Ordering::SeqCst) <= i {
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
-            }
-        }
-        let mut stream = reader.await.unwrap();
-
-        let mut received = 0;
-        let close = loop {
-            match slow.next().await {
-                Some(Ok(Frame::Text(_))) => received += 1,
-                Some(Ok(Frame::Close(close))) => break close.expect("a close code"),
-                other => panic!("expected frames then a close, got {other:?}"),
-            }
-        };
-        assert_eq!(close.code, CloseCode::Again, "{close:?}");
-        assert!(
-            received < FRAMES,
-            "the slow client got all {received} frames"
-        );
-
-        sink.send(Frame::text(ask("f1", json!({})).to_string()))
-            .await
-            .unwrap();
-        let mut seen = Vec::new();
-        loop {
-            let m = text(stream.next().await);
-            let done = m["data"]["request_id"] == "f1" && m["type"] == "loopd.answer";
-            seen.push(m);
-            if done {
-                break;
-            }
-        }
-        check_ask_stream(&seen, "f1");
-    });
-    assert!(
-        serve.stderr().contains("frames behind the bus"),
-        "{}",
-        serve.stderr()
-    );
 }

@@ -2,6 +2,7 @@
 //! `ovos-bus-client` (driven by `client.py`) as a peer, from a Python venv.
 
 pub mod checks;
+mod frames;
 pub mod peer;
 
 use serde_json::Value;
@@ -156,7 +157,9 @@ impl Drop for Reaper {
 /// returns its `RESULT`; panics with its output when it fails.
 pub fn client(port: u16, command: &str, args: Value, dir: &Path) -> Value {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/ovos/client.py");
-    let out_path = dir.join(format!("client-{command}-{}.out", free_port()));
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let out_path = dir.join(format!("client-{command}-{run}.out"));
     let out = std::fs::File::create(&out_path).unwrap();
     let mut cmd = Command::new(python());
     cmd.arg(&script)

@@ -1,0 +1,250 @@
+//! Raw WebSocket frames against loopd's hosted bus and a joined OVOS bus:
+//! bad input, a client that stops reading.
+
+use super::checks::{ask, check_ask_stream, config, text, wait_for_log, MAX_FRAME};
+use super::{free_port, wait_for_port, OvosBus};
+use crate::common::serve::{temp_dir, Serve};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::Message as Frame;
+
+/// Bad input on loopd's hosted bus: malformed frames go no further, wrong
+/// types get `loopd.error`, other peers' types are relayed unanswered, an
+/// oversize frame closes that connection with 1009, and the bus keeps
+/// serving the others.
+#[test]
+fn bad_input_on_the_hosted_bus_is_contained() {
+    let dir = temp_dir("bus-hosted-bad");
+    let port = free_port();
+    let config = config(&dir);
+    let listen = format!("127.0.0.1:{port}");
+    let serve = Serve::start(
+        &["--no-dbus", "--bus-listen", &listen, "--config", &config],
+        &[],
+    );
+    assert!(
+        wait_for_port(port, Duration::from_secs(10)),
+        "{}",
+        serve.stderr()
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/any/route");
+        let (mut a, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        let (mut b, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        for ws in [&mut a, &mut b] {
+            let hello = text(ws.next().await);
+            assert_eq!(hello["type"], "connected", "{hello}");
+        }
+        for frame in [
+            "garbage".to_string(),
+            json!({"type": "someone.else", "data": {"x": 1}}).to_string(),
+            json!({"type": "loopd.ask", "data": {"utterance": false, "request_id": "w1"}})
+                .to_string(),
+        ] {
+            a.send(Frame::text(frame)).await.unwrap();
+        }
+        a.send(Frame::text("y".repeat(MAX_FRAME * 2)))
+            .await
+            .unwrap();
+        let mut closed = None;
+        while let Some(Ok(frame)) = a.next().await {
+            if let Frame::Close(close) = frame {
+                closed = close;
+                break;
+            }
+        }
+        let closed = closed.expect("a close frame after the oversize frame");
+        assert_eq!(closed.code, CloseCode::Size, "{closed:?}");
+
+        let good = ask("w2", json!({}));
+        b.send(Frame::text(good.to_string())).await.unwrap();
+        let mut seen = Vec::new();
+        loop {
+            let m = text(b.next().await);
+            let done = m["data"]["request_id"] == "w2" && m["type"] == "loopd.answer";
+            seen.push(m);
+            if done {
+                break;
+            }
+        }
+        let count = |kind: &str, id: Value| {
+            seen.iter()
+                .filter(|m| m["type"] == kind && m["data"]["request_id"] == id)
+                .count()
+        };
+        assert_eq!(
+            count("someone.else", Value::Null),
+            1,
+            "relayed once: {seen:#?}"
+        );
+        assert_eq!(count("loopd.ask", json!("w1")), 1, "{seen:#?}");
+        assert_eq!(
+            count("loopd.ask", json!("w2")),
+            1,
+            "b's own frame comes back"
+        );
+        let error: Vec<&Value> = seen.iter().filter(|m| m["type"] == "loopd.error").collect();
+        assert_eq!(error.len(), 1, "{seen:#?}");
+        assert_eq!(error[0]["data"]["request_id"], "w1");
+        assert_eq!(error[0]["data"]["error"], "InvalidArgs");
+        check_ask_stream(&seen, "w2");
+    });
+    assert!(serve.stderr().contains("frame too large") || serve.stderr().contains("closing"));
+}
+
+/// A client that stops reading is dropped once it falls a bounded number
+/// of frames behind (close 1013), while the others keep being served.
+#[test]
+fn a_client_that_stops_reading_is_dropped_not_buffered() {
+    let dir = temp_dir("bus-slow");
+    let port = free_port();
+    let config = config(&dir);
+    let listen = format!("127.0.0.1:{port}");
+    let serve = Serve::start(
+        &["--no-dbus", "--bus-listen", &listen, "--config", &config],
+        &[],
+    );
+    assert!(
+        wait_for_port(port, Duration::from_secs(10)),
+        "{}",
+        serve.stderr()
+    );
+    const FRAMES: usize = 6000;
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/core");
+        let (mut slow, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        let (fast, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        let (mut sink, mut stream) = fast.split();
+        let echoed = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = echoed.clone();
+        let reader = tokio::spawn(async move {
+            let mut fillers = 0;
+            while fillers < FRAMES {
+                if text(stream.next().await)["type"] == "filler" {
+                    fillers += 1;
+                    counter.store(fillers, std::sync::atomic::Ordering::SeqCst);
+                }
+            }
+            stream
+        });
+        let pad = "z".repeat(MAX_FRAME - 100);
+        for i in 0..FRAMES {
+            let frame = json!({"type": "filler", "data": {"i": i, "pad": pad}});
+            sink.send(Frame::text(frame.to_string())).await.unwrap();
+            if i % 100 == 99 {
+                while echoed.load(std::sync::atomic::Ordering::SeqCst) <= i {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+        }
+        let mut stream = reader.await.unwrap();
+
+        let mut received = 0;
+        let close = loop {
+            match slow.next().await {
+                Some(Ok(Frame::Text(_))) => received += 1,
+                Some(Ok(Frame::Close(close))) => break close.expect("a close code"),
+                other => panic!("expected frames then a close, got {other:?}"),
+            }
+        };
+        assert_eq!(close.code, CloseCode::Again, "{close:?}");
+        assert!(
+            received < FRAMES,
+            "the slow client got all {received} frames"
+        );
+
+        sink.send(Frame::text(ask("f1", json!({})).to_string()))
+            .await
+            .unwrap();
+        let mut seen = Vec::new();
+        loop {
+            let m = text(stream.next().await);
+            let done = m["data"]["request_id"] == "f1" && m["type"] == "loopd.answer";
+            seen.push(m);
+            if done {
+                break;
+            }
+        }
+        check_ask_stream(&seen, "f1");
+    });
+    assert!(
+        serve.stderr().contains("frames behind the bus"),
+        "{}",
+        serve.stderr()
+    );
+}
+
+/// On a joined bus, other peers' garbage and oversize frames are ignored
+/// (logged), a wrong type gets `loopd.error`, and loopd stays joined.
+#[test]
+fn bad_input_on_a_joined_bus_is_ignored_and_loopd_stays_joined() {
+    let dir = temp_dir("bus-join-bad");
+    let bus = OvosBus::start(free_port(), &dir);
+    let config = config(&dir);
+    let serve = Serve::start(
+        &["--no-dbus", "--bus", &bus.url(), "--config", &config],
+        &[],
+    );
+    wait_for_log(&serve, "bus: joined", 1, Duration::from_secs(20));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let (mut ws, _) = tokio_tungstenite::connect_async(bus.url().as_str())
+            .await
+            .unwrap();
+        let oversize = json!({"type": "loopd.ask",
+            "data": {"utterance": "x".repeat(MAX_FRAME * 2), "request_id": "big"}});
+        for frame in [
+            "garbage".to_string(),
+            oversize.to_string(),
+            json!({"type": "loopd.ask", "data": {"utterance": "hi", "request_id": "j1", "tools": 3}})
+                .to_string(),
+            ask("j2", json!({})).to_string(),
+        ] {
+            ws.send(Frame::text(frame)).await.unwrap();
+        }
+        let mut seen = Vec::new();
+        loop {
+            let frame = ws.next().await;
+            let Some(Ok(Frame::Text(t))) = frame else {
+                panic!("the bus closed: {frame:?}")
+            };
+            let Ok(m) = serde_json::from_str::<Value>(t.as_str()) else {
+                continue;
+            };
+            let done = m["data"]["request_id"] == "j2" && m["type"] == "loopd.answer";
+            seen.push(m);
+            if done {
+                break;
+            }
+        }
+        let replies: Vec<&Value> = seen
+            .iter()
+            .filter(|m| m["type"] == "loopd.error" || m["type"] == "loopd.token")
+            .filter(|m| m["data"]["request_id"] != "j2")
+            .collect();
+        assert_eq!(replies.len(), 1, "{replies:#?}");
+        assert_eq!(replies[0]["type"], "loopd.error");
+        assert_eq!(replies[0]["data"]["request_id"], "j1");
+        assert!(replies[0]["data"]["message"].as_str().unwrap().contains("`tools`"));
+        check_ask_stream(&seen, "j2");
+    });
+    let log = serve.stderr();
+    assert!(log.contains("ignoring a frame of"), "{log}");
+    assert!(
+        log.contains("ignoring a frame: not a JSON message"),
+        "{log}"
+    );
+    assert_eq!(log.matches("bus: joined").count(), 1, "{log}");
+}
