@@ -161,10 +161,10 @@ async fn a_session_remembers_its_last_turns_and_only_its_own() {
 async fn a_full_queue_answers_busy_and_drops_nothing() {
     let brain = GatedBrain::new();
     let daemon = Daemon::start(brain.clone(), settings(1));
-    let running = daemon.submit(plain("one")).unwrap();
+    let mut running = daemon.submit(plain("one")).unwrap();
     wait_for_calls(&brain, 1).await;
     assert_eq!(*daemon.state().borrow(), State::Busy);
-    let waiting = daemon.submit(plain("two")).unwrap();
+    let mut waiting = daemon.submit(plain("two")).unwrap();
     let refused = daemon.submit(plain("three"));
     assert_eq!(refused.err().map(|e| e.name()), Some("Busy"));
 
@@ -181,8 +181,8 @@ async fn a_full_queue_answers_busy_and_drops_nothing() {
 async fn cancelling_a_waiting_or_running_request_ends_it_as_cancelled() {
     let brain = GatedBrain::new();
     let daemon = Daemon::start(brain.clone(), settings(4));
-    let running = daemon.submit(plain("one")).unwrap();
-    let waiting = daemon.submit(plain("two")).unwrap();
+    let mut running = daemon.submit(plain("one")).unwrap();
+    let mut waiting = daemon.submit(plain("two")).unwrap();
     wait_for_calls(&brain, 1).await;
 
     waiting.canceller().cancel();
@@ -266,8 +266,8 @@ async fn bad_options_are_named_errors_before_anything_runs() {
 async fn shutdown_answers_every_open_request_and_refuses_new_ones() {
     let brain = GatedBrain::new();
     let daemon = Daemon::start(brain.clone(), settings(4));
-    let running = daemon.submit(plain("one")).unwrap();
-    let waiting = daemon.submit(plain("two")).unwrap();
+    let mut running = daemon.submit(plain("one")).unwrap();
+    let mut waiting = daemon.submit(plain("two")).unwrap();
     wait_for_calls(&brain, 1).await;
 
     let replies = tokio::spawn(async move { (running.finish().await, waiting.finish().await) });

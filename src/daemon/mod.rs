@@ -235,8 +235,10 @@ impl Ticket {
         self.events.recv().await
     }
 
-    /// The reply, after the remaining events are dropped.
-    pub async fn finish(mut self) -> Reply {
+    /// The reply, after the remaining events are dropped. The request
+    /// counts as open (shutdown waits for it) until the ticket is dropped,
+    /// so a front end drops it after delivering the reply.
+    pub async fn finish(&mut self) -> Reply {
         while self.events.recv().await.is_some() {}
         (&mut self.reply)
             .await

@@ -140,6 +140,7 @@ async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
                    "error": error, "error_name": name}),
         )
     };
+    let mut open = None;
     let reply = match (persona, &utterance) {
         (Err(e), _) => failed("InvalidArgs", e),
         (Ok(_), Value::String(_)) => {
@@ -151,7 +152,7 @@ async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
                 Err(e) => failed("InvalidArgs", e),
                 Ok(ask) => match daemon.submit(ask) {
                     Err(e) => failed(e.name(), e.to_string()),
-                    Ok(ticket) => {
+                    Ok(mut ticket) => {
                         let cancel = ticket.canceller();
                         let gone = peer.out.clone();
                         let reply = tokio::select! {
@@ -161,14 +162,16 @@ async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
                                 return;
                             }
                         };
-                        match reply {
+                        let answer = match reply {
                             Ok(answer) => message.reply(
                                 "ovos.persona.answer",
                                 json!({"persona_id": persona_id, "utterance": utterance,
                                        "response": answer.answer}),
                             ),
                             Err(e) => failed(e.name(), e.to_string()),
-                        }
+                        };
+                        open = Some(ticket);
+                        answer
                     }
                 },
             }
@@ -180,6 +183,7 @@ async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
         ),
     };
     peer.send(reply).await;
+    drop(open);
 }
 
 fn cancel(peer: &Peer, message: &BusMessage) {

@@ -96,7 +96,7 @@ impl Service {
             .registry
             .claim(&sender, None)
             .ok_or_else(|| Error::InvalidArgs("cannot record the request".into()))?;
-        let ticket = self.submit(parsed, &sender, &claim)?;
+        let mut ticket = self.submit(parsed, &sender, &claim)?;
         let answer = ticket.finish().await?;
         drop(claim);
         let stats = stats::to_dbus(&answer);
