@@ -114,6 +114,12 @@ async fn streams_tokens_then_one_answer() {
     assert_eq!(answer.loop_id, "none");
     assert_eq!(answer.persona, "default");
     assert_eq!(answer.stats["llm_calls"], 1);
+    assert_eq!(
+        daemon.open_requests(),
+        1,
+        "open until the front end drops the ticket"
+    );
+    drop(ticket);
     assert_eq!(daemon.open_requests(), 0);
 }
 
@@ -172,6 +178,7 @@ async fn a_full_queue_answers_busy_and_drops_nothing() {
     assert_eq!(running.finish().await.unwrap().answer, "Paris.");
     assert_eq!(waiting.finish().await.unwrap().answer, "Paris.");
     assert_eq!(brain.calls(), 2);
+    drop((running, waiting));
     assert_eq!(daemon.open_requests(), 0);
     let mut state = daemon.state();
     state.wait_for(|s| *s == State::Ready).await.unwrap();
