@@ -10,15 +10,10 @@ use std::time::Duration;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::Message as Frame;
 
-/// Bad input on loopd's hosted bus: malformed frames go no further, wrong
-/// types get `loopd.error`, other peers' types are relayed unanswered, an
-/// oversize frame closes that connection with 1009, and the bus keeps
-/// serving the others.
-#[test]
-fn bad_input_on_the_hosted_bus_is_contained() {
-    let dir = temp_dir("bus-hosted-bad");
+/// `loopd serve` hosting a bus on a free port, once the port accepts.
+fn hosting(dir: &std::path::Path) -> (Serve, u16) {
     let port = free_port();
-    let config = config(&dir);
+    let config = config(dir);
     let listen = format!("127.0.0.1:{port}");
     let serve = Serve::start(
         &["--no-dbus", "--bus-listen", &listen, "--config", &config],
@@ -29,6 +24,17 @@ fn bad_input_on_the_hosted_bus_is_contained() {
         "{}",
         serve.stderr()
     );
+    (serve, port)
+}
+
+/// Bad input on loopd's hosted bus: malformed frames go no further, wrong
+/// types get `loopd.error`, other peers' types are relayed unanswered, an
+/// oversize frame closes that connection with 1009, and the bus keeps
+/// serving the others.
+#[test]
+fn bad_input_on_the_hosted_bus_is_contained() {
+    let dir = temp_dir("bus-hosted-bad");
+    let (serve, port) = hosting(&dir);
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
         let url = format!("ws://127.0.0.1:{port}/any/route");
@@ -104,18 +110,7 @@ fn bad_input_on_the_hosted_bus_is_contained() {
 #[test]
 fn a_client_that_stops_reading_is_dropped_not_buffered() {
     let dir = temp_dir("bus-slow");
-    let port = free_port();
-    let config = config(&dir);
-    let listen = format!("127.0.0.1:{port}");
-    let serve = Serve::start(
-        &["--no-dbus", "--bus-listen", &listen, "--config", &config],
-        &[],
-    );
-    assert!(
-        wait_for_port(port, Duration::from_secs(10)),
-        "{}",
-        serve.stderr()
-    );
+    let (serve, port) = hosting(&dir);
     const FRAMES: usize = 6000;
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
