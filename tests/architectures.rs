@@ -54,6 +54,7 @@ fn every_architecture_generates() {
                 ..Default::default()
             },
             assistant_prefix: String::new(),
+            session: None,
         };
         let done = runtime
             .block_on(brain.generate(request, CancellationToken::new()).finish())

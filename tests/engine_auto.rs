@@ -45,6 +45,7 @@ fn ask(question: &str, pairs: &[(&str, Value)], tools: Toolset, replies: &[&str]
         options: GenerateOptions::default(),
         cancel: CancellationToken::new(),
         events: None,
+        session: None,
     });
     Asked {
         outcome,

@@ -18,6 +18,7 @@ fn load(name: &str) -> Arc<dyn Brain> {
         model: model_path(name),
         device: DeviceChoice::Cpu,
         max_context: 4096,
+        ..LocalBrainConfig::new(model_path(name))
     })
     .unwrap_or_else(|e| panic!("{name} loads: {e}"));
     Arc::new(brain)
@@ -81,6 +82,7 @@ fn ask_with(
         },
         cancel: CancellationToken::new(),
         events: None,
+        session: None,
     })
 }
 

@@ -25,6 +25,7 @@ fn ask(question: &str, options: GenerateOptions) -> ChatRequest {
         tools: Vec::new(),
         options,
         assistant_prefix: String::new(),
+        session: None,
     }
 }
 
@@ -188,6 +189,7 @@ fn reused_prefix_gives_identical_greedy_output() {
         tools: Vec::new(),
         options: greedy(16),
         assistant_prefix: String::new(),
+        session: None,
     };
     let (_, warm) = drain(brain.generate(follow_up.clone(), CancellationToken::new()));
     assert!(

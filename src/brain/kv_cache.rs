@@ -24,6 +24,18 @@ pub struct KvShape {
     pub device: Device,
 }
 
+impl KvShape {
+    /// Bytes that one token's keys (or values) take in one layer.
+    fn token_bytes_per_layer(&self) -> usize {
+        self.kv_heads * self.head_dim * self.dtype.size_in_bytes()
+    }
+
+    /// Bytes that one token takes in a full cache (keys and values, all layers).
+    pub fn token_bytes(&self) -> usize {
+        2 * self.layers * self.token_bytes_per_layer()
+    }
+}
+
 /// Keys and values of one layer: `(1, kv_heads, capacity, head_dim)` buffers of
 /// which the first `len` positions are valid.
 #[derive(Debug)]
@@ -72,6 +84,12 @@ impl KvCache {
     /// The tokens held, in order.
     pub fn tokens(&self) -> &[u32] {
         &self.tokens
+    }
+
+    /// Memory held by the key and value buffers, in bytes.
+    pub fn bytes(&self) -> usize {
+        let layers = self.layers.iter().flatten().count();
+        layers * 2 * self.capacity * self.shape.token_bytes_per_layer()
     }
 
     /// Room left before the context window is full.
@@ -163,7 +181,20 @@ impl KvCache {
     /// A deep copy. The buffers are written in place, so copies must not
     /// share them; copying allocates, hence the `Result`.
     pub fn try_clone(&self) -> Result<Self> {
-        let keep = self.len();
+        self.clone_prefix(self.len())
+    }
+
+    /// A deep copy of the first `n` tokens (all of them if fewer are held),
+    /// with room for at least one growth step more.
+    pub fn clone_prefix(&self, n: usize) -> Result<Self> {
+        let keep = n.min(self.len());
+        if keep == 0 {
+            return Ok(KvCache::new(self.shape.clone()));
+        }
+        let capacity = (keep + 1)
+            .next_multiple_of(GROWTH_STEP)
+            .min(self.shape.max_tokens)
+            .max(keep);
         let layers = self
             .layers
             .iter()
@@ -172,8 +203,8 @@ impl KvCache {
                     .as_ref()
                     .map(|l| {
                         Ok(LayerKv {
-                            k: regrow(&l.k, keep, self.capacity)?,
-                            v: regrow(&l.v, keep, self.capacity)?,
+                            k: regrow(&l.k, keep, capacity)?,
+                            v: regrow(&l.v, keep, capacity)?,
                         })
                     })
                     .transpose()
@@ -182,8 +213,8 @@ impl KvCache {
         Ok(KvCache {
             shape: self.shape.clone(),
             layers,
-            capacity: self.capacity,
-            tokens: self.tokens.clone(),
+            capacity,
+            tokens: self.tokens[..keep].to_vec(),
         })
     }
 }

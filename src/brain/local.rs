@@ -9,13 +9,14 @@ use super::device::{self, DeviceChoice};
 use super::gguf::GgufFile;
 use super::kv_cache::KvCache;
 use super::model::Model;
+use super::prefix_cache::PrefixCaches;
 use super::sampler::Sampler;
 use super::stop::{Scanned, StopScanner};
 use super::template::ChatTemplate;
 use super::tokenizer::{Tokenizer, Utf8Stream};
 use super::{
-    Brain, BrainError, BrainInfo, ChatRequest, Completion, EndReason, Generation, GenerationEvent,
-    Piece, Usage,
+    Brain, BrainError, BrainInfo, ChatRequest, Completion, EndReason, GenerateOptions, Generation,
+    GenerationEvent, Piece, Usage,
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -33,17 +34,47 @@ pub struct LocalBrainConfig {
     pub device: DeviceChoice,
     /// The context window is the file's, capped at this many tokens.
     pub max_context: usize,
+    /// Whether calls reuse the prompt prefixes already computed; off, every
+    /// call computes its whole prompt (to measure what reuse saves).
+    pub prefix_cache: bool,
+    /// Most memory the kept KV caches may hold, in bytes (`None`: sized to
+    /// the device, see [`default_cache_budget`]).
+    pub cache_budget: Option<usize>,
 }
 
 impl LocalBrainConfig {
-    /// Defaults for a model file: automatic device, 8192-token context.
+    /// Defaults for a model file: automatic device, 8192-token context,
+    /// prefix caching within a budget sized to the device.
     pub fn new(model: impl Into<PathBuf>) -> Self {
         LocalBrainConfig {
             model: model.into(),
             device: DeviceChoice::Auto,
             max_context: 8192,
+            prefix_cache: true,
+            cache_budget: None,
         }
     }
+}
+
+/// The KV cache budget when none is configured: a quarter of the memory
+/// available at start-up, between 128 MiB and 1 GiB (1 GiB on a GPU, where
+/// the caches live in device memory).
+pub fn default_cache_budget(device: &candle_core::Device) -> usize {
+    const MIB: usize = 1 << 20;
+    if !device.is_cpu() {
+        return 1024 * MIB;
+    }
+    available_memory()
+        .map(|bytes| (bytes / 4).clamp(128 * MIB, 1024 * MIB))
+        .unwrap_or(512 * MIB)
+}
+
+/// `MemAvailable` from `/proc/meminfo`, in bytes (Linux only).
+fn available_memory() -> Option<usize> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 /// Prompt tokens computed per forward pass during prefill: bounds the
@@ -129,7 +160,7 @@ struct Worker {
     model: Model,
     tokenizer: Tokenizer,
     template: ChatTemplate,
-    cache: KvCache,
+    caches: PrefixCaches,
     info: BrainInfo,
 }
 
@@ -181,12 +212,19 @@ impl Worker {
             context_length: model.max_positions(),
             template_supports_tools: template.supports_tools(),
         };
-        let cache = model.new_cache();
+        let budget = config
+            .cache_budget
+            .unwrap_or_else(|| default_cache_budget(&device));
+        let caches = PrefixCaches::new(
+            model.new_cache().shape().clone(),
+            budget,
+            config.prefix_cache,
+        );
         Ok(Worker {
             model,
             tokenizer,
             template,
-            cache,
+            caches,
             info,
         })
     }
@@ -198,7 +236,7 @@ impl Worker {
             Ok(Ok(done)) => GenerationEvent::Finished(done),
             Ok(Err(e)) => GenerationEvent::Failed(e),
             Err(panic) => {
-                self.cache.clear();
+                self.caches.clear();
                 GenerationEvent::Failed(BrainError::Generation(format!(
                     "internal error: {}",
                     panic_message(&panic)
@@ -215,18 +253,13 @@ impl Worker {
             events,
             received,
         } = job;
-        let options = &request.options;
         let mut usage = Usage::default();
-        let stopped = |cancel: &CancellationToken, events: &UnboundedSender<GenerationEvent>| {
-            cancel.is_cancelled() || events.is_closed()
-        };
-        let cancelled = |text: String, usage: Usage| Completion {
-            text,
-            end: EndReason::Cancelled,
-            usage,
-        };
-        if stopped(&cancel, &events) {
-            return Ok(cancelled(String::new(), usage));
+        if cancel.is_cancelled() || events.is_closed() {
+            return Ok(Completion {
+                text: String::new(),
+                end: EndReason::Cancelled,
+                usage,
+            });
         }
 
         let mut prompt_text = self
@@ -248,26 +281,64 @@ impl Worker {
         usage.prompt_tokens = prompt.len();
 
         let prefill_started = Instant::now();
-        let reused = self.cache.common_prefix(&prompt).min(prompt.len() - 1);
-        self.cache.truncate(reused);
+        let session = request.session.as_deref().unwrap_or_default();
+        let gen_err = |e: candle_core::Error| BrainError::Generation(e.to_string());
+        let mut checkout = self.caches.checkout(session, &prompt).map_err(gen_err)?;
+        let started = Started {
+            prompt: &prompt,
+            reused: checkout.reused,
+            prefill_started,
+            received,
+        };
+        let result = self.complete(
+            &request.options,
+            started,
+            &mut checkout.cache,
+            &cancel,
+            &events,
+            usage,
+        );
+        self.caches.checkin(session, checkout.cache);
+        result
+    }
+
+    /// Computes the rest of the prompt after `reused` cached tokens, then
+    /// decodes until an end, streaming the text out.
+    fn complete(
+        &self,
+        options: &GenerateOptions,
+        started: Started,
+        cache: &mut KvCache,
+        cancel: &CancellationToken,
+        events: &UnboundedSender<GenerationEvent>,
+        mut usage: Usage,
+    ) -> Result<Completion, BrainError> {
+        let Started {
+            prompt,
+            reused,
+            prefill_started,
+            received,
+        } = started;
+        let stopped = || cancel.is_cancelled() || events.is_closed();
+        let cancelled = |text: String, usage: Usage| Completion {
+            text,
+            end: EndReason::Cancelled,
+            usage,
+        };
         usage.prefill_tokens = prompt.len() - reused;
         let gen_err = |e: candle_core::Error| BrainError::Generation(e.to_string());
         let mut logits = None;
         for chunk in prompt[reused..].chunks(PREFILL_CHUNK) {
-            if stopped(&cancel, &events) {
+            if stopped() {
                 return Ok(cancelled(String::new(), usage));
             }
-            logits = Some(
-                self.model
-                    .forward(chunk, &mut self.cache)
-                    .map_err(gen_err)?,
-            );
+            logits = Some(self.model.forward(chunk, cache).map_err(gen_err)?);
         }
         let mut logits = logits.ok_or_else(|| BrainError::Generation("empty prefill".into()))?;
         usage.prefill_time = prefill_started.elapsed();
 
         let mut sampler = Sampler::new(options);
-        let mut history = prompt.clone();
+        let mut history = prompt.to_vec();
         let mut utf8 = Utf8Stream::default();
         let mut stops = StopScanner::new(&options.stop);
         let mut text = String::new();
@@ -281,7 +352,7 @@ impl Worker {
             if usage.completion_tokens >= options.max_tokens {
                 break EndReason::MaxTokens;
             }
-            if stopped(&cancel, &events) {
+            if stopped() {
                 break EndReason::Cancelled;
             }
             let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
@@ -303,14 +374,11 @@ impl Worker {
                     break EndReason::Stop(stop);
                 }
             }
-            if self.cache.remaining() == 0 {
+            if cache.remaining() == 0 {
                 break EndReason::ContextFull;
             }
             if usage.completion_tokens < options.max_tokens {
-                logits = self
-                    .model
-                    .forward(&[token], &mut self.cache)
-                    .map_err(gen_err)?;
+                logits = self.model.forward(&[token], cache).map_err(gen_err)?;
             }
         };
         if !matches!(end, EndReason::Stop(_)) {
@@ -328,6 +396,14 @@ impl Worker {
         }
         Ok(Completion { text, end, usage })
     }
+}
+
+/// Where a call's prompt stands when its decoding starts.
+struct Started<'a> {
+    prompt: &'a [u32],
+    reused: usize,
+    prefill_started: Instant,
+    received: Instant,
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {

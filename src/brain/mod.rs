@@ -11,6 +11,7 @@ pub mod gguf;
 pub mod kv_cache;
 mod local;
 pub mod model;
+pub mod prefix_cache;
 pub mod sampler;
 mod scripted;
 pub mod stop;
@@ -151,6 +152,10 @@ pub struct ChatRequest {
     /// prompt and the model continues from it (e.g. `Thought:` keeps a small
     /// model in a loop's format). The generated text does not repeat it.
     pub assistant_prefix: String,
+    /// The conversation this call belongs to. A local brain keeps one prefix
+    /// cache per session (`None` shares one default cache), so the calls of
+    /// a loop and the turns of a session only compute their new tokens.
+    pub session: Option<String>,
 }
 
 /// A piece of generated text, as it streams.

@@ -176,6 +176,7 @@ mod tests {
                 ..Default::default()
             },
             assistant_prefix: String::new(),
+            session: None,
         }
     }
 

@@ -105,6 +105,10 @@ pub struct AskArgs {
     /// Largest context window to use, in tokens.
     #[arg(long, default_value_t = 8192, value_name = "N")]
     pub max_context: usize,
+
+    /// Compute every call's whole prompt, reusing nothing from earlier calls.
+    #[arg(long)]
+    pub no_prefix_cache: bool,
 }
 
 /// What `ask` runs: the persona with the command line's overrides applied.
@@ -158,6 +162,8 @@ pub fn run(args: AskArgs) -> Result<(), String> {
         model: path,
         device: args.device,
         max_context: args.max_context,
+        prefix_cache: !args.no_prefix_cache,
+        cache_budget: None,
     })
     .map_err(|e| e.to_string())?;
     let model = brain.info().model.clone();
@@ -191,6 +197,7 @@ pub fn run(args: AskArgs) -> Result<(), String> {
         },
         cancel,
         events: Some(events),
+        session: None,
     };
     let (outcome, trace) = runtime.block_on(async {
         tokio::spawn(async move {

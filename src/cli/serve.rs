@@ -149,6 +149,8 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
         model,
         device,
         max_context: config.max_context.unwrap_or(8192).max(16),
+        prefix_cache: config.cache.prefix,
+        cache_budget: config.cache.budget_mb.map(|mb| mb << 20),
         daemon,
         dbus,
         bus,

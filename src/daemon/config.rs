@@ -26,6 +26,10 @@
 //! turns = 4                     # exchanges remembered per session
 //! sessions = 64
 //!
+//! [cache]
+//! prefix = true                 # reuse computed prompt prefixes (off: recompute every call)
+//! budget_mb = 512               # KV caches kept (default: a quarter of free memory, 128-1024)
+//!
 //! [dbus]
 //! enabled = true
 //! system = false                # the system bus instead of the session bus
@@ -68,6 +72,8 @@ pub struct Config {
     pub requests: RequestsSection,
     /// Per-session memory.
     pub memory: MemorySection,
+    /// The model's KV prefix caches.
+    pub cache: CacheSection,
     /// The D-Bus front end.
     pub dbus: DbusSection,
     /// The message-bus front end.
@@ -124,6 +130,25 @@ impl Default for MemorySection {
         MemorySection {
             turns: 4,
             sessions: 64,
+        }
+    }
+}
+
+/// `[cache]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheSection {
+    /// Reuse computed prompt prefixes across calls, sessions and personas.
+    pub prefix: bool,
+    /// Most memory the kept KV caches may hold, in MiB (default: sized to the device).
+    pub budget_mb: Option<usize>,
+}
+
+impl Default for CacheSection {
+    fn default() -> Self {
+        CacheSection {
+            prefix: true,
+            budget_mb: None,
         }
     }
 }
@@ -262,6 +287,9 @@ mod tests {
             timeout_s = 5.5
             [memory]
             turns = 1
+            [cache]
+            prefix = false
+            budget_mb = 64
             [dbus]
             system = true
             [bus]
@@ -273,6 +301,8 @@ mod tests {
         assert_eq!(c.threads, Some(3));
         assert_eq!(c.requests.queue, 2);
         assert_eq!(c.requests.timeout_s, 5.5);
+        assert!(!c.cache.prefix);
+        assert_eq!(c.cache.budget_mb, Some(64));
         assert_eq!(c.memory.turns, 1);
         assert!(c.dbus.system);
         assert!(c.bus.handle_utterances);

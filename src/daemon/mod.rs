@@ -375,7 +375,7 @@ impl Daemon {
         let (reply, reply_rx) = oneshot::channel();
         let job = Job {
             persona: persona.name.clone(),
-            session,
+            session: session.clone(),
             prompt,
             request: LoopRequest {
                 engine: setup.engine,
@@ -390,6 +390,7 @@ impl Daemon {
                 options,
                 cancel: cancel.clone(),
                 events: Some(events),
+                session: Some(session),
             },
             reply,
         };

@@ -22,6 +22,10 @@ pub struct ServiceOptions {
     pub device: DeviceChoice,
     /// Largest context window.
     pub max_context: usize,
+    /// Reuse computed prompt prefixes.
+    pub prefix_cache: bool,
+    /// Most memory the KV caches may hold, in bytes (`None`: sized to the device).
+    pub cache_budget: Option<usize>,
     /// The daemon core's settings.
     pub daemon: DaemonSettings,
     /// The D-Bus front end, unless turned off.
@@ -38,6 +42,8 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         model: options.model.clone(),
         device: options.device,
         max_context: options.max_context,
+        prefix_cache: options.prefix_cache,
+        cache_budget: options.cache_budget,
     };
     let brain = tokio::task::spawn_blocking(move || LocalBrain::load(config))
         .await

@@ -253,6 +253,8 @@ pub struct LoopRequest {
     pub cancel: CancellationToken,
     /// Where events go while it runs.
     pub events: Option<UnboundedSender<LoopEvent>>,
+    /// The session it belongs to: its LLM calls share the session's prefix cache.
+    pub session: Option<String>,
 }
 
 /// How one request ended.
@@ -282,6 +284,7 @@ pub async fn run_loop(request: LoopRequest) -> LoopOutcome {
         request.events,
     );
     run.engine = request.engine.id().to_string();
+    run.session = request.session;
     let result = request.engine.run(&mut run, &request.conversation).await;
     let (answer, termination, error) = match result {
         Ok(finish) => (finish.answer.trim().to_string(), finish.termination, None),

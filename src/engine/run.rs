@@ -77,6 +77,7 @@ pub struct Run {
     speaking: bool,
     spoke: bool,
     pub(super) engine: String,
+    pub(super) session: Option<String>,
     pub(super) started: Instant,
     pub(super) stats: LoopStats,
 }
@@ -101,6 +102,7 @@ impl Run {
             speaking: true,
             spoke: false,
             engine: String::new(),
+            session: None,
             started: Instant::now(),
             stats: LoopStats::default(),
         }
@@ -257,6 +259,7 @@ impl Run {
             tools: call.tools,
             options,
             assistant_prefix: call.prefix.to_string(),
+            session: self.session.clone(),
         };
         let call_cancel = self.cancel.child_token();
         let mut generation = self.brain.generate(request, call_cancel.clone());

@@ -210,6 +210,7 @@ pub fn run_with(
         options: GenerateOptions::default(),
         cancel,
         events: None,
+        session: None,
     });
     assert!(
         matches!(events.last(), Some(LoopEvent::Final { .. })),

@@ -1,0 +1,277 @@
+//! The local brain's prefix caches: one KV cache per session, plus the
+//! warmed system prompts, within a memory budget.
+//!
+//! Before a call the brain checks out its session's cache. When another
+//! cache shares a longer prefix with the prompt (a warmed persona prompt, a
+//! session that asked with the same system prompt), that prefix is copied
+//! instead, so only the rest of the prompt is computed. After the call the
+//! cache is checked back in and the least recently used caches are dropped
+//! until the rest fit in the budget.
+
+use super::kv_cache::{KvCache, KvShape};
+
+/// Where a checked-out cache's reused prefix came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reuse {
+    /// Nothing was reused.
+    None,
+    /// The session's own cache.
+    Own,
+    /// A copy of another session's (or a warmed prompt's) cache.
+    CopiedFrom(String),
+}
+
+/// A cache ready for one call: the prompt's first `reused` tokens are in it.
+#[derive(Debug)]
+pub struct Checkout {
+    /// The cache, holding exactly the reused prefix.
+    pub cache: KvCache,
+    /// Prompt tokens already computed.
+    pub reused: usize,
+    /// Where they came from.
+    pub source: Reuse,
+}
+
+/// What the caches hold, for stats and logs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CacheUsage {
+    /// Caches held.
+    pub caches: usize,
+    /// Tokens held, over all caches.
+    pub tokens: usize,
+    /// Memory held, in bytes.
+    pub bytes: usize,
+    /// The budget, in bytes.
+    pub budget: usize,
+}
+
+struct Entry {
+    session: String,
+    cache: KvCache,
+    last_used: u64,
+}
+
+/// Every KV cache the brain keeps between calls.
+pub struct PrefixCaches {
+    shape: KvShape,
+    budget: usize,
+    enabled: bool,
+    entries: Vec<Entry>,
+    clock: u64,
+}
+
+impl PrefixCaches {
+    /// Caches of `shape` that together hold at most `budget` bytes. When
+    /// `enabled` is false nothing is kept: every call computes its whole
+    /// prompt (for measuring what reuse saves).
+    pub fn new(shape: KvShape, budget: usize, enabled: bool) -> Self {
+        PrefixCaches {
+            shape,
+            budget,
+            enabled,
+            entries: Vec::new(),
+            clock: 0,
+        }
+    }
+
+    /// A cache for a call of `session` on `prompt`, holding the longest
+    /// prefix of `prompt` that any cache holds, but never all of it: the
+    /// last prompt token is always computed, for its logits.
+    pub fn checkout(&mut self, session: &str, prompt: &[u32]) -> candle_core::Result<Checkout> {
+        let fresh = || Checkout {
+            cache: KvCache::new(self.shape.clone()),
+            reused: 0,
+            source: Reuse::None,
+        };
+        if !self.enabled || prompt.is_empty() {
+            return Ok(fresh());
+        }
+        let limit = prompt.len() - 1;
+        let own = self
+            .entries
+            .iter()
+            .position(|e| e.session == session)
+            .map(|i| self.entries.swap_remove(i).cache);
+        let own_prefix = own
+            .as_ref()
+            .map_or(0, |c| c.common_prefix(prompt).min(limit));
+        self.clock += 1;
+        let best_other = self
+            .entries
+            .iter_mut()
+            .map(|e| (e.cache.common_prefix(prompt).min(limit), e))
+            .max_by_key(|(n, e)| (*n, e.last_used));
+        let mut checkout = match (own, best_other) {
+            (_, Some((n, other))) if n > own_prefix => {
+                other.last_used = self.clock;
+                Checkout {
+                    cache: other.cache.clone_prefix(n)?,
+                    reused: n,
+                    source: Reuse::CopiedFrom(other.session.clone()),
+                }
+            }
+            (Some(cache), _) if own_prefix > 0 => Checkout {
+                cache,
+                reused: own_prefix,
+                source: Reuse::Own,
+            },
+            (Some(cache), _) => Checkout {
+                cache,
+                reused: 0,
+                source: Reuse::None,
+            },
+            (None, _) => fresh(),
+        };
+        checkout.cache.truncate(checkout.reused);
+        Ok(checkout)
+    }
+
+    /// Keeps `cache` as `session`'s, then drops the least recently used
+    /// other caches until everything fits in the budget.
+    pub fn checkin(&mut self, session: &str, cache: KvCache) {
+        if !self.enabled {
+            return;
+        }
+        self.clock += 1;
+        self.entries.retain(|e| e.session != session);
+        self.entries.push(Entry {
+            session: session.to_string(),
+            cache,
+            last_used: self.clock,
+        });
+        while self.usage().bytes > self.budget && self.entries.len() > 1 {
+            let oldest = self
+                .entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.session != session)
+                .min_by_key(|(_, e)| e.last_used)
+                .map(|(i, _)| i);
+            match oldest {
+                Some(i) => {
+                    let gone = self.entries.swap_remove(i);
+                    tracing::debug!(
+                        "prefix cache of `{}` dropped ({} tokens) to stay within the budget",
+                        gone.session,
+                        gone.cache.len()
+                    );
+                }
+                None => break,
+            }
+        }
+    }
+
+    /// Forgets every cache (after a failure that may have left one half written).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// The sessions that have a cache, most recently used first.
+    pub fn sessions(&self) -> Vec<String> {
+        let mut entries: Vec<&Entry> = self.entries.iter().collect();
+        entries.sort_by_key(|e| std::cmp::Reverse(e.last_used));
+        entries.iter().map(|e| e.session.clone()).collect()
+    }
+
+    /// What the caches hold.
+    pub fn usage(&self) -> CacheUsage {
+        CacheUsage {
+            caches: self.entries.len(),
+            tokens: self.entries.iter().map(|e| e.cache.len()).sum(),
+            bytes: self.entries.iter().map(|e| e.cache.bytes()).sum(),
+            budget: self.budget,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{DType, Device, Tensor};
+
+    fn shape() -> KvShape {
+        KvShape {
+            layers: 1,
+            kv_heads: 1,
+            head_dim: 2,
+            max_tokens: 4096,
+            dtype: DType::F32,
+            device: Device::Cpu,
+        }
+    }
+
+    /// A cache holding `tokens`, each token's keys being `[t, t]`.
+    fn filled(mut cache: KvCache, tokens: &[u32]) -> KvCache {
+        let values: Vec<f32> = tokens.iter().flat_map(|&t| [t as f32, t as f32]).collect();
+        let kv = Tensor::from_slice(&values, (1, 1, tokens.len(), 2), &Device::Cpu).unwrap();
+        cache.append(0, &kv, &kv).unwrap();
+        cache.commit(tokens);
+        cache
+    }
+
+    fn run(caches: &mut PrefixCaches, session: &str, prompt: &[u32]) -> (usize, Reuse) {
+        let out = caches.checkout(session, prompt).unwrap();
+        assert_eq!(out.cache.tokens(), &prompt[..out.reused]);
+        let cache = filled(out.cache, &prompt[out.reused..]);
+        caches.checkin(session, cache);
+        (out.reused, out.source)
+    }
+
+    #[test]
+    fn reuses_own_then_copies_the_longest_other_prefix() {
+        let mut caches = PrefixCaches::new(shape(), usize::MAX, true);
+        assert_eq!(run(&mut caches, "warm", &[1, 2, 3, 4]), (0, Reuse::None));
+        assert_eq!(
+            run(&mut caches, "a", &[1, 2, 3, 9, 9]),
+            (3, Reuse::CopiedFrom("warm".into()))
+        );
+        assert_eq!(run(&mut caches, "a", &[1, 2, 3, 9, 9, 7]), (5, Reuse::Own));
+        // The whole prompt is cached: the last token is still computed.
+        assert_eq!(run(&mut caches, "a", &[1, 2, 3, 9]), (3, Reuse::Own));
+        // The warmed prompt was not changed by the sessions copied from it.
+        let warm = caches.checkout("warm", &[1, 2, 3, 4, 5]).unwrap();
+        assert_eq!((warm.reused, warm.source), (4, Reuse::Own));
+    }
+
+    #[test]
+    fn copied_keys_are_the_original_ones() {
+        let mut caches = PrefixCaches::new(shape(), usize::MAX, true);
+        run(&mut caches, "warm", &[5, 6, 7, 8]);
+        let mut out = caches.checkout("b", &[5, 6, 7, 1]).unwrap();
+        let extra = Tensor::from_slice(&[1f32, 1.], (1, 1, 1, 2), &Device::Cpu).unwrap();
+        let (k, _) = out.cache.append(0, &extra, &extra).unwrap();
+        assert_eq!(
+            k.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+            vec![5., 5., 6., 6., 7., 7., 1., 1.]
+        );
+    }
+
+    #[test]
+    fn evicts_least_recently_used_within_the_budget() {
+        let one_cache = filled(KvCache::new(shape()), &[1]).bytes();
+        let mut caches = PrefixCaches::new(shape(), 2 * one_cache, true);
+        run(&mut caches, "a", &[1, 2]);
+        run(&mut caches, "b", &[3, 4]);
+        run(&mut caches, "a", &[1, 2, 5]);
+        run(&mut caches, "c", &[6, 7]);
+        assert_eq!(caches.sessions(), vec!["c".to_string(), "a".to_string()]);
+        assert!(caches.usage().bytes <= 2 * one_cache);
+    }
+
+    #[test]
+    fn a_cache_over_the_budget_alone_is_still_kept() {
+        let mut caches = PrefixCaches::new(shape(), 1, true);
+        run(&mut caches, "a", &[1, 2]);
+        run(&mut caches, "b", &[1, 2, 3]);
+        assert_eq!(caches.sessions(), vec!["b".to_string()]);
+        assert_eq!(run(&mut caches, "b", &[1, 2, 3, 4]), (3, Reuse::Own));
+    }
+
+    #[test]
+    fn disabled_caches_keep_nothing() {
+        let mut caches = PrefixCaches::new(shape(), usize::MAX, false);
+        run(&mut caches, "a", &[1, 2, 3]);
+        assert_eq!(run(&mut caches, "a", &[1, 2, 3, 4]), (0, Reuse::None));
+        assert_eq!(caches.usage().caches, 0);
+    }
+}
