@@ -9,7 +9,7 @@ use super::device::{self, DeviceChoice};
 use super::gguf::GgufFile;
 use super::kv_cache::KvCache;
 use super::model::Model;
-use super::prefix_cache::PrefixCaches;
+use super::prefix_cache::{CacheUsage, PrefixCaches};
 use super::sampler::Sampler;
 use super::stop::{Scanned, StopScanner};
 use super::template::ChatTemplate;
@@ -20,7 +20,8 @@ use super::{
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -92,6 +93,14 @@ struct Job {
 pub struct LocalBrain {
     info: BrainInfo,
     jobs: mpsc::Sender<Job>,
+    caches: Arc<CacheControl>,
+}
+
+/// What the brain and its worker share about the prefix caches.
+#[derive(Default)]
+struct CacheControl {
+    enabled: AtomicBool,
+    usage: Mutex<CacheUsage>,
 }
 
 impl LocalBrain {
@@ -99,6 +108,9 @@ impl LocalBrain {
     pub fn load(config: LocalBrainConfig) -> Result<Self, BrainError> {
         let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<BrainInfo, BrainError>>();
+        let caches = Arc::new(CacheControl::default());
+        caches.enabled.store(config.prefix_cache, Ordering::Relaxed);
+        let shared = caches.clone();
         std::thread::Builder::new()
             .name("loopd-model".into())
             .spawn(move || {
@@ -121,7 +133,13 @@ impl LocalBrain {
                     }
                 };
                 while let Ok(job) = jobs_rx.recv() {
+                    worker
+                        .caches
+                        .set_enabled(shared.enabled.load(Ordering::Relaxed));
                     worker.serve(job);
+                    if let Ok(mut usage) = shared.usage.lock() {
+                        *usage = worker.caches.usage();
+                    }
                 }
             })
             .map_err(|e| BrainError::Load(format!("cannot start the model thread: {e}")))?;
@@ -129,7 +147,23 @@ impl LocalBrain {
         Ok(LocalBrain {
             info,
             jobs: jobs_tx,
+            caches,
         })
+    }
+
+    /// Turns prefix reuse on or off from the next call on (off also drops
+    /// the kept caches), e.g. to measure what reuse saves side by side.
+    pub fn set_prefix_cache(&self, enabled: bool) {
+        self.caches.enabled.store(enabled, Ordering::Relaxed);
+    }
+
+    /// What the kept KV caches held after the last call.
+    pub fn cache_usage(&self) -> CacheUsage {
+        self.caches
+            .usage
+            .lock()
+            .map(|u| *u)
+            .unwrap_or_default()
     }
 }
 

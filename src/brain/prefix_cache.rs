@@ -161,6 +161,14 @@ impl PrefixCaches {
         }
     }
 
+    /// Turns reuse on or off; off drops every cache.
+    pub fn set_enabled(&mut self, enabled: bool) {
+        self.enabled = enabled;
+        if !enabled {
+            self.entries.clear();
+        }
+    }
+
     /// Forgets every cache (after a failure that may have left one half written).
     pub fn clear(&mut self) {
         self.entries.clear();

@@ -11,6 +11,7 @@
 //! [`run_loop`] drives one request from start to a [`LoopOutcome`].
 
 pub mod events;
+mod first_call;
 pub mod parse;
 mod run;
 mod stats;
@@ -28,6 +29,7 @@ pub mod self_ask;
 pub mod tree_of_thoughts;
 
 pub use events::{LoopEvent, Trace};
+pub use first_call::{first_call, warm};
 pub use run::{Budget, CallOptions, Observed, Route, Run};
 pub use stats::{round1, CallRecord, LoopStats, ToolCallRecord};
 
