@@ -56,6 +56,7 @@ fn run_once(
         options: GenerateOptions::default(),
         cancel: CancellationToken::new(),
         events: Some(events),
+        session: None,
     };
     let outcome = runtime.block_on(engine::run_loop(request));
     while received.try_recv().is_ok() {}
