@@ -291,13 +291,30 @@ async fn shutdown_answers_every_open_request_and_refuses_new_ones() {
 }
 
 #[tokio::test]
-async fn warming_proves_the_model_answers_then_reports_ready() {
-    let brain = Arc::new(ScriptedBrain::new(["Hi"]));
+async fn warming_computes_each_personas_first_prompt_then_reports_ready() {
+    let brain = Arc::new(ScriptedBrain::new(["Hi", "FINAL_ANSWER: 4"]));
     let daemon = Daemon::start(brain.clone(), settings(4));
     assert_eq!(*daemon.state().borrow(), State::Warming);
-    daemon.warm().await.unwrap();
+    let warmed = daemon.warm().await.unwrap();
     assert_eq!(*daemon.state().borrow(), State::Ready);
-    assert_eq!(brain.requests().len(), 1);
+    let requests = brain.requests();
+    assert_eq!(requests.len(), 1);
+    let persona = &daemon.personas()[0];
+    assert_eq!(warmed.len(), 1);
+    assert_eq!(warmed[0].persona, persona.name);
+    assert_eq!(requests[0].session, Some(format!("warm:{}", persona.name)));
+    assert_eq!(requests[0].options.max_tokens, 1);
+    // What a real question sends first starts with the same messages.
+    let mut ticket = daemon
+        .submit(Ask {
+            prompt: "What is two plus two?".into(),
+            ..Ask::default()
+        })
+        .unwrap();
+    let _ = ticket.finish().await;
+    let asked = &brain.requests()[1];
+    assert_eq!(asked.messages[..1], requests[0].messages[..1]);
+    assert_eq!(asked.session.as_deref(), Some("default"));
 
     let dead = Daemon::start(
         Arc::new(ScriptedBrain::new(Vec::<String>::new())),

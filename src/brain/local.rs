@@ -159,11 +159,7 @@ impl LocalBrain {
 
     /// What the kept KV caches held after the last call.
     pub fn cache_usage(&self) -> CacheUsage {
-        self.caches
-            .usage
-            .lock()
-            .map(|u| *u)
-            .unwrap_or_default()
+        self.caches.usage.lock().map(|u| *u).unwrap_or_default()
     }
 }
 

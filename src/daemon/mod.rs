@@ -21,8 +21,8 @@ use crate::persona::{Overrides, Persona, SetupError};
 use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
 pub use config::Config;
 pub use memory::Memory;
-pub use request::{Answer, Ask, AskError, Reply, Ticket};
 use request::OpenTicket;
+pub use request::{Answer, Ask, AskError, Reply, Ticket};
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -41,7 +41,7 @@ pub const MAX_TOKENS_LIMIT: usize = 8192;
 pub enum State {
     /// Loading the model.
     Loading,
-    /// Running a first generation to prove the model answers.
+    /// Computing each persona's first prompt into the prefix cache.
     Warming,
     /// Waiting for requests.
     Ready,
@@ -62,6 +62,19 @@ impl State {
             State::Stopping => "stopping",
         }
     }
+}
+
+/// What warming one persona's prompt cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Warmed {
+    /// The persona.
+    pub persona: String,
+    /// Tokens in its first prompt.
+    pub prompt_tokens: usize,
+    /// Tokens computed (fewer when another persona shares a prefix).
+    pub prefill_tokens: usize,
+    /// How long it took.
+    pub elapsed: Duration,
 }
 
 /// Settings of the daemon core (the front ends have their own).
@@ -182,37 +195,50 @@ impl Daemon {
         self.shared.state.subscribe()
     }
 
-    /// Checks that the model answers (one short generation), then reports
-    /// [`State::Ready`].
-    pub async fn warm(&self) -> Result<(), String> {
-        let persona = &self.shared.settings.personas[0];
-        let mut messages = Vec::new();
-        if let Some(system) = &persona.system_prompt {
-            messages.push(Message::system(system.trim()));
-        }
-        messages.push(Message::user("Hello"));
-        let request = crate::brain::ChatRequest {
-            messages,
-            options: GenerateOptions {
-                max_tokens: 1,
-                ..self.shared.settings.generate.clone()
-            },
-            ..Default::default()
-        };
-        self.shared
-            .brain
-            .generate(request, self.shared.stopping.child_token())
-            .finish()
+    /// Computes each persona's first prompt (its system prompt and tool
+    /// descriptions, as its engine sends them) into the brain's prefix
+    /// cache, under the session `warm:<persona>`, so a first question only
+    /// costs its own tokens; this also proves the model answers. Then
+    /// reports [`State::Ready`]. Returns what each persona's warm-up cost.
+    pub async fn warm(&self) -> Result<Vec<Warmed>, String> {
+        let shared = &self.shared;
+        let mut warmed = Vec::new();
+        for persona in &shared.settings.personas {
+            let started = Instant::now();
+            let setup = persona
+                .setup(Overrides::default(), &shared.settings.tool_config)
+                .map_err(|e| format!("persona `{}`: {e}", persona.name))?;
+            let usage = engine::warm(
+                &shared.brain,
+                setup.engine,
+                setup.system_prompt.as_deref(),
+                Arc::new(setup.tools),
+                &shared.settings.generate,
+                &format!("warm:{}", persona.name),
+                shared.stopping.child_token(),
+            )
             .await
             .map_err(|e| format!("the model does not answer: {e}"))?;
-        self.shared.state.send_if_modified(|s| {
+            if let Some(usage) = usage {
+                warmed.push(Warmed {
+                    persona: persona.name.clone(),
+                    prompt_tokens: usage.prompt_tokens,
+                    prefill_tokens: usage.prefill_tokens,
+                    elapsed: started.elapsed(),
+                });
+            }
+        }
+        if warmed.is_empty() {
+            return Err("the model does not answer: no persona made an LLM call".into());
+        }
+        shared.state.send_if_modified(|s| {
             let changed = *s == State::Warming;
             if changed {
                 *s = State::Ready;
             }
             changed
         });
-        Ok(())
+        Ok(warmed)
     }
 
     /// Queues a request. Fails at once on a bad option, a full queue or

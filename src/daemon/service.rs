@@ -52,7 +52,15 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     let info = brain.info().clone();
     notify::status(&format!("warming {} on {}", info.model, info.device));
     let daemon = Daemon::start(Arc::new(brain), options.daemon);
-    daemon.warm().await?;
+    for warmed in daemon.warm().await? {
+        tracing::info!(
+            "persona `{}` warmed: {} prompt tokens ({} computed) in {:.1} s",
+            warmed.persona,
+            warmed.prompt_tokens,
+            warmed.prefill_tokens,
+            warmed.elapsed.as_secs_f64()
+        );
+    }
 
     let bus = match options.bus {
         Some(o) => Some(bus::start(daemon.clone(), o).await?),

@@ -68,10 +68,7 @@ pub async fn warm(
     };
     request.options.max_tokens = 1;
     request.session = Some(session.to_string());
-    let done = brain
-        .generate(request, cancel)
-        .finish()
-        .await?;
+    let done = brain.generate(request, cancel).finish().await?;
     Ok(Some(done.usage))
 }
 
