@@ -78,6 +78,7 @@ pub struct Run {
     spoke: bool,
     pub(super) engine: String,
     pub(super) session: Option<String>,
+    call_answered_at: Option<Instant>,
     pub(super) started: Instant,
     pub(super) stats: LoopStats,
 }
@@ -103,6 +104,7 @@ impl Run {
             spoke: false,
             engine: String::new(),
             session: None,
+            call_answered_at: None,
             started: Instant::now(),
             stats: LoopStats::default(),
         }
@@ -155,6 +157,9 @@ impl Run {
         if let LoopEvent::AnswerToken { text } = &event {
             if !text.is_empty() && self.stats.first_answer_token_ms.is_none() {
                 self.stats.first_answer_token_ms = Some(ms(self.started.elapsed()));
+            }
+            if !text.is_empty() && self.call_answered_at.is_none() {
+                self.call_answered_at = Some(Instant::now());
             }
         }
         if let Some(events) = &self.events {
@@ -246,6 +251,8 @@ impl Run {
     ) -> Result<Completion, Halt> {
         self.check()?;
         self.spoke = false;
+        self.call_answered_at = None;
+        let call_started = Instant::now();
         let mut options = self.options.clone();
         options.stop.extend(call.stop);
         if let Some(max_tokens) = call.max_tokens {
@@ -305,7 +312,7 @@ impl Run {
         self.answer_text(answer);
         let mut completion = completion;
         completion.text.insert_str(0, call.prefix);
-        self.record(purpose, &completion);
+        self.record(purpose, &completion, call_started);
         match completion.end {
             EndReason::Cancelled if past_deadline => Err(Halt::new(
                 Termination::BudgetExhausted,
@@ -320,7 +327,7 @@ impl Run {
         }
     }
 
-    fn record(&mut self, purpose: &str, completion: &Completion) {
+    fn record(&mut self, purpose: &str, completion: &Completion, started: Instant) {
         let usage = &completion.usage;
         let end = match &completion.end {
             EndReason::EndOfTurn => "end_of_turn".to_string(),
@@ -337,8 +344,14 @@ impl Run {
             cached_tokens: usage.cached_tokens(),
             completion_tokens: usage.completion_tokens,
             ttft_ms: round1(ms(usage.time_to_first_token)),
+            first_answer_token_ms: self
+                .call_answered_at
+                .map(|at| round1(ms(at.duration_since(started)))),
             prefill_ms: round1(ms(usage.prefill_time)),
             decode_ms: round1(ms(usage.decode_time)),
+            prefill_tok_s: round1(usage.prefill_tok_s()),
+            decode_tok_s: round1(usage.decode_tok_s()),
+            wall_ms: round1(ms(started.elapsed())),
             end,
         });
     }

@@ -22,10 +22,19 @@ pub struct CallRecord {
     pub completion_tokens: usize,
     /// Time to first token of this call.
     pub ttft_ms: f64,
+    /// Time from the start of this call to its first answer-channel token,
+    /// if it spoke.
+    pub first_answer_token_ms: Option<f64>,
     /// Prefill time.
     pub prefill_ms: f64,
     /// Decode time.
     pub decode_ms: f64,
+    /// Prompt tokens computed per second.
+    pub prefill_tok_s: f64,
+    /// Tokens generated per second after the first.
+    pub decode_tok_s: f64,
+    /// The whole call, from sending it to the brain to its last token.
+    pub wall_ms: f64,
     /// Why generation ended.
     pub end: String,
 }
