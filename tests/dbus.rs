@@ -342,3 +342,51 @@ fn a_caller_that_leaves_is_cancelled() {
         fixture.serve.stderr()
     );
 }
+
+/// The first LLM call of an `AskSync`, from the `calls_json` stat.
+fn first_call(stats: &std::collections::HashMap<String, zbus::zvariant::OwnedValue>) -> (u64, u64) {
+    let calls: serde_json::Value = serde_json::from_str(&str_stat(stats, "calls_json")).unwrap();
+    let first = &calls[0];
+    let n = |key: &str| {
+        first[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key} in {first}"))
+    };
+    assert_eq!(n("prefill_tokens") + n("cached_tokens"), n("prompt_tokens"));
+    (n("prompt_tokens"), n("prefill_tokens"))
+}
+
+#[test]
+fn the_warmed_persona_prompt_and_the_session_are_reused() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let fixture = Fixture::start();
+    runtime().block_on(async {
+        let conn = fixture.connect().await;
+        let loopd = loopd(&conn).await;
+        let ask = |question: &'static str| {
+            let loopd = loopd.clone();
+            async move {
+                let opts = options(&[
+                    ("max_tokens", Value::from(32u32)),
+                    ("session", Value::from("kitchen")),
+                ]);
+                loopd.ask_sync(question, opts).await.unwrap().1
+            }
+        };
+        let stats = ask("What is 12 times 12?").await;
+        assert_eq!(str_stat(&stats, "loop"), "react");
+        assert!(u64_stat(&stats, "cached_tokens") > 0);
+        let (prompt, prefill) = first_call(&stats);
+        assert!(
+            prefill * 5 < prompt,
+            "the default persona's warmed prompt was not reused: {prefill} of {prompt} computed"
+        );
+
+        let stats = ask("And 12 plus 12?").await;
+        let (prompt, prefill) = first_call(&stats);
+        assert!(
+            prefill * 5 < prompt,
+            "the session's cache was not reused by its follow-up: {prefill} of {prompt} computed"
+        );
+    });
+}
