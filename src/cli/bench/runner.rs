@@ -193,7 +193,11 @@ impl Bench<'_> {
             for &cached in &self.plan.modes {
                 self.brain.set_prefix_cache(cached);
                 if cached {
-                    self.warm(id, &setup, &mut result.warm).await?;
+                    let warmed = self.warm(id, &setup, &mut result.warm).await;
+                    if self.cancel.is_cancelled() {
+                        break 'tasks;
+                    }
+                    warmed?;
                 } else {
                     self.warmed.clear();
                 }
