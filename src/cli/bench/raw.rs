@@ -1,53 +1,18 @@
 //! `loopd bench --raw`: the bare model's prefill and decode speed.
 
-use crate::brain::device::{self, DeviceChoice};
+use super::BenchArgs;
+use crate::brain::device;
 use crate::brain::gguf::GgufFile;
 use crate::brain::model::Model;
 use crate::brain::sampler::argmax;
-use clap::Args;
 use serde_json::json;
 use std::time::Instant;
-
-/// Arguments of `loopd bench`.
-#[derive(Debug, Args)]
-pub struct BenchArgs {
-    /// Measure the bare model (prefill and decode speed), no engines.
-    #[arg(long)]
-    pub raw: bool,
-
-    /// GGUF file or known model name (default: the manifest's default model).
-    #[arg(long, value_name = "PATH")]
-    pub model: Option<String>,
-
-    /// Where to run the model: auto, cpu, cuda or metal.
-    #[arg(long, default_value = "auto", value_name = "D")]
-    pub device: DeviceChoice,
-
-    /// Prompt length for the prefill measurement.
-    #[arg(long, default_value_t = 256, value_name = "N")]
-    pub prompt_tokens: usize,
-
-    /// Tokens to generate for the decode measurement.
-    #[arg(long, default_value_t = 64, value_name = "M")]
-    pub gen_tokens: usize,
-
-    /// Repetitions; the best one is reported.
-    #[arg(long, default_value_t = 3, value_name = "R")]
-    pub repeat: usize,
-
-    /// Write one JSON line to this file (`-` for stdout) instead of text.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<String>,
-}
 
 /// Prefill is computed in chunks of this many tokens, as the brain does.
 const PREFILL_CHUNK: usize = 256;
 
-/// Runs `loopd bench`.
-pub fn run(args: BenchArgs) -> Result<(), String> {
-    if !args.raw {
-        return Err("only `loopd bench --raw` is available so far (engine benchmarks come with the engines)".into());
-    }
+/// Runs `loopd bench --raw`.
+pub fn run(args: &BenchArgs) -> Result<(), String> {
     if args.prompt_tokens == 0 || args.gen_tokens == 0 || args.repeat == 0 {
         return Err("--prompt-tokens, --gen-tokens and --repeat must be at least 1".into());
     }

@@ -1,0 +1,232 @@
+//! `loopd bench`: what each agent loop costs and achieves on a task set
+//! (a table, `--json`, `--plot`), or with `--raw` the bare model's prefill
+//! and decode speed.
+
+mod grade;
+mod plot;
+mod raw;
+mod report;
+mod runner;
+mod summary;
+mod tasks;
+
+use crate::brain::device::DeviceChoice;
+use crate::brain::GenerateOptions;
+use clap::Args;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Arguments of `loopd bench`.
+#[derive(Debug, Args)]
+#[command(
+    allow_negative_numbers = true,
+    after_help = "\
+Without --raw, runs a task set (the built-in ten clock and math questions, or \
+--tasks FILE) through each loop on one loaded model, greedy, each task in its own \
+session after warming the loop's first prompt, and prints a table per loop: LLM \
+calls, prompt / prefill / cached / completion tokens, time to first answer token, \
+prefill and decode speed, wall time, peak RSS and, when tasks carry answers, accuracy.
+
+Task files are JSON lines: {\"id\",\"question\",\"tools\"} with optional \"answer\", \
+\"tolerance\" and \"follow_up\" (asked next in the same session), or Game of 24 \
+{\"id\",\"puzzle\"}."
+)]
+pub struct BenchArgs {
+    /// Measure the bare model (prefill and decode speed), no engines.
+    #[arg(long, conflicts_with_all = ["loops", "tasks", "limit", "plot", "no_prefix_cache", "compare_cache", "max_tokens", "timeout"])]
+    pub raw: bool,
+
+    /// Loops to run, comma-separated, or `all` (default: react, the default
+    /// persona's loop).
+    #[arg(
+        long,
+        value_name = "A,B|all",
+        value_delimiter = ',',
+        default_value = "react"
+    )]
+    pub loops: Vec<String>,
+
+    /// A JSON-lines task file (default: the built-in task set).
+    #[arg(long, value_name = "FILE")]
+    pub tasks: Option<PathBuf>,
+
+    /// Run only the first N tasks.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+
+    /// Draw the time per loop, split into prefill, decode, tool and other
+    /// time, to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+
+    /// Compute every call's whole prompt, reusing nothing.
+    #[arg(long, conflicts_with = "compare_cache")]
+    pub no_prefix_cache: bool,
+
+    /// Run every task twice, with prefix reuse and without, back to back.
+    #[arg(long)]
+    pub compare_cache: bool,
+
+    /// Most tokens to generate per LLM call.
+    #[arg(long, default_value_t = 256, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_tokens: u64,
+
+    /// Give up on one question after this many seconds.
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+
+    /// GGUF file or known model name (default: the manifest's default model).
+    #[arg(long, value_name = "PATH")]
+    pub model: Option<String>,
+
+    /// Where to run the model: auto, cpu, cuda or metal.
+    #[arg(long, default_value = "auto", value_name = "D")]
+    pub device: DeviceChoice,
+
+    /// Largest context window to use, in tokens.
+    #[arg(long, default_value_t = 8192, value_name = "N")]
+    pub max_context: usize,
+
+    /// With --raw: prompt length for the prefill measurement.
+    #[arg(long, default_value_t = 256, value_name = "N")]
+    pub prompt_tokens: usize,
+
+    /// With --raw: tokens to generate for the decode measurement.
+    #[arg(long, default_value_t = 64, value_name = "M")]
+    pub gen_tokens: usize,
+
+    /// With --raw: repetitions; the best one is reported.
+    #[arg(long, default_value_t = 3, value_name = "R")]
+    pub repeat: usize,
+
+    /// Write the report as JSON to this file (`-` for stdout; the table then
+    /// goes to stderr).
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<String>,
+}
+
+/// Runs `loopd bench`.
+pub fn run(args: BenchArgs) -> Result<(), String> {
+    if args.raw {
+        return raw::run(&args);
+    }
+    let plan = plan(&args)?;
+    let results = runner::run(&plan)?;
+    let table = report::table(&results, &plan);
+    if args.json.as_deref() == Some("-") {
+        eprint!("\n{table}");
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        let _ = write!(stdout, "\n{table}");
+        let _ = stdout.flush();
+    }
+    if let Some(path) = &args.plot {
+        plot::write(path, &results, &plan)?;
+    }
+    let document = report::json(&results, &plan);
+    match args.json.as_deref() {
+        Some("-") => println!("{document}"),
+        Some(file) => std::fs::write(file, format!("{document:#}\n"))
+            .map_err(|e| format!("cannot write {file}: {e}"))?,
+        None => {}
+    }
+    Ok(())
+}
+
+/// Checks the arguments and reads the tasks, before the model is loaded.
+fn plan(args: &BenchArgs) -> Result<runner::Plan, String> {
+    let loops = loops(&args.loops)?;
+    let mut tasks = match &args.tasks {
+        Some(path) => tasks::read(path)?,
+        None => tasks::default_tasks(),
+    };
+    if let Some(limit) = args.limit {
+        tasks.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    }
+    for id in &loops {
+        for task in &tasks {
+            runner::prepare(id, task)?;
+        }
+    }
+    let timeout = match args.timeout {
+        None => None,
+        Some(s) if s > 0.0 && s.is_finite() => Some(
+            Duration::try_from_secs_f64(s).map_err(|_| format!("--timeout {s} is too large"))?,
+        ),
+        Some(s) => {
+            return Err(format!(
+                "--timeout must be a positive number of seconds, not {s}"
+            ))
+        }
+    };
+    if args.max_context < 16 {
+        return Err(format!(
+            "--max-context must be at least 16, not {}",
+            args.max_context
+        ));
+    }
+    if let Some(file) = args.json.as_deref().filter(|f| *f != "-") {
+        writable(Path::new(file), "--json")?;
+    }
+    if let Some(path) = &args.plot {
+        writable(path, "--plot")?;
+    }
+    let modes = match (args.no_prefix_cache, args.compare_cache) {
+        (true, _) => vec![false],
+        (false, true) => vec![true, false],
+        (false, false) => vec![true],
+    };
+    Ok(runner::Plan {
+        loops,
+        tasks,
+        modes,
+        options: GenerateOptions {
+            max_tokens: usize::try_from(args.max_tokens).unwrap_or(usize::MAX),
+            ..GenerateOptions::default()
+        },
+        timeout,
+        model: crate::models::resolve(args.model.as_deref())?,
+        device: args.device,
+        max_context: args.max_context,
+    })
+}
+
+/// The engine ids asked for: `all` is every engine; an unknown id is an error.
+fn loops(asked: &[String]) -> Result<Vec<String>, String> {
+    let mut loops: Vec<String> = Vec::new();
+    for id in asked.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let ids: Vec<&str> = if id == "all" {
+            crate::engine::ENGINES.to_vec()
+        } else if crate::engine::ENGINES.contains(&id) {
+            vec![id]
+        } else {
+            return Err(format!(
+                "unknown loop `{id}` (available: {}, or all)",
+                crate::engine::ENGINES.join(", ")
+            ));
+        };
+        for id in ids {
+            if !loops.iter().any(|l| l == id) {
+                loops.push(id.to_string());
+            }
+        }
+    }
+    if loops.is_empty() {
+        return Err("--loops names no loop".into());
+    }
+    Ok(loops)
+}
+
+/// Fails early when `path`'s folder does not exist.
+fn writable(path: &Path, flag: &str) -> Result<(), String> {
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    match parent {
+        Some(dir) if !dir.is_dir() => Err(format!(
+            "{flag} {}: the folder {} does not exist",
+            path.display(),
+            dir.display()
+        )),
+        _ => Ok(()),
+    }
+}

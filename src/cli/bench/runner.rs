@@ -1,0 +1,380 @@
+//! Runs every task through every chosen engine on one loaded model, each
+//! (engine, task) in its own session, after warming the engine's first
+//! prompt, and keeps what each run cost.
+
+use super::tasks::Task;
+use crate::brain::device::DeviceChoice;
+use crate::brain::prefix_cache::CacheUsage;
+use crate::brain::{Brain, BrainInfo, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
+use crate::engine::Engine;
+use crate::engine::{self, Budget, LoopOutcome, LoopRequest};
+use crate::persona::{Overrides, Persona};
+use crate::tools::{ToolConfig, Toolset};
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// What to run.
+pub struct Plan {
+    /// Engine ids, in order.
+    pub loops: Vec<String>,
+    /// The tasks, in order.
+    pub tasks: Vec<Task>,
+    /// Prefix reuse for each run of a task: `[true]`, `[false]`, or
+    /// `[true, false]` to compare back to back.
+    pub modes: Vec<bool>,
+    /// Sampling options for every LLM call (greedy).
+    pub options: GenerateOptions,
+    /// Most time one question may take.
+    pub timeout: Option<Duration>,
+    /// The model file.
+    pub model: PathBuf,
+    /// Where to run it.
+    pub device: DeviceChoice,
+    /// Largest context window.
+    pub max_context: usize,
+}
+
+/// One question answered by one engine.
+pub struct RunRecord {
+    /// The task's id.
+    pub task: String,
+    /// Whether this was the task's follow-up question.
+    pub follow_up: bool,
+    /// Whether prefix reuse was on.
+    pub prefix_cache: bool,
+    /// How it went.
+    pub outcome: LoopOutcome,
+    /// Whether the answer is right, when the task says what is.
+    pub correct: Option<bool>,
+}
+
+/// What warming an engine's first prompt cost, over all warms.
+#[derive(Debug, Clone, Default)]
+pub struct WarmCost {
+    /// Times the prompt was computed (again after reuse was off).
+    pub warms: usize,
+    /// Prompt tokens.
+    pub prompt_tokens: usize,
+    /// Prompt tokens computed.
+    pub prefill_tokens: usize,
+    /// Wall time.
+    pub ms: f64,
+}
+
+/// Everything one engine did.
+pub struct LoopResult {
+    /// The engine id asked for.
+    pub id: String,
+    /// Its runs, in order.
+    pub runs: Vec<RunRecord>,
+    /// What warming cost (not in the runs).
+    pub warm: WarmCost,
+    /// Highest resident memory while it ran (Linux only).
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// A whole benchmark.
+pub struct Results {
+    /// The model as loaded.
+    pub info: BrainInfo,
+    /// Size of the model file.
+    pub model_bytes: u64,
+    /// How long loading took.
+    pub load_ms: f64,
+    /// Per engine, in order.
+    pub loops: Vec<LoopResult>,
+    /// The model file's name.
+    pub model_file: String,
+    /// The most the prefix caches held after a run, with their budget.
+    pub cache: CacheUsage,
+    /// Whether the user stopped it early (the results are partial).
+    pub interrupted: bool,
+}
+
+/// Loads the model and runs the plan; progress goes to stderr.
+pub fn run(plan: &Plan) -> Result<Results, String> {
+    let model_bytes = std::fs::metadata(&plan.model)
+        .map_err(|e| format!("cannot read {}: {e}", plan.model.display()))?
+        .len();
+    let started = Instant::now();
+    let brain = Arc::new(
+        LocalBrain::load(LocalBrainConfig {
+            model: plan.model.clone(),
+            device: plan.device,
+            max_context: plan.max_context,
+            prefix_cache: plan.modes.contains(&true),
+            cache_budget: None,
+        })
+        .map_err(|e| e.to_string())?,
+    );
+    let load_ms = engine::round1(started.elapsed().as_secs_f64() * 1000.0);
+    let info = brain.info().clone();
+    eprintln!(
+        "loopd bench: {} on {} ({} threads), {} tasks × {} loops",
+        info.model,
+        info.device,
+        info.threads,
+        plan.tasks.len(),
+        plan.loops.len()
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let cancel = CancellationToken::new();
+    let on_interrupt = cancel.clone();
+    let (loops, cache) = runtime.block_on(async {
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_interrupt.cancel();
+            }
+        });
+        let mut bench = Bench {
+            plan,
+            brain: brain.clone(),
+            cancel: cancel.clone(),
+            warmed: HashSet::new(),
+            done: 0,
+            cache: CacheUsage::default(),
+        };
+        let mut loops = Vec::new();
+        for id in &plan.loops {
+            loops.push(bench.engine(id).await?);
+            if cancel.is_cancelled() {
+                break;
+            }
+        }
+        let cache = bench.cache;
+        Ok::<_, String>((loops, cache))
+    })?;
+    Ok(Results {
+        info,
+        model_bytes,
+        load_ms,
+        loops,
+        model_file: plan
+            .model
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        cache: CacheUsage {
+            budget: brain.cache_usage().budget,
+            ..cache
+        },
+        interrupted: cancel.is_cancelled(),
+    })
+}
+
+/// The state of a benchmark while it runs.
+struct Bench<'a> {
+    plan: &'a Plan,
+    brain: Arc<LocalBrain>,
+    cancel: CancellationToken,
+    /// (engine, toolboxes) whose first prompt the caches hold.
+    warmed: HashSet<(String, String)>,
+    done: usize,
+    /// The most the caches held after a run.
+    cache: CacheUsage,
+}
+
+impl Bench<'_> {
+    async fn engine(&mut self, id: &str) -> Result<LoopResult, String> {
+        reset_peak_rss();
+        let mut result = LoopResult {
+            id: id.to_string(),
+            runs: Vec::new(),
+            warm: WarmCost::default(),
+            peak_rss_bytes: None,
+        };
+        'tasks: for task in &self.plan.tasks {
+            let setup = prepare(id, task)?;
+            for &cached in &self.plan.modes {
+                self.brain.set_prefix_cache(cached);
+                if cached {
+                    let warmed = self.warm(id, &setup, &mut result.warm).await;
+                    if self.cancel.is_cancelled() {
+                        break 'tasks;
+                    }
+                    warmed?;
+                } else {
+                    self.warmed.clear();
+                }
+                let session = format!("bench:{id}:{}", task.id);
+                let mut conversation: Vec<Message> =
+                    setup.system.iter().map(Message::system).collect();
+                conversation.push(Message::user(&task.question));
+                let first = self.ask(&setup, &conversation, &session).await;
+                let correct = task.expected.as_ref().map(|e| e.grade(&first.answer));
+                self.progress(id, &task.id, false, cached, &first, correct);
+                conversation.push(Message::assistant(&first.answer));
+                result.runs.push(RunRecord {
+                    task: task.id.clone(),
+                    follow_up: false,
+                    prefix_cache: cached,
+                    outcome: first,
+                    correct,
+                });
+                if self.cancel.is_cancelled() {
+                    break 'tasks;
+                }
+                let Some(follow_up) = &task.follow_up else {
+                    continue;
+                };
+                conversation.push(Message::user(follow_up));
+                let second = self.ask(&setup, &conversation, &session).await;
+                self.progress(id, &task.id, true, cached, &second, None);
+                result.runs.push(RunRecord {
+                    task: task.id.clone(),
+                    follow_up: true,
+                    prefix_cache: cached,
+                    outcome: second,
+                    correct: None,
+                });
+                if self.cancel.is_cancelled() {
+                    break 'tasks;
+                }
+            }
+        }
+        result.peak_rss_bytes = peak_rss();
+        Ok(result)
+    }
+
+    /// Computes the engine's first prompt for the task's tools into the
+    /// caches, unless they hold it already.
+    async fn warm(
+        &mut self,
+        id: &str,
+        setup: &Prepared,
+        cost: &mut WarmCost,
+    ) -> Result<(), String> {
+        let tools = setup.tools.names().join(",");
+        if !self.warmed.insert((id.to_string(), tools.clone())) {
+            return Ok(());
+        }
+        let brain: Arc<dyn Brain> = self.brain.clone();
+        let started = Instant::now();
+        let usage = engine::warm(
+            &brain,
+            setup.engine.clone(),
+            setup.system.as_deref(),
+            setup.tools.clone(),
+            &self.plan.options,
+            &format!("bench:{id}:warm:{tools}"),
+            self.cancel.clone(),
+        )
+        .await
+        .map_err(|e| format!("warming loop `{id}` failed: {e}"))?;
+        if let Some(usage) = usage {
+            cost.warms += 1;
+            cost.prompt_tokens += usage.prompt_tokens;
+            cost.prefill_tokens += usage.prefill_tokens;
+            cost.ms += started.elapsed().as_secs_f64() * 1000.0;
+        }
+        Ok(())
+    }
+
+    async fn ask(&self, setup: &Prepared, conversation: &[Message], session: &str) -> LoopOutcome {
+        engine::run_loop(LoopRequest {
+            engine: setup.engine.clone(),
+            conversation: conversation.to_vec(),
+            brain: self.brain.clone(),
+            tools: setup.tools.clone(),
+            budget: Budget {
+                max_turns: None,
+                max_total_tokens: None,
+                deadline: self
+                    .plan
+                    .timeout
+                    .and_then(|t| Instant::now().checked_add(t)),
+            },
+            options: self.plan.options.clone(),
+            cancel: self.cancel.child_token(),
+            events: None,
+            session: Some(session.to_string()),
+        })
+        .await
+    }
+
+    fn progress(
+        &mut self,
+        id: &str,
+        task: &str,
+        follow_up: bool,
+        cached: bool,
+        outcome: &LoopOutcome,
+        correct: Option<bool>,
+    ) {
+        self.done += 1;
+        let usage = self.brain.cache_usage();
+        if usage.bytes >= self.cache.bytes {
+            self.cache = usage;
+        }
+        let stats = &outcome.stats;
+        let total = self.plan.loops.len()
+            * self.plan.modes.len()
+            * self
+                .plan
+                .tasks
+                .iter()
+                .map(|t| 1 + usize::from(t.follow_up.is_some()))
+                .sum::<usize>();
+        let grade = match correct {
+            Some(true) => " ✓",
+            Some(false) => " ✗",
+            None => "",
+        };
+        eprintln!(
+            "[{}/{total}] {id} {task}{} (cache {}): {}{grade}, {} calls, prefill {}/{} tokens, {:.1} s",
+            self.done,
+            if follow_up { " follow-up" } else { "" },
+            if cached { "on" } else { "off" },
+            outcome.termination.as_str(),
+            stats.llm_calls(),
+            stats.prefill_tokens(),
+            stats.prompt_tokens(),
+            stats.wall_ms / 1000.0
+        );
+    }
+}
+
+/// What one task runs on one engine.
+pub struct Prepared {
+    engine: Arc<dyn Engine>,
+    tools: Arc<Toolset>,
+    system: Option<String>,
+}
+
+/// The default persona set up for `loop_id` with the task's tools.
+pub fn prepare(loop_id: &str, task: &Task) -> Result<Prepared, String> {
+    let setup = Persona::builtin()
+        .setup(
+            Overrides {
+                engine: Some(loop_id.to_string()),
+                toolboxes: task.tools.clone(),
+                ..Overrides::default()
+            },
+            &ToolConfig::default(),
+        )
+        .map_err(|e| format!("task `{}`: {e}", task.id))?;
+    Ok(Prepared {
+        engine: setup.engine,
+        tools: Arc::new(setup.tools),
+        system: setup.system_prompt,
+    })
+}
+
+/// Makes the kernel's high-water mark of resident memory the current size.
+fn reset_peak_rss() {
+    #[cfg(target_os = "linux")]
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Highest resident memory since the last reset (`VmHWM`), in bytes.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
