@@ -319,6 +319,14 @@ impl Model {
     /// in `cache`, and returns the logits for the token after the last one
     /// (a `vocab`-long f32 vector).
     pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
+        if self.device.is_cpu() {
+            q4_1::install(|| self.forward_here(tokens, cache))
+        } else {
+            self.forward_here(tokens, cache)
+        }
+    }
+
+    fn forward_here(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
         let seq = tokens.len();
         if seq == 0 {
             candle_core::bail!("forward needs at least one token");

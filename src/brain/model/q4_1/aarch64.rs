@@ -1,99 +1,149 @@
 //! NEON kernels: with the `dotprod` extension's `sdot` where the CPU has it
-//! (Cortex-A76 and later: Raspberry Pi 5), widening multiplies otherwise
+//! (Cortex-A76 and later: Raspberry Pi 5), widening multiply-adds otherwise
 //! (Cortex-A72: Raspberry Pi 4).
 //!
-//! Per block, the nibbles are split into two 16-byte vectors once and
-//! multiplied with each activation row of the tile; the four i32 partial
-//! sums are scaled by `d4 * d8` into an f32 accumulator, and `m4 * s8` goes
-//! to a scalar one.
+//! A 128-bit vector holds 4 quants of each of 4 interleaved weight rows
+//! (half of a [`Q4_1x8`] chunk), so each 32-bit lane accumulates one row's
+//! products against 4 activation bytes taken as a lane (`sdot` by element)
+//! or broadcast. Per block, the 4 integer sums are scaled by `d4 * d8` and
+//! `m4 * s8` is added, 4 rows at a time.
 
-use super::blocks::{BlockQ4_1, BlockQ8_1};
+use super::blocks::{BlockQ8_1, Q4_1x8};
 use core::arch::aarch64::*;
+use core::arch::asm;
 
 /// Whether the CPU has the `sdot` instruction.
 pub fn has_dotprod() -> bool {
     std::arch::is_aarch64_feature_detected!("dotprod")
 }
 
-/// The quants of a block: `q[0..16]` and `q[16..32]`, as signed bytes (all
-/// in 0..16).
+/// Four f16 values as f32 (`fcvtl`, base NEON; Rust's f16 vector types are
+/// not stable).
 #[inline]
 #[target_feature(enable = "neon")]
-fn nibbles(block: &BlockQ4_1) -> (int8x16_t, int8x16_t) {
-    // SAFETY: `qs` is 16 readable bytes.
-    let raw = unsafe { vld1q_u8(block.qs.as_ptr()) };
+fn widen(halves: &[u16]) -> float32x4_t {
+    let halves = &halves[..4];
+    // SAFETY: `halves` is 4 readable u16.
+    let bits = unsafe { vld1_u16(halves.as_ptr()) };
+    let out: float32x4_t;
+    // SAFETY: `fcvtl` only reads and writes the named vector registers.
+    unsafe {
+        asm!(
+            "fcvtl {o:v}.4s, {i:v}.4h",
+            o = lateout(vreg) out,
+            i = in(vreg) bits,
+            options(pure, nomem, nostack),
+        );
+    }
+    out
+}
+
+/// The low and high nibbles of the 4 chunks of one half (`h`: rows
+/// `4h..4h + 4`) of a group, as signed bytes in 0..16.
+#[inline]
+#[target_feature(enable = "neon")]
+fn nibbles(group: &Q4_1x8, h: usize) -> ([int8x16_t; 4], [int8x16_t; 4]) {
+    let mask = vdupq_n_u8(0x0F);
+    let raw: [uint8x16_t; 4] = std::array::from_fn(|k| {
+        let bytes = &group.qs[32 * k + 16 * h..32 * k + 16 * h + 16];
+        // SAFETY: `bytes` is 16 readable bytes.
+        unsafe { vld1q_u8(bytes.as_ptr()) }
+    });
     (
-        vreinterpretq_s8_u8(vandq_u8(raw, vdupq_n_u8(0x0F))),
-        vreinterpretq_s8_u8(vshrq_n_u8::<4>(raw)),
+        raw.map(|r| vreinterpretq_s8_u8(vandq_u8(r, mask))),
+        raw.map(|r| vreinterpretq_s8_u8(vshrq_n_u8::<4>(r))),
     )
 }
 
-/// Four i32 sums of `low · a[0..16] + high · a[16..32]`, with `sdot`.
+/// Activation quants `0..16` and `16..32` of a block.
+#[inline]
+#[target_feature(enable = "neon")]
+fn activations(block: &BlockQ8_1) -> (int8x16_t, int8x16_t) {
+    // SAFETY: `qs` is 32 readable bytes.
+    unsafe {
+        (
+            vld1q_s8(block.qs.as_ptr()),
+            vld1q_s8(block.qs[16..].as_ptr()),
+        )
+    }
+}
+
+/// Per row, `w[k] · a[4k..4k + 4]` summed over `k`, with `sdot` by element.
 #[inline]
 #[target_feature(enable = "neon,dotprod")]
-fn dot_sdot(low: int8x16_t, high: int8x16_t, a0: int8x16_t, a1: int8x16_t) -> int32x4_t {
+fn sums_sdot(w: &[int8x16_t; 4], a: int8x16_t) -> int32x4_t {
     let mut acc = vdupq_n_s32(0);
     // SAFETY: `sdot` only reads and writes the named vector registers, and
-    // the `dotprod` feature this function requires provides it.
+    // this function requires the `dotprod` feature that provides it.
     unsafe {
-        core::arch::asm!(
-            "sdot {acc:v}.4s, {l:v}.16b, {a0:v}.16b",
-            "sdot {acc:v}.4s, {h:v}.16b, {a1:v}.16b",
+        asm!(
+            "sdot {acc:v}.4s, {w0:v}.16b, {a:v}.4b[0]",
+            "sdot {acc:v}.4s, {w1:v}.16b, {a:v}.4b[1]",
+            "sdot {acc:v}.4s, {w2:v}.16b, {a:v}.4b[2]",
+            "sdot {acc:v}.4s, {w3:v}.16b, {a:v}.4b[3]",
             acc = inout(vreg) acc,
-            l = in(vreg) low,
-            h = in(vreg) high,
-            a0 = in(vreg) a0,
-            a1 = in(vreg) a1,
+            w0 = in(vreg) w[0],
+            w1 = in(vreg) w[1],
+            w2 = in(vreg) w[2],
+            w3 = in(vreg) w[3],
+            a = in(vreg) a,
             options(pure, nomem, nostack),
         );
     }
     acc
 }
 
-/// As [`dot_sdot`], with widening multiplies and pairwise adds.
+/// As [`sums_sdot`], with widening multiply-adds into 16-bit sums (at most
+/// 4 products of 4-bit × 8-bit each) and pairwise adds.
 #[inline]
 #[target_feature(enable = "neon")]
-fn dot_neon(low: int8x16_t, high: int8x16_t, a0: int8x16_t, a1: int8x16_t) -> int32x4_t {
-    let mut acc = vdupq_n_s32(0);
-    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(low), vget_low_s8(a0)));
-    acc = vpadalq_s16(acc, vmull_high_s8(low, a0));
-    acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(high), vget_low_s8(a1)));
-    vpadalq_s16(acc, vmull_high_s8(high, a1))
+fn sums_neon(w: &[int8x16_t; 4], a: int8x16_t) -> int32x4_t {
+    let a = vreinterpretq_s32_s8(a);
+    let lanes = [
+        vdupq_laneq_s32::<0>(a),
+        vdupq_laneq_s32::<1>(a),
+        vdupq_laneq_s32::<2>(a),
+        vdupq_laneq_s32::<3>(a),
+    ];
+    let mut first = vdupq_n_s16(0);
+    let mut second = vdupq_n_s16(0);
+    for (w, lane) in w.iter().zip(lanes) {
+        let pattern = vget_low_s8(vreinterpretq_s8_s32(lane));
+        first = vmlal_s8(first, vget_low_s8(*w), pattern);
+        second = vmlal_s8(second, vget_high_s8(*w), pattern);
+    }
+    vpaddq_s32(vpaddlq_s16(first), vpaddlq_s16(second))
 }
 
 macro_rules! tile_kernel {
-    ($(#[$doc:meta])* $name:ident, $features:literal, $dot:ident) => {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $sums:ident) => {
         $(#[$doc])*
         #[target_feature(enable = $features)]
-        pub fn $name<const R: usize, const C: usize>(
-            w: [&[BlockQ4_1]; C],
-            a: [&[BlockQ8_1]; R],
-        ) -> [[f32; C]; R] {
-            let blocks = a[0].len();
-            let w = w.map(|w| &w[..blocks]);
+        pub fn $name<const R: usize>(w: &[Q4_1x8], a: [&[BlockQ8_1]; R]) -> [[f32; 8]; R] {
+            let blocks = w.len();
             let a = a.map(|a| &a[..blocks]);
-            let mut acc = [[vdupq_n_f32(0.0); C]; R];
-            let mut mins = [[0f32; C]; R];
-            for b in 0..blocks {
-                let q4 = w.map(|w| nibbles(&w[b]));
-                let dm = w.map(|w| w[b].scales());
-                for r in 0..R {
-                    let block = &a[r][b];
-                    // SAFETY: `qs` is 32 readable bytes.
-                    let (a0, a1) = unsafe {
-                        (vld1q_s8(block.qs.as_ptr()), vld1q_s8(block.qs.as_ptr().add(16)))
-                    };
-                    for c in 0..C {
-                        let sum = vcvtq_f32_s32($dot(q4[c].0, q4[c].1, a0, a1));
-                        acc[r][c] = vfmaq_n_f32(acc[r][c], sum, dm[c].0 * block.d);
-                        mins[r][c] = dm[c].1.mul_add(block.s, mins[r][c]);
+            let mut acc = [[vdupq_n_f32(0.0); 2]; R];
+            for (b, group) in w.iter().enumerate() {
+                let act = a.map(|a| activations(&a[b]));
+                for h in 0..2 {
+                    let (low, high) = nibbles(group, h);
+                    let d4 = widen(&group.d[4 * h..]);
+                    let m4 = widen(&group.m[4 * h..]);
+                    for r in 0..R {
+                        let block = &a[r][b];
+                        let sum = vaddq_s32($sums(&low, act[r].0), $sums(&high, act[r].1));
+                        let scale = vmulq_n_f32(d4, block.d);
+                        acc[r][h] = vfmaq_f32(acc[r][h], vcvtq_f32_s32(sum), scale);
+                        acc[r][h] = vfmaq_n_f32(acc[r][h], m4, block.s);
                     }
                 }
             }
-            let mut out = [[0f32; C]; R];
-            for r in 0..R {
-                for c in 0..C {
-                    out[r][c] = vaddvq_f32(acc[r][c]) + mins[r][c];
+            let mut out = [[0f32; 8]; R];
+            for (out, acc) in out.iter_mut().zip(acc) {
+                // SAFETY: `out` is 8 writable f32.
+                unsafe {
+                    vst1q_f32(out.as_mut_ptr(), acc[0]);
+                    vst1q_f32(out[4..].as_mut_ptr(), acc[1]);
                 }
             }
             out
@@ -102,15 +152,15 @@ macro_rules! tile_kernel {
 }
 
 tile_kernel!(
-    /// `R` activation rows times `C` weight rows with NEON `sdot`.
+    /// `R` activation rows times the 8 weight rows of `w`, with `sdot`.
     tile_dotprod,
     "neon,dotprod",
-    dot_sdot
+    sums_sdot
 );
 
 tile_kernel!(
-    /// `R` activation rows times `C` weight rows with plain NEON.
+    /// `R` activation rows times the 8 weight rows of `w`, with plain NEON.
     tile_neon,
     "neon",
-    dot_neon
+    sums_neon
 );

@@ -94,9 +94,58 @@ fn round_to_f16(x: f32) -> f32 {
     f16::from_f32(x).to_f32()
 }
 
+/// The same block of 8 consecutive weight rows, interleaved so that one
+/// 32-byte load holds 4 quant bytes of each row: `qs[32 * k + 4 * c + i]` is
+/// byte `4 * k + i` of row `c`'s `qs` (so its low nibbles are quants
+/// `4k..4k + 4` and its high nibbles quants `16 + 4k..16 + 4k + 4`). Rows
+/// past the end of a matrix are zero blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C, align(32))]
+pub struct Q4_1x8 {
+    /// Scales of the 8 rows, f16 bits.
+    pub d: [u16; 8],
+    /// Minimums of the 8 rows, f16 bits.
+    pub m: [u16; 8],
+    /// Interleaved quant bytes.
+    pub qs: [u8; 8 * QK / 2],
+}
+
+const _: () = assert!(std::mem::size_of::<Q4_1x8>() == 8 * Q4_1_BYTES);
+
+impl Q4_1x8 {
+    /// Interleaves one block of each of 8 rows.
+    pub fn new(rows: &[BlockQ4_1; 8]) -> Self {
+        let mut group = Q4_1x8 {
+            d: rows.map(|b| b.d),
+            m: rows.map(|b| b.m),
+            qs: [0; 8 * QK / 2],
+        };
+        for (c, row) in rows.iter().enumerate() {
+            for (j, &byte) in row.qs.iter().enumerate() {
+                group.qs[32 * (j / 4) + 4 * c + j % 4] = byte;
+            }
+        }
+        group
+    }
+
+    /// The block of row `c` (0..8).
+    pub fn row(&self, c: usize) -> BlockQ4_1 {
+        let mut qs = [0u8; QK / 2];
+        for (j, byte) in qs.iter_mut().enumerate() {
+            *byte = self.qs[32 * (j / 4) + 4 * c + j % 4];
+        }
+        BlockQ4_1 {
+            d: self.d[c],
+            m: self.m[c],
+            qs,
+        }
+    }
+}
+
 /// Dot product of a row of weight blocks with a row of activation blocks of
-/// the same length, block by block in plain Rust: the reference the SIMD
-/// kernels are tested against, and the kernel where there is no SIMD one.
+/// the same length, block by block in plain Rust: the reference the kernels
+/// are tested against.
+#[cfg(test)]
 pub fn dot(w: &[BlockQ4_1], a: &[BlockQ8_1]) -> f32 {
     w.iter()
         .zip(a)
@@ -108,16 +157,24 @@ pub fn dot(w: &[BlockQ4_1], a: &[BlockQ8_1]) -> f32 {
         .sum()
 }
 
-/// The scalar kernel in the tile shape of the SIMD ones: `R` activation rows
-/// times `C` weight rows.
-pub fn tile<const R: usize, const C: usize>(
-    w: [&[BlockQ4_1]; C],
-    a: [&[BlockQ8_1]; R],
-) -> [[f32; C]; R] {
-    let mut out = [[0f32; C]; R];
-    for (row, a) in out.iter_mut().zip(a) {
-        for (o, w) in row.iter_mut().zip(w) {
-            *o = dot(w, a);
+/// The scalar kernel, in the shape of the SIMD ones: `R` activation rows
+/// times the 8 weight rows of `w`.
+pub fn tile<const R: usize>(w: &[Q4_1x8], a: [&[BlockQ8_1]; R]) -> [[f32; 8]; R] {
+    let mut out = [[0f32; 8]; R];
+    for (b, group) in w.iter().enumerate() {
+        for (out, a) in out.iter_mut().zip(a) {
+            let a = &a[b];
+            for (c, o) in out.iter_mut().enumerate() {
+                let mut sum = 0i32;
+                for j in 0..QK / 2 {
+                    let byte = group.qs[32 * (j / 4) + 4 * c + j % 4];
+                    sum += (byte & 0x0F) as i32 * a.qs[j] as i32
+                        + (byte >> 4) as i32 * a.qs[j + QK / 2] as i32;
+                }
+                let d = f16::from_bits(group.d[c]).to_f32();
+                let m = f16::from_bits(group.m[c]).to_f32();
+                *o += sum as f32 * d * a.d + m * a.s;
+            }
         }
     }
     out

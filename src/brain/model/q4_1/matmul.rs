@@ -2,12 +2,11 @@
 //! share them (q/k/v, gate/up), as one batch of work.
 //!
 //! Few rows (decode): each work item is a chunk of one matrix's output
-//! columns for all rows, computed [`COLS`] weight rows at a time. Many rows
-//! (prefill): each work item is a tile of [`ROWS`] activation rows against
-//! every matrix, so each weight block is read once per tile and unpacked
-//! once for all its rows.
+//! columns for all rows. Many rows (prefill): each work item is a tile of
+//! [`ROWS`] activation rows against every matrix, so each weight block is
+//! read and unpacked once per tile rather than once per row.
 
-use super::{BlockQ4_1, BlockQ8_1, Kernel, Q4_1Matrix, Q8_1Rows};
+use super::{BlockQ8_1, Kernel, Q4_1Matrix, Q8_1Rows};
 use candle_core::Result;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -15,10 +14,8 @@ use std::sync::OnceLock;
 
 /// Activation rows per tile.
 const ROWS: usize = 4;
-/// Weight rows per tile.
-const COLS: usize = 4;
-/// Output columns per work item when splitting columns.
-const CHUNK: usize = 32;
+/// Groups of 8 output columns per work item when splitting columns.
+const CHUNK: usize = 4;
 
 /// `x · wᵀ` for each `w` in `weights`: one `x.rows() × w.rows()` row-major
 /// result per matrix, computed with `kernel`.
@@ -36,7 +33,7 @@ pub fn matmul(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows) -> Result<V
     }
     let m = x.rows;
     let mut outs: Vec<Vec<f32>> = weights.iter().map(|w| vec![0f32; m * w.rows]).collect();
-    if m == 0 || x.cols == 0 {
+    if m == 0 {
         return Ok(outs);
     }
     if m.div_ceil(ROWS) >= 4 * threads() {
@@ -64,6 +61,15 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
     .as_ref()
 }
 
+/// Runs `f` on the pool the products use (when there is one), so that the
+/// products inside it start without a hop between threads.
+pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match pool() {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
 fn run<T: Send>(items: Vec<T>, work: impl Fn(T) + Send + Sync) {
     match pool() {
         Some(pool) => pool.install(|| items.into_par_iter().for_each(work)),
@@ -84,13 +90,14 @@ fn by_columns(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows, outs: &mut 
         .iter()
         .zip(transposed.iter_mut())
         .flat_map(|(w, out)| {
-            out.chunks_mut(CHUNK * m)
+            out.chunks_mut(8 * CHUNK * m)
                 .enumerate()
-                .map(move |(i, chunk)| (*w, i * CHUNK, chunk))
+                .map(move |(i, chunk)| (*w, i * 8 * CHUNK, chunk))
         })
         .collect();
-    run(items, |(w, first, chunk)| {
-        columns(kernel, w, first, x, chunk);
+    run(items, |(w, first, out)| {
+        let cols = first..first + out.len() / m;
+        rectangle(kernel, w, cols, x, 0..m, |r, c, v| out[c * m + r] = v);
     });
     if m == 1 {
         for (out, t) in outs.iter_mut().zip(transposed) {
@@ -105,13 +112,6 @@ fn by_columns(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows, outs: &mut 
             }
         }
     }
-}
-
-/// Output columns `first..` of `w` for all rows of `x`, column-major.
-fn columns(kernel: Kernel, w: &Q4_1Matrix, first: usize, x: &Q8_1Rows, out: &mut [f32]) {
-    let m = x.rows;
-    let cols = first..first + out.len() / m;
-    rectangle(kernel, w, cols, x, 0..m, |r, c, v| out[c * m + r] = v);
 }
 
 /// Work items are tiles of rows, each against all matrices.
@@ -132,20 +132,16 @@ fn by_rows(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows, outs: &mut [Ve
         .collect();
     run(items, |(first, chunks)| {
         for (w, out) in weights.iter().zip(chunks) {
-            rows(kernel, w, first, x, out);
+            let n = w.rows;
+            let rows = first..first + out.len() / n;
+            rectangle(kernel, w, 0..n, x, rows, |r, c, v| out[r * n + c] = v);
         }
     });
 }
 
-/// Rows `first..` of `x` times `w`, row-major.
-fn rows(kernel: Kernel, w: &Q4_1Matrix, first: usize, x: &Q8_1Rows, out: &mut [f32]) {
-    let n = w.rows;
-    let rows = first..first + out.len() / n;
-    rectangle(kernel, w, 0..n, x, rows, |r, c, v| out[r * n + c] = v);
-}
-
-/// The products of rows `rows` of `x` with rows `cols` of `w`, handed to
-/// `put(r, c, value)` with `r` and `c` counted from the start of the ranges.
+/// The products of rows `rows` of `x` with rows `cols` of `w` (`cols.start`
+/// a multiple of 8), handed to `put(r, c, value)` with `r` and `c` counted
+/// from the start of the ranges.
 fn rectangle(
     kernel: Kernel,
     w: &Q4_1Matrix,
@@ -156,7 +152,11 @@ fn rectangle(
 ) {
     let mut r = rows.start;
     while r < rows.end {
-        let mut put_at = |i: usize, c: usize, v: f32| put(r - rows.start + i, c - cols.start, v);
+        let mut put_at = |i: usize, c: usize, v: f32| {
+            if c < cols.end {
+                put(r - rows.start + i, c - cols.start, v)
+            }
+        };
         if r + ROWS <= rows.end {
             strip::<ROWS>(kernel, w, cols.clone(), x, r, &mut put_at);
             r += ROWS;
@@ -167,8 +167,9 @@ fn rectangle(
     }
 }
 
-/// Rows `r..r + R` of `x` with rows `cols` of `w`; `put(i, c, value)` gets
-/// the row offset `i` and the absolute column `c`.
+/// Rows `r..r + R` of `x` with the groups of 8 rows of `w` that cover `cols`;
+/// `put(i, c, value)` gets the row offset `i` and the absolute column `c`,
+/// also for the padding rows of the last group.
 fn strip<const R: usize>(
     kernel: Kernel,
     w: &Q4_1Matrix,
@@ -178,19 +179,11 @@ fn strip<const R: usize>(
     put: &mut impl FnMut(usize, usize, f32),
 ) {
     let xr: [&[BlockQ8_1]; R] = std::array::from_fn(|i| x.row(r + i));
-    let mut c = cols.start;
-    while c + COLS <= cols.end {
-        let wr: [&[BlockQ4_1]; COLS] = std::array::from_fn(|j| w.row(c + j));
-        for (i, dots) in kernel.tile::<R, COLS>(wr, xr).into_iter().enumerate() {
+    for g in cols.start / 8..cols.end.div_ceil(8) {
+        for (i, dots) in kernel.tile::<R>(w.group_row(g), xr).into_iter().enumerate() {
             for (j, v) in dots.into_iter().enumerate() {
-                put(i, c + j, v);
+                put(i, 8 * g + j, v);
             }
-        }
-        c += COLS;
-    }
-    for c in c..cols.end {
-        for (i, [v]) in kernel.tile::<R, 1>([w.row(c)], xr).into_iter().enumerate() {
-            put(i, c, v);
         }
     }
 }

@@ -17,20 +17,20 @@ mod aarch64;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-pub use blocks::{BlockQ4_1, BlockQ8_1, QK};
-pub use matmul::matmul;
+pub use blocks::{BlockQ4_1, BlockQ8_1, Q4_1x8, QK};
+pub use matmul::{install, matmul};
 
 use blocks::Q4_1_BYTES;
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::Result;
 
-/// A weight matrix of `rows` rows of `cols` weights, in Q4_1 blocks, row
-/// after row.
+/// A weight matrix of `rows` rows of `cols` weights in Q4_1 blocks, each
+/// 8 rows interleaved ([`Q4_1x8`]), group after group.
 #[derive(Debug, Clone)]
 pub struct Q4_1Matrix {
     rows: usize,
     cols: usize,
-    blocks: Vec<BlockQ4_1>,
+    groups: Vec<Q4_1x8>,
 }
 
 impl Q4_1Matrix {
@@ -49,8 +49,9 @@ impl Q4_1Matrix {
         if !cols.is_multiple_of(QK) {
             candle_core::bail!("Q4_1 rows of {cols} weights are not whole blocks of {QK}");
         }
+        let per_row = cols / QK;
         let expected = rows
-            .checked_mul(cols / QK)
+            .checked_mul(per_row)
             .and_then(|blocks| blocks.checked_mul(Q4_1_BYTES));
         if expected != Some(bytes.len()) {
             candle_core::bail!(
@@ -59,12 +60,21 @@ impl Q4_1Matrix {
                 bytes.len()
             );
         }
-        let blocks = bytes
+        let blocks: Vec<BlockQ4_1> = bytes
             .chunks_exact(Q4_1_BYTES)
             .filter_map(|chunk| chunk.try_into().ok())
             .map(BlockQ4_1::from_bytes)
             .collect();
-        Ok(Q4_1Matrix { rows, cols, blocks })
+        let zero = BlockQ4_1::from_bytes(&[0; Q4_1_BYTES]);
+        let block = |row: usize, b: usize| blocks.get(row * per_row + b).copied();
+        let mut groups = Vec::with_capacity(rows.div_ceil(8) * per_row);
+        for first in (0..rows).step_by(8) {
+            for b in 0..per_row {
+                let group = std::array::from_fn(|c| block(first + c, b).unwrap_or(zero));
+                groups.push(Q4_1x8::new(&group));
+            }
+        }
+        Ok(Q4_1Matrix { rows, cols, groups })
     }
 
     /// Output features (rows).
@@ -77,10 +87,16 @@ impl Q4_1Matrix {
         self.cols
     }
 
-    /// The blocks of row `i`.
-    fn row(&self, i: usize) -> &[BlockQ4_1] {
+    /// The blocks of rows `8g..8g + 8`.
+    fn group_row(&self, g: usize) -> &[Q4_1x8] {
         let per_row = self.cols / QK;
-        &self.blocks[i * per_row..(i + 1) * per_row]
+        &self.groups[g * per_row..(g + 1) * per_row]
+    }
+
+    /// The blocks of row `i`, as in the file.
+    #[cfg(test)]
+    fn row(&self, i: usize) -> Vec<BlockQ4_1> {
+        self.group_row(i / 8).iter().map(|g| g.row(i % 8)).collect()
     }
 }
 
@@ -172,13 +188,9 @@ impl Kernel {
         Self::available().last().copied().unwrap_or(Kernel::Scalar)
     }
 
-    /// Dot products of `R` activation rows with `C` weight rows, all of the
-    /// same number of blocks.
-    fn tile<const R: usize, const C: usize>(
-        self,
-        w: [&[BlockQ4_1]; C],
-        a: [&[BlockQ8_1]; R],
-    ) -> [[f32; C]; R] {
+    /// Dot products of `R` activation rows with the 8 weight rows of `w`,
+    /// all of the same number of blocks.
+    fn tile<const R: usize>(self, w: &[Q4_1x8], a: [&[BlockQ8_1]; R]) -> [[f32; 8]; R] {
         match self {
             Kernel::Scalar => blocks::tile(w, a),
             // SAFETY (all below): `available` lists a kernel only where the

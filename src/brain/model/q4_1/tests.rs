@@ -39,7 +39,7 @@ fn with_candle_sums(x: &Q8_1Rows) -> Q8_1Rows {
 fn sum_rounding(w: &Q4_1Matrix, x: &Q8_1Rows, r: usize, c: usize) -> f32 {
     let ulp = 1.0 / 1024.0;
     w.row(c)
-        .iter()
+        .into_iter()
         .zip(x.row(r))
         .map(|(w, a)| (w.scales().1 * a.s).abs() * ulp)
         .sum()
@@ -71,7 +71,7 @@ fn every_kernel_matches_the_scalar_reference_and_candle() {
             let x = Q8_1Rows::quantize(&xs, k).unwrap();
             let reference: Vec<f32> = (0..m)
                 .flat_map(|r| (0..n).map(move |c| (r, c)))
-                .map(|(r, c)| blocks::dot(w.row(c), x.row(r)))
+                .map(|(r, c)| blocks::dot(&w.row(c), x.row(r)))
                 .collect();
             let theirs = candle
                 .forward(&Tensor::from_vec(xs, (m, k), &Device::Cpu).unwrap())
@@ -149,4 +149,30 @@ fn malformed_input_is_an_error() {
     let w = Q4_1Matrix::from_bytes(&[0; 40], 1, 64).unwrap();
     let x = Q8_1Rows::quantize(&[0.0; 32], 32).unwrap();
     assert!(matmul(Kernel::best(), &[&w], &x).is_err());
+}
+
+#[test]
+fn a_rows_product_does_not_depend_on_the_batch() {
+    let mut rng = StdRng::seed_from_u64(13);
+    let (k, n, m) = (256, 45, 301);
+    let w = Q4_1Matrix::from_qtensor(&quantized_weights(&mut rng, n, k)).unwrap();
+    let xs = random(&mut rng, m * k);
+    for kernel in Kernel::available() {
+        let all = matmul(kernel, &[&w], &Q8_1Rows::quantize(&xs, k).unwrap()).unwrap();
+        for r in [0, 1, 150, 297, 300] {
+            let one = Q8_1Rows::quantize(&xs[r * k..(r + 1) * k], k).unwrap();
+            let alone = matmul(kernel, &[&w], &one).unwrap().remove(0);
+            assert_eq!(alone, all[0][r * n..(r + 1) * n], "{kernel:?} row {r}");
+        }
+    }
+}
+
+#[test]
+fn interleaving_keeps_every_block() {
+    let bytes: Vec<u8> = (0..11 * 3 * 20).map(|i| (i * 37 % 251) as u8).collect();
+    let w = Q4_1Matrix::from_bytes(&bytes, 11, 96).unwrap();
+    for (i, chunk) in bytes.chunks_exact(20).enumerate() {
+        let block = BlockQ4_1::from_bytes(chunk.try_into().unwrap());
+        assert_eq!(w.row(i / 3)[i % 3], block);
+    }
 }

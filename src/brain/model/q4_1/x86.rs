@@ -1,12 +1,13 @@
 //! AVX2 kernels, and the same with AVX-512 VNNI's `vpdpbusd` for the byte
 //! dot products.
 //!
-//! Per block, the 16 bytes of nibbles are spread to 32 unsigned bytes once
-//! and multiplied with each activation row of the tile; the eight i32
-//! partial sums are scaled by `d4 * d8` into an f32 accumulator, and
-//! `m4 * s8` goes to a scalar one.
+//! Each 32-bit lane belongs to one of the 8 interleaved weight rows: a
+//! 32-byte load of a [`Q4_1x8`] gives 4 quants of every row, and the 4
+//! matching activation bytes are broadcast to all lanes, so the products
+//! accumulate per row with no horizontal sums. Per block, the 8 integer sums
+//! are scaled by `d4 * d8` and `m4 * s8` is added, 8 rows at a time.
 
-use super::blocks::{BlockQ4_1, BlockQ8_1};
+use super::blocks::{BlockQ8_1, Q4_1x8};
 use core::arch::x86_64::*;
 
 /// Whether the CPU runs the AVX2 kernel.
@@ -21,81 +22,94 @@ pub fn has_vnni() -> bool {
     has_avx2() && is_x86_feature_detected!("avx512vnni") && is_x86_feature_detected!("avx512vl")
 }
 
-/// The 32 quants of a block as unsigned bytes, in order.
+/// Quant bytes `4k..4k + 4` (`HIGH`: `16 + 4k..`) of an activation block in
+/// every lane.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn nibbles(block: &BlockQ4_1) -> __m256i {
-    // SAFETY: `qs` is 16 readable bytes; the load has no alignment needs.
-    let low = unsafe { _mm_loadu_si128(block.qs.as_ptr().cast()) };
-    let high = _mm_srli_epi16::<4>(low);
-    _mm256_and_si256(_mm256_set_m128i(high, low), _mm256_set1_epi8(0x0F))
+fn broadcast<const HIGH: bool>(block: &BlockQ8_1, k: usize) -> __m256i {
+    let start = 4 * k + if HIGH { 16 } else { 0 };
+    let mut bytes = [0u8; 4];
+    for (b, q) in bytes.iter_mut().zip(&block.qs[start..start + 4]) {
+        *b = *q as u8;
+    }
+    _mm256_set1_epi32(i32::from_le_bytes(bytes))
 }
 
-/// `[d, m, 0, 0]` of a block as f32.
+/// Eight f16 values as f32.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn scales(block: &BlockQ4_1) -> __m128 {
-    let bits = block.d as u32 | (block.m as u32) << 16;
-    _mm_cvtph_ps(_mm_cvtsi32_si128(bits as i32))
+fn widen(halves: &[u16; 8]) -> __m256 {
+    // SAFETY: `halves` is 16 readable bytes; the load has no alignment needs.
+    _mm256_cvtph_ps(unsafe { _mm_loadu_si128(halves.as_ptr().cast()) })
 }
 
+/// Adds the products of unsigned `u` and signed `s` bytes to `acc`, as 16
+/// sums of pairs (they stay below 2^15 for 8 steps of 4-bit × 8-bit).
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn hsum(x: __m256) -> f32 {
-    let x = _mm_add_ps(_mm256_castps256_ps128(x), _mm256_extractf128_ps::<1>(x));
-    let x = _mm_add_ps(x, _mm_movehl_ps(x, x));
-    _mm_cvtss_f32(_mm_add_ss(x, _mm_movehdup_ps(x)))
+fn step_avx2(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
+    _mm256_add_epi16(acc, _mm256_maddubs_epi16(u, s))
 }
 
-/// Eight i32 sums of 4 products each of unsigned `u` and signed `s` bytes.
+/// The 8 per-lane i32 sums of two [`step_avx2`] accumulators.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c")]
-fn dot_avx2(u: __m256i, s: __m256i) -> __m256i {
-    _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1))
+fn finish_avx2(low: __m256i, high: __m256i) -> __m256i {
+    _mm256_madd_epi16(_mm256_add_epi16(low, high), _mm256_set1_epi16(1))
 }
 
-/// As [`dot_avx2`], in one instruction.
+/// Adds the products of unsigned `u` and signed `s` bytes to `acc`, as 8
+/// sums of 4.
 #[inline]
 #[target_feature(enable = "avx2,fma,f16c,avx512vnni,avx512vl")]
-fn dot_vnni(u: __m256i, s: __m256i) -> __m256i {
-    _mm256_dpbusd_epi32(_mm256_setzero_si256(), u, s)
+fn step_vnni(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
+    _mm256_dpbusd_epi32(acc, u, s)
+}
+
+/// The 8 per-lane i32 sums of two [`step_vnni`] accumulators.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c,avx512vnni,avx512vl")]
+fn finish_vnni(low: __m256i, high: __m256i) -> __m256i {
+    _mm256_add_epi32(low, high)
 }
 
 macro_rules! tile_kernel {
-    ($(#[$doc:meta])* $name:ident, $features:literal, $dot:ident) => {
+    ($(#[$doc:meta])* $name:ident, $features:literal, $step:ident, $finish:ident) => {
         $(#[$doc])*
         #[target_feature(enable = $features)]
-        pub fn $name<const R: usize, const C: usize>(
-            w: [&[BlockQ4_1]; C],
-            a: [&[BlockQ8_1]; R],
-        ) -> [[f32; C]; R] {
-            let blocks = a[0].len();
-            let w = w.map(|w| &w[..blocks]);
+        pub fn $name<const R: usize>(w: &[Q4_1x8], a: [&[BlockQ8_1]; R]) -> [[f32; 8]; R] {
+            let blocks = w.len();
             let a = a.map(|a| &a[..blocks]);
-            let mut acc = [[_mm256_setzero_ps(); C]; R];
-            let mut mins = [[0f32; C]; R];
-            for b in 0..blocks {
-                let q4 = w.map(|w| nibbles(&w[b]));
-                let dm = w.map(|w| scales(&w[b]));
-                let d4 = dm.map(|dm| _mm256_broadcastss_ps(dm));
-                let m4 = dm.map(|dm| _mm_cvtss_f32(_mm_movehdup_ps(dm)));
-                for r in 0..R {
-                    let block = &a[r][b];
-                    // SAFETY: `qs` is 32 readable bytes; the load has no alignment needs.
-                    let q8 = unsafe { _mm256_loadu_si256(block.qs.as_ptr().cast()) };
-                    let d8 = _mm256_broadcast_ss(&block.d);
-                    for c in 0..C {
-                        let sum = _mm256_cvtepi32_ps($dot(q4[c], q8));
-                        acc[r][c] = _mm256_fmadd_ps(sum, _mm256_mul_ps(d4[c], d8), acc[r][c]);
-                        mins[r][c] = m4[c].mul_add(block.s, mins[r][c]);
+            let nibble = _mm256_set1_epi8(0x0F);
+            let mut acc = [_mm256_setzero_ps(); R];
+            for (b, group) in w.iter().enumerate() {
+                let mut low = [_mm256_setzero_si256(); R];
+                let mut high = [_mm256_setzero_si256(); R];
+                for (k, chunk) in group.qs.chunks_exact(32).enumerate() {
+                    // SAFETY: `chunk` is 32 readable bytes; the load has no
+                    // alignment needs.
+                    let raw = unsafe { _mm256_loadu_si256(chunk.as_ptr().cast()) };
+                    let wl = _mm256_and_si256(raw, nibble);
+                    let wh = _mm256_and_si256(_mm256_srli_epi16::<4>(raw), nibble);
+                    for r in 0..R {
+                        low[r] = $step(low[r], wl, broadcast::<false>(&a[r][b], k));
+                        high[r] = $step(high[r], wh, broadcast::<true>(&a[r][b], k));
                     }
                 }
-            }
-            let mut out = [[0f32; C]; R];
-            for r in 0..R {
-                for c in 0..C {
-                    out[r][c] = hsum(acc[r][c]) + mins[r][c];
+                let d4 = widen(&group.d);
+                let m4 = widen(&group.m);
+                for r in 0..R {
+                    let block = &a[r][b];
+                    let sum = _mm256_cvtepi32_ps($finish(low[r], high[r]));
+                    let scale = _mm256_mul_ps(d4, _mm256_broadcast_ss(&block.d));
+                    acc[r] = _mm256_fmadd_ps(sum, scale, acc[r]);
+                    acc[r] = _mm256_fmadd_ps(m4, _mm256_broadcast_ss(&block.s), acc[r]);
                 }
+            }
+            let mut out = [[0f32; 8]; R];
+            for (out, acc) in out.iter_mut().zip(acc) {
+                // SAFETY: `out` is 8 writable f32; the store has no alignment needs.
+                unsafe { _mm256_storeu_ps(out.as_mut_ptr(), acc) };
             }
             out
         }
@@ -103,15 +117,17 @@ macro_rules! tile_kernel {
 }
 
 tile_kernel!(
-    /// `R` activation rows times `C` weight rows with AVX2.
+    /// `R` activation rows times the 8 weight rows of `w`, with AVX2.
     tile_avx2,
     "avx2,fma,f16c",
-    dot_avx2
+    step_avx2,
+    finish_avx2
 );
 
 tile_kernel!(
-    /// `R` activation rows times `C` weight rows with AVX-512 VNNI.
+    /// `R` activation rows times the 8 weight rows of `w`, with AVX-512 VNNI.
     tile_vnni,
     "avx2,fma,f16c,avx512vnni,avx512vl",
-    dot_vnni
+    step_vnni,
+    finish_vnni
 );
