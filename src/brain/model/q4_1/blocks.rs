@@ -72,16 +72,43 @@ pub struct BlockQ8_1 {
 }
 
 impl BlockQ8_1 {
-    /// Quantizes 32 values as GGML's `quantize_row_q8_1_ref` does.
+    /// Quantizes 32 values as GGML's `quantize_row_q8_1_ref` does, with
+    /// SIMD where the CPU has it (bit for bit the same result).
     pub fn quantize(xs: &[f32; QK]) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if super::x86::has_avx2() {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { super::x86::quantize(xs) };
+        }
+        Self::quantize_scalar(xs)
+    }
+
+    /// [`BlockQ8_1::quantize`] in plain Rust.
+    pub fn quantize_scalar(xs: &[f32; QK]) -> Self {
         let amax = xs.iter().fold(0f32, |a, x| a.max(x.abs()));
-        let d = amax / 127.0;
-        let id = if d != 0.0 { 1.0 / d } else { 0.0 };
+        let id = Self::inverse_scale(amax);
         let mut qs = [0i8; QK];
         for (q, x) in qs.iter_mut().zip(xs) {
             *q = (x * id).round() as i8;
         }
         let sum: i32 = qs.iter().map(|&q| q as i32).sum();
+        Self::from_quants(amax, qs, sum)
+    }
+
+    /// `1 / d` for the largest magnitude `amax` (0 for an all-zero block).
+    pub fn inverse_scale(amax: f32) -> f32 {
+        let d = amax / 127.0;
+        if d != 0.0 {
+            1.0 / d
+        } else {
+            0.0
+        }
+    }
+
+    /// The block of quants `qs` (summing to `sum`) of values whose largest
+    /// magnitude is `amax`.
+    pub fn from_quants(amax: f32, qs: [i8; QK], sum: i32) -> Self {
+        let d = amax / 127.0;
         BlockQ8_1 {
             d: round_to_f16(d),
             s: round_to_f16(sum as f32 * d),

@@ -135,6 +135,39 @@ fn quantized_activations_follow_ggml() {
 }
 
 #[test]
+fn simd_quantization_is_the_scalar_one_bit_for_bit() {
+    let mut rng = StdRng::seed_from_u64(17);
+    let mut blocks: Vec<[f32; QK]> = (0..2000)
+        .map(|_| std::array::from_fn(|_| rng.random_range(-3.0f32..3.0)))
+        .collect();
+    let mut ties = [0f32; QK];
+    for (i, x) in ties.iter_mut().enumerate() {
+        *x = i as f32 - 15.5;
+    }
+    ties[0] = 127.0;
+    blocks.push(ties);
+    blocks.push([0.0; QK]);
+    blocks.push([1e-40; QK]);
+    let mut odd = [1e38f32; QK];
+    odd[1] = f32::NAN;
+    odd[2] = f32::INFINITY;
+    odd[3] = -3e38;
+    blocks.push(odd);
+    let mut nan = [0.5f32; QK];
+    nan[7] = f32::NAN;
+    nan[9] = -0.0;
+    blocks.push(nan);
+    let bits = |b: &BlockQ8_1| (b.d.to_bits(), b.s.to_bits(), b.qs);
+    for xs in &blocks {
+        assert_eq!(
+            bits(&BlockQ8_1::quantize(xs)),
+            bits(&BlockQ8_1::quantize_scalar(xs)),
+            "{xs:?}"
+        );
+    }
+}
+
+#[test]
 fn malformed_input_is_an_error() {
     assert!(Q4_1Matrix::from_bytes(&[0; 39], 1, 32).is_err());
     assert!(Q4_1Matrix::from_bytes(&[0; 41], 1, 64).is_err());

@@ -7,7 +7,7 @@
 //! accumulate per row with no horizontal sums. Per block, the 8 integer sums
 //! are scaled by `d4 * d8` and `m4 * s8` is added, 8 rows at a time.
 
-use super::blocks::{BlockQ8_1, Q4_1x8};
+use super::blocks::{BlockQ8_1, Q4_1x8, QK};
 use core::arch::x86_64::*;
 
 /// Whether the CPU runs the AVX2 kernel.
@@ -71,6 +71,60 @@ fn step_vnni(acc: __m256i, u: __m256i, s: __m256i) -> __m256i {
 #[target_feature(enable = "avx2,fma,f16c,avx512vnni,avx512vl")]
 fn finish_vnni(low: __m256i, high: __m256i) -> __m256i {
     _mm256_add_epi32(low, high)
+}
+
+/// [`BlockQ8_1::quantize_scalar`] with AVX2, bit for bit: rounding half
+/// away from zero, NaN to 0 and saturation at the ends of `i8`.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn quantize(xs: &[f32; QK]) -> BlockQ8_1 {
+    let v: [__m256; 4] = std::array::from_fn(|i| {
+        // SAFETY: `xs[8 * i..]` is at least 8 readable f32.
+        unsafe { _mm256_loadu_ps(xs[8 * i..].as_ptr()) }
+    });
+    let sign = _mm256_set1_ps(-0.0);
+    // `max_ps(a, b)` gives `b` when `a` is NaN: NaNs are skipped, as by `f32::max`.
+    let amax = v.iter().fold(_mm256_setzero_ps(), |m, &x| {
+        _mm256_max_ps(_mm256_andnot_ps(sign, x), m)
+    });
+    let amax = _mm_max_ps(
+        _mm256_castps256_ps128(amax),
+        _mm256_extractf128_ps::<1>(amax),
+    );
+    let amax = _mm_max_ps(amax, _mm_movehl_ps(amax, amax));
+    let amax = _mm_cvtss_f32(_mm_max_ss(amax, _mm_movehdup_ps(amax)));
+    let id = _mm256_set1_ps(BlockQ8_1::inverse_scale(amax));
+    let q = v.map(|x| {
+        let x = _mm256_mul_ps(x, id);
+        let t = _mm256_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);
+        let half = _mm256_cmp_ps::<_CMP_GE_OQ>(
+            _mm256_andnot_ps(sign, _mm256_sub_ps(x, t)),
+            _mm256_set1_ps(0.5),
+        );
+        let away = _mm256_or_ps(_mm256_and_ps(x, sign), _mm256_set1_ps(1.0));
+        let r = _mm256_add_ps(t, _mm256_and_ps(half, away));
+        let r = _mm256_and_ps(r, _mm256_cmp_ps::<_CMP_ORD_Q>(x, x));
+        let r = _mm256_min_ps(
+            _mm256_max_ps(r, _mm256_set1_ps(-128.0)),
+            _mm256_set1_ps(127.0),
+        );
+        _mm256_cvttps_epi32(r)
+    });
+    let sum = _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
+    let sum = _mm_add_epi32(
+        _mm256_castsi256_si128(sum),
+        _mm256_extracti128_si256::<1>(sum),
+    );
+    let sum = _mm_add_epi32(sum, _mm_shuffle_epi32::<0b01_00_11_10>(sum));
+    let sum = _mm_cvtsi128_si32(_mm_add_epi32(sum, _mm_shuffle_epi32::<0b10_11_00_01>(sum)));
+    let packed = _mm256_packs_epi16(
+        _mm256_packs_epi32(q[0], q[1]),
+        _mm256_packs_epi32(q[2], q[3]),
+    );
+    let packed = _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    let mut qs = [0i8; QK];
+    // SAFETY: `qs` is 32 writable bytes; the store has no alignment needs.
+    unsafe { _mm256_storeu_si256(qs.as_mut_ptr().cast(), packed) };
+    BlockQ8_1::from_quants(amax, qs, sum)
 }
 
 macro_rules! tile_kernel {
