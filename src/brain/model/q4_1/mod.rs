@@ -23,6 +23,7 @@ pub use matmul::{install, matmul};
 use blocks::Q4_1_BYTES;
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::Result;
+use std::sync::OnceLock;
 
 /// A weight matrix of `rows` rows of `cols` weights in Q4_1 blocks, each
 /// 8 rows interleaved ([`Q4_1x8`]), group after group.
@@ -162,25 +163,28 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel this CPU can run, the scalar one first.
-    pub fn available() -> Vec<Kernel> {
-        let mut kernels = vec![Kernel::Scalar];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if x86::has_avx2() {
-                kernels.push(Kernel::Avx2);
+    pub fn available() -> &'static [Kernel] {
+        static AVAILABLE: OnceLock<Vec<Kernel>> = OnceLock::new();
+        AVAILABLE.get_or_init(|| {
+            let mut kernels = vec![Kernel::Scalar];
+            #[cfg(target_arch = "x86_64")]
+            {
+                if x86::has_avx2() {
+                    kernels.push(Kernel::Avx2);
+                }
+                if x86::has_vnni() {
+                    kernels.push(Kernel::Avx512Vnni);
+                }
             }
-            if x86::has_vnni() {
-                kernels.push(Kernel::Avx512Vnni);
+            #[cfg(target_arch = "aarch64")]
+            {
+                kernels.push(Kernel::Neon);
+                if aarch64::has_dotprod() {
+                    kernels.push(Kernel::NeonDotprod);
+                }
             }
-        }
-        #[cfg(target_arch = "aarch64")]
-        {
-            kernels.push(Kernel::Neon);
-            if aarch64::has_dotprod() {
-                kernels.push(Kernel::NeonDotprod);
-            }
-        }
-        kernels
+            kernels
+        })
     }
 
     /// The fastest kernel this CPU can run.

@@ -61,6 +61,7 @@ fn relative_error(got: &[f32], reference: &[f32]) -> f32 {
 
 #[test]
 fn every_kernel_matches_the_scalar_reference_and_candle() {
+    eprintln!("kernels on this CPU: {:?}", Kernel::available());
     let mut rng = StdRng::seed_from_u64(7);
     for (k, n) in [(32, 1), (64, 7), (96, 13), (576, 37), (1536, 70)] {
         let qt = quantized_weights(&mut rng, n, k);
@@ -80,7 +81,7 @@ fn every_kernel_matches_the_scalar_reference_and_candle() {
                 .unwrap()
                 .to_vec1::<f32>()
                 .unwrap();
-            for kernel in Kernel::available() {
+            for &kernel in Kernel::available() {
                 let ours = matmul(kernel, &[&w], &x).unwrap().remove(0);
                 let what = format!("{kernel:?} m={m} n={n} k={k}");
                 let e = relative_error(&ours, &reference);
@@ -190,7 +191,7 @@ fn a_rows_product_does_not_depend_on_the_batch() {
     let (k, n, m) = (256, 45, 301);
     let w = Q4_1Matrix::from_qtensor(&quantized_weights(&mut rng, n, k)).unwrap();
     let xs = random(&mut rng, m * k);
-    for kernel in Kernel::available() {
+    for &kernel in Kernel::available() {
         let all = matmul(kernel, &[&w], &Q8_1Rows::quantize(&xs, k).unwrap()).unwrap();
         for r in [0, 1, 150, 297, 300] {
             let one = Q8_1Rows::quantize(&xs[r * k..(r + 1) * k], k).unwrap();
