@@ -78,13 +78,28 @@ pub fn name(device: &Device) -> String {
     }
 }
 
-/// Sets the number of CPU compute threads. Must run before the first tensor
-/// operation (candle's thread pools read it once); `None` keeps candle's
-/// default, the number of physical cores.
+/// How many spin-loop pauses candle's pool workers wait for the next
+/// operation before they sleep: about 25 µs here, against candle's default
+/// of 25 000 (about 0.6 ms). loopd's Q4_1 products run on a rayon pool of
+/// their own between candle's operations, and a worker still spinning there
+/// takes a core from them (3 busy threads on 2 cores).
+const CANDLE_SPIN_LIMIT: u32 = 1000;
+
+/// Sets the number of CPU compute threads, and keeps candle's idle workers
+/// from spinning long unless `CANDLE_BARRIER_POOL_SPIN_LIMIT` says
+/// otherwise. Must run before the first tensor operation (candle's thread
+/// pools read both once); `None` keeps candle's default thread count, the
+/// number of physical cores.
 pub fn set_threads(threads: Option<usize>) {
     if let Some(n) = threads.filter(|&n| n > 0) {
         std::env::set_var("RAYON_NUM_THREADS", n.to_string());
         std::env::set_var("CANDLE_NUM_THREADS", n.to_string());
+    }
+    if std::env::var_os("CANDLE_BARRIER_POOL_SPIN_LIMIT").is_none() {
+        std::env::set_var(
+            "CANDLE_BARRIER_POOL_SPIN_LIMIT",
+            CANDLE_SPIN_LIMIT.to_string(),
+        );
     }
 }
 

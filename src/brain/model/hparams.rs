@@ -178,6 +178,6 @@ impl HyperParams {
 
     /// Whether layer `index` attends only within the sliding window.
     pub fn is_sliding(&self, index: usize) -> bool {
-        self.sliding_window.is_some() && (index + 1) % GEMMA3_GLOBAL_EVERY != 0
+        self.sliding_window.is_some() && !(index + 1).is_multiple_of(GEMMA3_GLOBAL_EVERY)
     }
 }

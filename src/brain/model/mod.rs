@@ -8,6 +8,8 @@
 
 mod attention;
 mod hparams;
+mod linear;
+pub mod q4_1;
 
 pub use hparams::{Arch, HyperParams, RopeStyle, SUPPORTED};
 
@@ -17,50 +19,7 @@ use attention::AttentionShape;
 use candle_core::quantized::QMatMul;
 use candle_core::{DType, Device, Module, Result, Tensor, D};
 use hparams::GEMMA3_LOCAL_ROPE_BASE;
-
-/// A weight matrix (quantized) with an optional bias.
-struct Linear {
-    weight: QMatMul,
-    bias: Option<Tensor>,
-}
-
-impl Linear {
-    fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        self.add_bias(self.weight.forward(x)?)
-    }
-
-    fn add_bias(&self, y: Tensor) -> Result<Tensor> {
-        match &self.bias {
-            Some(b) => y.broadcast_add(b),
-            None => Ok(y),
-        }
-    }
-}
-
-/// Applies several projections of the same input; for one token on CPU,
-/// candle can run them as one fused pass over the input.
-fn project_all(linears: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
-    if x.dim(1)? == 1 && x.device().is_cpu() {
-        let quantized: Option<Vec<_>> = linears
-            .iter()
-            .map(|l| match &l.weight {
-                QMatMul::QTensor(t) => Some(t.as_ref()),
-                _ => None,
-            })
-            .collect();
-        if let Some(weights) = quantized {
-            if let Some(outs) = candle_core::quantized::QTensor::gemv_fused_shared_lhs(&weights, x)?
-            {
-                return linears
-                    .iter()
-                    .zip(outs)
-                    .map(|(l, y)| l.add_bias(y))
-                    .collect();
-            }
-        }
-    }
-    linears.iter().map(|l| l.forward(x)).collect()
-}
+use linear::{project_all, Linear};
 
 /// How a block computes queries, keys and values.
 enum QkvProjection {
@@ -217,15 +176,13 @@ impl Model {
              -> std::result::Result<Linear, GgufError> {
                 let weight =
                     gguf.tensor(&name(&format!("{part}.weight")), &[rows, cols], device)?;
-                let weight =
-                    QMatMul::from_qtensor(weight).map_err(|err| gguf.error(err.to_string()))?;
                 let bias_name = name(&format!("{part}.bias"));
                 let bias = if gguf.has_tensor(&bias_name) {
                     Some(vector(gguf, &bias_name, rows, device)?)
                 } else {
                     None
                 };
-                Ok(Linear { weight, bias })
+                Linear::new(weight, bias).map_err(|err| gguf.error(err.to_string()))
             };
             let optional_vector = |gguf: &mut GgufFile, part: &str, len: usize| {
                 let n = name(part);
@@ -362,6 +319,14 @@ impl Model {
     /// in `cache`, and returns the logits for the token after the last one
     /// (a `vocab`-long f32 vector).
     pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
+        if self.device.is_cpu() {
+            q4_1::install(|| self.forward_here(tokens, cache))
+        } else {
+            self.forward_here(tokens, cache)
+        }
+    }
+
+    fn forward_here(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
         let seq = tokens.len();
         if seq == 0 {
             candle_core::bail!("forward needs at least one token");
