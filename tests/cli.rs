@@ -19,9 +19,9 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn ask_streams_the_answer() {
-    let out = loopd(&["ask", "Name the capital city of France."]);
+    let out = loopd(&["ask", "What is 12 times 12?"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("Paris"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("144"), "{}", text(&out.stdout));
 }
 
 #[test]
