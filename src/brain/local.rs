@@ -7,6 +7,7 @@
 
 use super::device::{self, DeviceChoice};
 use super::gguf::GgufFile;
+use super::grammar::{Constraint, GrammarCompiler};
 use super::kv_cache::KvCache;
 use super::model::Model;
 use super::prefix_cache::{CacheUsage, PrefixCaches};
@@ -192,6 +193,8 @@ struct Worker {
     template: ChatTemplate,
     caches: PrefixCaches,
     info: BrainInfo,
+    /// Built on the first request that carries a grammar.
+    grammars: Option<Result<GrammarCompiler, String>>,
 }
 
 impl Worker {
@@ -256,7 +259,25 @@ impl Worker {
             template,
             caches,
             info,
+            grammars: None,
         })
+    }
+
+    /// A constraint for the request's grammar, if it has one.
+    fn constraint(&mut self, request: &ChatRequest) -> Result<Option<Constraint>, BrainError> {
+        let Some(grammar) = &request.grammar else {
+            return Ok(None);
+        };
+        let compiler = self
+            .grammars
+            .get_or_insert_with(|| GrammarCompiler::new(&self.tokenizer, self.model.vocab_size()));
+        let compiler = compiler
+            .as_ref()
+            .map_err(|e| BrainError::Grammar(e.clone()))?;
+        compiler
+            .start(grammar)
+            .map(Some)
+            .map_err(BrainError::Grammar)
     }
 
     fn serve(&mut self, job: Job) {
@@ -309,6 +330,7 @@ impl Worker {
             });
         }
         usage.prompt_tokens = prompt.len();
+        let constraint = self.constraint(&request)?;
 
         let prefill_started = Instant::now();
         let session = request.session.as_deref().unwrap_or_default();
@@ -323,6 +345,7 @@ impl Worker {
         let result = self.complete(
             &request.options,
             started,
+            constraint,
             &mut checkout.cache,
             &cancel,
             &events,
@@ -338,6 +361,7 @@ impl Worker {
         &self,
         options: &GenerateOptions,
         started: Started,
+        mut constraint: Option<Constraint>,
         cache: &mut KvCache,
         cancel: &CancellationToken,
         events: &UnboundedSender<GenerationEvent>,
@@ -385,8 +409,19 @@ impl Worker {
             if stopped() {
                 break EndReason::Cancelled;
             }
+            if constraint.as_ref().is_some_and(Constraint::is_finished) {
+                break EndReason::EndOfTurn;
+            }
             let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
-            let token = sampler.sample(&mut values, &history);
+            let mut token = sampler.sample(&mut values, &history);
+            if let Some(constraint) = constraint.as_mut() {
+                if !constraint.allows(token) {
+                    let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
+                    constraint.mask(&mut values).map_err(BrainError::Grammar)?;
+                    token = sampler.sample(&mut values, &history);
+                }
+                constraint.accept(token).map_err(BrainError::Grammar)?;
+            }
             if decode_started.is_none() {
                 usage.time_to_first_token = received.elapsed();
                 decode_started = Some(Instant::now());

@@ -8,6 +8,7 @@
 
 pub mod device;
 pub mod gguf;
+pub mod grammar;
 pub mod kv_cache;
 mod local;
 pub mod model;
@@ -23,6 +24,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use grammar::Grammar;
 pub use local::{LocalBrain, LocalBrainConfig};
 pub use scripted::ScriptedBrain;
 
@@ -156,6 +158,9 @@ pub struct ChatRequest {
     /// cache per session (`None` shares one default cache), so the calls of
     /// a loop and the turns of a session only compute their new tokens.
     pub session: Option<String>,
+    /// A grammar the reply (after `assistant_prefix`) must follow. The local
+    /// brain enforces it token by token; other brains may ignore it.
+    pub grammar: Option<Grammar>,
 }
 
 /// A piece of generated text, as it streams.
@@ -269,6 +274,9 @@ pub enum BrainError {
     /// The forward pass or sampling failed.
     #[error("generation failed: {0}")]
     Generation(String),
+    /// A grammar did not compile, or constrained decoding failed.
+    #[error("{0}")]
+    Grammar(String),
     /// The worker that runs the model is gone.
     #[error("the model worker has stopped")]
     WorkerGone,

@@ -177,6 +177,7 @@ mod tests {
             },
             assistant_prefix: String::new(),
             session: None,
+            grammar: None,
         }
     }
 

@@ -1,0 +1,278 @@
+//! Constrained decoding: a grammar the generated text must follow, checked
+//! token by token with [llguidance](https://github.com/guidance-ai/llguidance).
+//!
+//! A [`Grammar`] is Lark text in llguidance's dialect: rules, regexes and
+//! `%json {schema}` sub-grammars. The brain turns it into a [`Constraint`]
+//! per generation with a [`GrammarCompiler`] built once per model from
+//! loopd's own tokenizer (each token id's bytes, control tokens marked as
+//! special, padded to the width of the logits).
+//!
+//! Decoding samples first and asks the constraint only whether the sampled
+//! token is allowed; the full token mask is computed only when it is not.
+//! Once the grammar accepts, the end-of-turn token is allowed; once nothing
+//! but the end of the turn can follow, the generation ends.
+
+use super::tokenizer::{TokenKind, Tokenizer};
+use llguidance::api::TopLevelGrammar;
+use llguidance::{Matcher, ParserFactory};
+use std::sync::Arc;
+use toktrie::{TokRxInfo, TokTrie, TokenId, TokenizerEnv};
+
+/// A grammar a reply must follow: Lark text in llguidance's dialect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grammar {
+    lark: String,
+}
+
+impl Grammar {
+    /// A grammar from Lark text (`start: …`).
+    pub fn lark(text: impl Into<String>) -> Self {
+        Grammar { lark: text.into() }
+    }
+
+    /// The Lark text.
+    pub fn text(&self) -> &str {
+        &self.lark
+    }
+}
+
+/// Compiles grammars against one model's vocabulary.
+pub struct GrammarCompiler {
+    factory: ParserFactory,
+    end_of_turn: Vec<u32>,
+}
+
+impl GrammarCompiler {
+    /// The token environment of `tokenizer`, for logits `width` wide (the
+    /// embedding table may have more rows than the vocabulary).
+    pub fn new(tokenizer: &Tokenizer, width: usize) -> Result<Self, String> {
+        let width = width.max(tokenizer.vocab_size());
+        let words: Vec<Vec<u8>> = (0..width as u32)
+            .map(|id| match tokenizer.kind(id) {
+                None => Vec::new(),
+                Some(TokenKind::Control | TokenKind::Unknown | TokenKind::Unused) => {
+                    special(tokenizer.token_bytes(id))
+                }
+                Some(_) => tokenizer.token_bytes(id).to_vec(),
+            })
+            .collect();
+        Self::from_words(words, tokenizer.end_of_turn())
+    }
+
+    /// The token environment of a vocabulary given as each id's bytes
+    /// (special tokens start with [`TokTrie::SPECIAL_TOKEN_MARKER`]) and
+    /// the tokens that end a turn.
+    pub fn from_words(words: Vec<Vec<u8>>, end_of_turn: &[u32]) -> Result<Self, String> {
+        let Some(&eos) = end_of_turn.first() else {
+            return Err("the model has no end-of-turn token to end a constrained reply".into());
+        };
+        if end_of_turn.iter().any(|&id| id as usize >= words.len()) {
+            return Err("an end-of-turn token is outside the vocabulary".into());
+        }
+        let info = TokRxInfo::new(words.len() as u32, eos);
+        let trie = TokTrie::from(&info, &words).with_eos_tokens(end_of_turn);
+        let env: toktrie::TokEnv = Arc::new(TrieOnly { trie });
+        let mut factory =
+            ParserFactory::new_simple(&env).map_err(|e| format!("grammar setup: {e}"))?;
+        factory.quiet();
+        Ok(GrammarCompiler {
+            factory,
+            end_of_turn: end_of_turn.to_vec(),
+        })
+    }
+
+    /// A fresh constraint for one generation; a grammar that does not
+    /// compile is an error naming the problem.
+    pub fn start(&self, grammar: &Grammar) -> Result<Constraint, String> {
+        let parser = self
+            .factory
+            .create_parser(TopLevelGrammar::from_lark(grammar.lark.clone()));
+        let matcher = Matcher::new(parser);
+        if let Some(e) = matcher.get_error() {
+            return Err(format!("grammar: {e}"));
+        }
+        Ok(Constraint {
+            matcher,
+            end_of_turn: self.end_of_turn.clone(),
+            masks: 0,
+        })
+    }
+}
+
+/// A special token's entry in the trie: the marker byte, then its text.
+pub fn special(text: &[u8]) -> Vec<u8> {
+    let mut marked = vec![TokTrie::SPECIAL_TOKEN_MARKER];
+    marked.extend_from_slice(text);
+    marked
+}
+
+/// The token environment llguidance needs, from the trie alone: loopd never
+/// asks llguidance to force tokens, so greedy tokenization is enough.
+struct TrieOnly {
+    trie: TokTrie,
+}
+
+impl TokenizerEnv for TrieOnly {
+    fn tok_trie(&self) -> &TokTrie {
+        &self.trie
+    }
+
+    fn tokenize_bytes(&self, s: &[u8]) -> Vec<TokenId> {
+        self.trie.greedy_tokenize(s)
+    }
+
+    fn tokenize_is_canonical(&self) -> bool {
+        false
+    }
+}
+
+/// One generation's grammar state.
+pub struct Constraint {
+    matcher: Matcher,
+    end_of_turn: Vec<u32>,
+    masks: usize,
+}
+
+impl Constraint {
+    /// Whether `token` may come next: an end-of-turn token once the grammar
+    /// accepts, any other token when the grammar can continue with it.
+    pub fn allows(&mut self, token: u32) -> bool {
+        if self.end_of_turn.contains(&token) {
+            return self.is_accepting();
+        }
+        !self.matcher.is_stopped() && self.matcher.validate_tokens(&[token]).unwrap_or(0) == 1
+    }
+
+    /// Sets every token the grammar does not allow next to −∞. An error
+    /// means the grammar can go nowhere (an internal llguidance error).
+    pub fn mask(&mut self, logits: &mut [f32]) -> Result<(), String> {
+        self.masks += 1;
+        let allowed = self
+            .matcher
+            .compute_mask_or_eos()
+            .map_err(|e| format!("grammar: {e}"))?;
+        let ending: Vec<(usize, f32)> = if self.is_accepting() {
+            self.end_of_turn
+                .iter()
+                .filter_map(|&id| logits.get(id as usize).map(|&l| (id as usize, l)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for (id, logit) in logits.iter_mut().enumerate() {
+            if id >= allowed.len() || !allowed.is_allowed(id as TokenId) {
+                *logit = f32::NEG_INFINITY;
+            }
+        }
+        for (id, logit) in ending {
+            logits[id] = logit;
+        }
+        if logits.iter().all(|l| *l == f32::NEG_INFINITY) {
+            return Err("grammar: no token can continue the reply".into());
+        }
+        Ok(())
+    }
+
+    /// Moves the grammar past a generated token.
+    pub fn accept(&mut self, token: u32) -> Result<(), String> {
+        if self.end_of_turn.contains(&token) {
+            return Ok(());
+        }
+        self.matcher
+            .consume_token(token)
+            .map_err(|e| format!("grammar: {e}"))
+    }
+
+    /// Whether the text so far is a complete sentence of the grammar.
+    pub fn is_accepting(&mut self) -> bool {
+        self.matcher.is_accepting().unwrap_or(false)
+    }
+
+    /// Whether nothing but the end of the turn can follow.
+    pub fn is_finished(&self) -> bool {
+        self.matcher.is_stopped()
+    }
+
+    /// How many times the full mask was computed (the sampled token was not
+    /// allowed).
+    pub fn masks_computed(&self) -> usize {
+        self.masks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A vocabulary of the 256 single bytes, a few words, and `<end>`.
+    pub(crate) fn byte_compiler() -> GrammarCompiler {
+        let mut words: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        for word in ["Action", "FINAL", " the"] {
+            words.push(word.as_bytes().to_vec());
+        }
+        words.push(special(b"<end>"));
+        let end = words.len() as u32 - 1;
+        GrammarCompiler::from_words(words, &[end]).unwrap()
+    }
+
+    fn end(compiler: &GrammarCompiler) -> u32 {
+        compiler.end_of_turn[0]
+    }
+
+    /// Feeds `text` byte by byte; whether every byte was allowed.
+    fn feed(constraint: &mut Constraint, text: &str) -> bool {
+        text.bytes().all(|b| {
+            let ok = constraint.allows(b as u32);
+            ok && constraint.accept(b as u32).is_ok()
+        })
+    }
+
+    #[test]
+    fn the_end_of_turn_is_allowed_once_the_grammar_accepts() {
+        let compiler = byte_compiler();
+        let grammar = Grammar::lark(r#"start: "yes" | "no" /[.!]*/"#);
+        let mut c = compiler.start(&grammar).unwrap();
+        assert!(!c.allows(end(&compiler)), "nothing written yet");
+        assert!(feed(&mut c, "n"));
+        assert!(!c.allows(end(&compiler)), "`n` is not a whole answer");
+        assert!(feed(&mut c, "o"));
+        assert!(c.allows(end(&compiler)));
+        assert!(c.allows(b'!' as u32));
+        assert!(!c.allows(b'x' as u32));
+    }
+
+    #[test]
+    fn a_finished_grammar_allows_only_the_end() {
+        let compiler = byte_compiler();
+        let mut c = compiler.start(&Grammar::lark(r#"start: "ok""#)).unwrap();
+        assert!(feed(&mut c, "ok"));
+        assert!(c.is_finished());
+        assert!(c.allows(end(&compiler)));
+        assert!(!c.allows(b'k' as u32));
+    }
+
+    #[test]
+    fn the_mask_keeps_only_allowed_tokens() {
+        let compiler = byte_compiler();
+        let mut c = compiler
+            .start(&Grammar::lark(r#"start: "Action" | "FINAL""#))
+            .unwrap();
+        let mut logits = vec![1.0f32; 260];
+        c.mask(&mut logits).unwrap();
+        let allowed: Vec<usize> = (0..logits.len())
+            .filter(|&i| logits[i].is_finite())
+            .collect();
+        assert_eq!(allowed, vec![b'A' as usize, b'F' as usize, 256, 257]);
+        assert_eq!(c.masks_computed(), 1);
+    }
+
+    #[test]
+    fn a_bad_grammar_is_an_error() {
+        let compiler = byte_compiler();
+        let e = compiler
+            .start(&Grammar::lark("start: nowhere"))
+            .err()
+            .unwrap();
+        assert!(e.starts_with("grammar:"), "{e}");
+    }
+}
