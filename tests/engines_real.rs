@@ -111,6 +111,17 @@ fn check(engine_id: &str, question: &str) {
         assert!(call.completion_tokens <= 96, "{context}");
     }
     assert!(s.completion_tokens() > 0, "{context}");
+    if engine_id != "native-tools" {
+        assert_eq!(
+            s.format_errors, 0,
+            "constrained replies always parse: {context}"
+        );
+        assert_eq!(
+            s.invalid_tool_calls(),
+            0,
+            "constrained tool calls fit their schema: {context}"
+        );
+    }
     let ttft = s.ttft_ms.expect("a token was generated");
     assert!(ttft > 0.0 && ttft <= s.wall_ms, "{context}");
     let tool_events = events
@@ -206,6 +217,32 @@ fn native_tools() {
 #[test]
 fn none() {
     check("none", QUESTION);
+}
+
+/// On the 0.5B model, react computes a product it cannot know by heart with
+/// the calculator, and says the right number.
+#[test]
+fn react_on_qwen_answers_a_product_with_the_calculator() {
+    let (outcome, _) = ask_with(
+        load(QWEN),
+        "react",
+        &["math"],
+        "What is 3201 multiplied by 682?",
+    );
+    let s = &outcome.stats;
+    assert_eq!(s.format_errors, 0, "{outcome:#?}");
+    assert!(
+        s.tool_calls
+            .iter()
+            .any(|c| c.name == "calculate" && !c.is_error),
+        "{outcome:#?}"
+    );
+    let digits: String = outcome
+        .answer
+        .chars()
+        .filter(|c| c.is_ascii_digit())
+        .collect();
+    assert!(digits.contains("2183082"), "{outcome:#?}");
 }
 
 /// Qwen's chat template renders tools and parses as `<tool_call>`: the

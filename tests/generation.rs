@@ -6,8 +6,8 @@ mod common;
 
 use common::{golden_for, ids, model_path, QWEN, SMOLLM};
 use loopd::brain::{
-    Brain, ChatRequest, Completion, EndReason, GenerateOptions, Generation, GenerationEvent,
-    LocalBrain, LocalBrainConfig, Message,
+    Brain, BrainError, ChatRequest, Completion, EndReason, GenerateOptions, Generation,
+    GenerationEvent, LocalBrain, LocalBrainConfig, Message,
 };
 use std::sync::OnceLock;
 use tokio_util::sync::CancellationToken;
@@ -26,6 +26,7 @@ fn ask(question: &str, options: GenerateOptions) -> ChatRequest {
         options,
         assistant_prefix: String::new(),
         session: None,
+        grammar: None,
     }
 }
 
@@ -190,6 +191,7 @@ fn reused_prefix_gives_identical_greedy_output() {
         options: greedy(16),
         assistant_prefix: String::new(),
         session: None,
+        grammar: None,
     };
     let (_, warm) = drain(brain.generate(follow_up.clone(), CancellationToken::new()));
     assert!(
@@ -204,4 +206,40 @@ fn reused_prefix_gives_identical_greedy_output() {
     ));
     let (_, cold) = drain(brain.generate(follow_up, CancellationToken::new()));
     assert_eq!(warm.text, cold.text);
+}
+
+/// A grammar holds the reply to its language, and the end-of-turn token
+/// ends it as soon as the grammar is complete.
+#[test]
+fn a_grammar_constrains_the_reply_and_lets_it_end() {
+    let brain = brain(SMOLLM);
+    let mut request = ask("Is the sky green? Answer in one word.", greedy(32));
+    request.grammar = Some(loopd::brain::Grammar::lark(
+        r#"start: ("Yes" | "No") "." REST
+REST: /[a-z ]{0,20}/"#,
+    ));
+    let (pieces, done) = drain(brain.generate(request, CancellationToken::new()));
+    assert!(
+        done.text.starts_with("Yes.") || done.text.starts_with("No."),
+        "{done:?}"
+    );
+    assert!(done.text.len() <= 24, "{done:?}");
+    assert_eq!(pieces.concat(), done.text);
+    assert!(
+        matches!(done.end, EndReason::EndOfTurn),
+        "the grammar let the reply end: {done:?}"
+    );
+
+    let mut bad = ask("hi", greedy(4));
+    bad.grammar = Some(loopd::brain::Grammar::lark("start: undefined_rule"));
+    let failed = brain
+        .generate(bad, CancellationToken::new())
+        .blocking_next();
+    assert!(
+        matches!(
+            failed,
+            Some(GenerationEvent::Failed(BrainError::Grammar(_)))
+        ),
+        "{failed:?}"
+    );
 }

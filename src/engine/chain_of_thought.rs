@@ -6,6 +6,7 @@
 //! whole reply is then the answer. Tools are not offered.
 
 use super::parse::{self, FINAL_ANSWER};
+use super::protocol;
 use super::{with_system, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run};
 use crate::brain::Message;
 use serde::{Deserialize, Serialize};
@@ -56,7 +57,10 @@ impl ChainOfThought {
             .generate(
                 "chain-of-thought",
                 with_system(conversation, &self.system),
-                CallOptions::default(),
+                CallOptions {
+                    grammar: Some(protocol::chain_of_thought::grammar_for_reply()),
+                    ..CallOptions::default()
+                },
                 Route::AnswerAfter(FINAL_ANSWER),
             )
             .await?;

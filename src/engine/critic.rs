@@ -19,6 +19,7 @@
 //! Turns: one for the draft, one per critique round.
 
 use super::parse;
+use super::protocol;
 use super::{
     fill, tool_list, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent,
     MAX_CALLS_PER_REPLY,
@@ -99,6 +100,7 @@ impl Critic {
         let mut answer = draft.text.trim().to_string();
         let mut spoken = false;
         let tools = tool_list(run.tools());
+        let critique_grammar = protocol::critic::grammar_for_critique(&run.tools().specs());
 
         for round in 1..=self.config.max_critique_rounds {
             run.turn()?;
@@ -107,7 +109,10 @@ impl Critic {
                 .generate(
                     "critique",
                     after_answer(conversation, &answer, request),
-                    CallOptions::default(),
+                    CallOptions {
+                        grammar: Some(critique_grammar.clone()),
+                        ..CallOptions::default()
+                    },
                     Route::Thought,
                 )
                 .await?;

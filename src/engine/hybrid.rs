@@ -18,10 +18,11 @@ use super::plan_execute::{
     adopt_plan, done_text, execute_step, make_plan, persona_with, step_loop, synthesize,
     StepOutcome,
 };
+use super::protocol;
 use super::react::React;
 use super::{fill, question, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent};
 use super::{Route, Run};
-use crate::brain::Message;
+use crate::brain::{Grammar, Message};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -125,6 +126,10 @@ impl Hybrid {
     }
 }
 
+/// Most steps a checkpoint's or a re-plan's new list may have (the top of
+/// seed 003's 3–7).
+const MAX_PLAN: usize = 7;
+
 /// The checkpoint: a progress summary and the decision. No decision word is
 /// a format error (the plan goes on), and so is `REPLAN` without a list.
 async fn checkpoint(
@@ -147,7 +152,8 @@ async fn checkpoint(
             ("remaining", &remaining),
         ],
     );
-    let text = think(run, "checkpoint", conversation, prompt).await?;
+    let grammar = protocol::checkpoint::grammar_for_checkpoint(MAX_PLAN);
+    let text = think(run, "checkpoint", conversation, prompt, grammar).await?;
     Ok(match decision(&text) {
         Some(Decision::Continue) => Next::Continue,
         Some(Decision::Done) => Next::Done,
@@ -175,7 +181,8 @@ async fn replan(
             ("step", failed),
         ],
     );
-    let text = think(run, "replan", conversation, prompt).await?;
+    let grammar = protocol::plan::grammar_for_summary_and_plan(1, MAX_PLAN);
+    let text = think(run, "replan", conversation, prompt, grammar).await?;
     Ok(new_plan(run, &text))
 }
 
@@ -186,12 +193,16 @@ async fn think(
     purpose: &str,
     conversation: &[Message],
     prompt: String,
+    grammar: Grammar,
 ) -> Result<String, Halt> {
     let reply = run
         .generate(
             purpose,
             persona_with(conversation, prompt),
-            CallOptions::default(),
+            CallOptions {
+                grammar: Some(grammar),
+                ..CallOptions::default()
+            },
             Route::Thought,
         )
         .await?;

@@ -13,6 +13,7 @@
 pub mod events;
 mod first_call;
 pub mod parse;
+pub mod protocol;
 mod run;
 mod stats;
 
@@ -69,8 +70,46 @@ pub const MAX_CALLS_PER_REPLY: usize = 5;
 /// engine reads the keys it knows into its typed config and rejects others.
 pub type Settings = serde_json::Map<String, Value>;
 
+/// The setting every engine takes: whether its LLM calls are constrained
+/// to their protocol's grammar (default `true`).
+pub const CONSTRAIN: &str = "constrain";
+
 /// Builds an engine by id with its settings.
 pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
+    let mut settings = settings.clone();
+    let constrain = match settings.remove(CONSTRAIN) {
+        None => true,
+        Some(Value::Bool(on)) => on,
+        Some(other) => {
+            return Err(format!(
+                "invalid setting for loop `{id}`: {CONSTRAIN} = {other}: expected true or false"
+            ))
+        }
+    };
+    let engine = build_engine(id, &settings)?;
+    Ok(if constrain {
+        engine
+    } else {
+        Arc::new(Unconstrained(engine))
+    })
+}
+
+/// An engine whose LLM calls carry no grammar (`constrain = false`), to
+/// measure what constraints change.
+struct Unconstrained(Arc<dyn Engine>);
+
+impl Engine for Unconstrained {
+    fn id(&self) -> &'static str {
+        self.0.id()
+    }
+
+    fn run<'a>(&'a self, run: &'a mut Run, conversation: &'a [Message]) -> EngineFuture<'a> {
+        run.constrain = false;
+        self.0.run(run, conversation)
+    }
+}
+
+fn build_engine(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
     Ok(match id {
         "react" => Arc::new(react::React::new(config(id, settings)?)?),
         "plan-execute" => Arc::new(plan_execute::PlanExecute::new(config(id, settings)?)?),
@@ -99,7 +138,7 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
 /// The setting keys an engine accepts (empty for an unknown id or an
 /// engine without settings).
 pub fn accepted_keys(id: &str) -> Vec<String> {
-    match id {
+    let mut keys = match id {
         "react" => config_keys::<react::ReactConfig>(),
         "none" => config_keys::<plain::PlainConfig>(),
         "plan-execute" => config_keys::<plan_execute::PlanExecuteConfig>(),
@@ -110,8 +149,11 @@ pub fn accepted_keys(id: &str) -> Vec<String> {
         "chain-of-thought" => config_keys::<chain_of_thought::ChainOfThoughtConfig>(),
         "tree-of-thoughts" => config_keys::<tree_of_thoughts::TreeOfThoughtsConfig>(),
         "native-tools" => config_keys::<native_tools::NativeToolsConfig>(),
-        _ => Vec::new(),
-    }
+        "auto" => Vec::new(),
+        _ => return Vec::new(),
+    };
+    keys.push(CONSTRAIN.to_string());
+    keys
 }
 
 /// Reads an engine's typed config from settings. Config types use

@@ -95,53 +95,6 @@ pub fn json_object(text: &str) -> Result<Value, String> {
     }
 }
 
-/// What a ReAct-style step asks for.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ReactStep {
-    /// `FINAL_ANSWER: …` (takes priority over an action in the same text).
-    Final(String),
-    /// `Action: name` with `Action Input: {…}`; the input is `Err` with the
-    /// reason when it is missing or not a JSON object.
-    Action {
-        /// The tool name.
-        tool: String,
-        /// The parsed arguments, or why they could not be read.
-        input: Result<Value, String>,
-    },
-    /// Neither: plain text.
-    Text,
-}
-
-/// Reads a ReAct step (seed 001): final answer first, then action.
-pub fn react_step(text: &str) -> ReactStep {
-    if let Some(answer) = after_marker(text, FINAL_ANSWER) {
-        return ReactStep::Final(answer);
-    }
-    let Some(tool) = field(text, "action") else {
-        return ReactStep::Text;
-    };
-    let (name, inline) = match tool.find(['(', '{']) {
-        Some(at) => (&tool[..at], Some(&tool[at..])),
-        None => (tool.as_str(), None),
-    };
-    let name = name
-        .trim_matches(|c: char| c == '`' || c == '"' || c == '\'' || c.is_whitespace())
-        .to_string();
-    if name.is_empty() {
-        return ReactStep::Text;
-    }
-    let input = match (
-        find_marker(text, &["action input:", "action_input:"]),
-        inline,
-    ) {
-        (Some((_, end)), _) => json_object(&text[end..]),
-        (None, Some(inline)) if inline.contains('{') => json_object(inline),
-        (None, _) => Err("missing `Action Input:`".to_string()),
-    };
-    let tool = name;
-    ReactStep::Action { tool, input }
-}
-
 /// The items of a numbered (`1.`, `2)`, `Step 3:`) or bulleted list, in order.
 pub fn numbered_list(text: &str) -> Vec<String> {
     text.lines()
@@ -570,54 +523,6 @@ mod tests {
             .contains("invalid JSON"));
         assert!(json_object("{\"a\":").unwrap_err().contains("not closed"));
         assert!(json_object("none").unwrap_err().contains("no JSON"));
-    }
-
-    #[test]
-    fn react_steps() {
-        assert_eq!(
-            react_step("Thought: t\nAction: calc\nAction Input: {\"expression\": \"2+2\"}"),
-            ReactStep::Action {
-                tool: "calc".into(),
-                input: Ok(json!({"expression": "2+2"}))
-            }
-        );
-        assert_eq!(
-            react_step("Action: `calc`\nAction Input:\n```json\n{\"x\": [1,\n2]}\n```"),
-            ReactStep::Action {
-                tool: "calc".into(),
-                input: Ok(json!({"x": [1, 2]}))
-            }
-        );
-        assert!(matches!(
-            react_step("Action: calc\nAction Input: {oops}"),
-            ReactStep::Action { input: Err(_), .. }
-        ));
-        assert!(matches!(
-            react_step("Action: calc"),
-            ReactStep::Action { input: Err(e), .. } if e.contains("missing")
-        ));
-        assert_eq!(
-            react_step("Action: calc\nAction Input: {}\nFINAL_ANSWER: 4"),
-            ReactStep::Final("4".into())
-        );
-        assert!(matches!(
-            react_step("Action: 17 * 6\nAction Input: {}"),
-            ReactStep::Action { tool, .. } if tool == "17 * 6"
-        ));
-        assert!(matches!(
-            react_step("Action: calculate(\"2+2\")\nAction Input: {}"),
-            ReactStep::Action { tool, .. } if tool == "calculate"
-        ));
-        assert_eq!(
-            react_step("Action: convert {\"value\": 5}"),
-            ReactStep::Action {
-                tool: "convert".into(),
-                input: Ok(json!({"value": 5}))
-            }
-        );
-        assert_eq!(react_step("just words"), ReactStep::Text);
-        assert_eq!(react_step("Action:   \n"), ReactStep::Text);
-        assert_eq!(react_step("Action:"), ReactStep::Text);
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //! which adds checkpoints and replanning between the steps.
 
 use super::parse;
+use super::protocol;
 use super::react::{React, ReactConfig};
 use super::{fill, question, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish};
 use super::{Halt, LoopEvent, Route, Run, Termination};
@@ -135,7 +136,10 @@ pub(crate) async fn make_plan(
         .generate(
             "planner",
             with_system(conversation, &system),
-            CallOptions::default(),
+            CallOptions {
+                grammar: Some(protocol::plan::grammar_for_plan(1, max_steps)),
+                ..CallOptions::default()
+            },
             Route::Thought,
         )
         .await?;

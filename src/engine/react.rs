@@ -15,10 +15,12 @@
 //! every so many rounds the model checks its progress (seed 002) and may
 //! name a new approach, which the next round sees.
 
-use super::parse::{self, ReactStep, FINAL_ANSWER};
+use super::parse::{self, FINAL_ANSWER};
+use super::protocol::react::{self as protocol, react_step, ReactStep};
 use super::{fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
 use super::{LoopEvent, Route, Run, Termination};
 use crate::brain::Message;
+use crate::tools::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -115,6 +117,7 @@ impl React {
             &[("tools", &tool_list(run.tools())), ("names", &names)],
         );
         let mut messages = with_system(conversation, &system);
+        let step = stop_at_observation(&run.tools().specs());
         let mut repeats = Repeats::default();
         let mut reminded = false;
         let mut termination = Termination::MaxTurns;
@@ -122,14 +125,9 @@ impl React {
         for round in 1..=self.config.max_iterations {
             run.turn()?;
             let reply = run
-                .generate(
-                    "react",
-                    messages.clone(),
-                    stop_at_observation(),
-                    answer_route(),
-                )
+                .generate("react", messages.clone(), step.clone(), answer_route())
                 .await?;
-            let observation = match parse::react_step(&reply.text) {
+            let observation = match react_step(&reply.text) {
                 ReactStep::Final(answer) if !answer.is_empty() => {
                     return Ok(Finish::answered(answer))
                 }
@@ -229,11 +227,13 @@ async fn validate(run: &mut Run, messages: &mut [Message]) -> Result<(), Halt> {
 }
 
 /// ReAct calls stop before `Observation:` (the loop writes those) and start
-/// the reply with `Thought:`, which keeps small models in the format.
-fn stop_at_observation() -> CallOptions {
+/// the reply with `Thought:`, which keeps small models in the format; the
+/// step's grammar allows only the run's tools with valid arguments.
+fn stop_at_observation(tools: &[&ToolSpec]) -> CallOptions {
     CallOptions {
         stop: vec!["Observation:".into()],
         prefix: "Thought:",
+        grammar: Some(protocol::step_grammar(tools)),
         ..CallOptions::default()
     }
 }
@@ -248,6 +248,7 @@ fn final_answer_now() -> CallOptions {
             "\nAction:".into(),
         ],
         prefix: "FINAL_ANSWER:",
+        grammar: Some(protocol::answer_grammar()),
         ..CallOptions::default()
     }
 }

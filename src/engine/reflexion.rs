@@ -16,6 +16,7 @@
 //! Turns: one per episode, plus the inner ReAct's own.
 
 use super::parse;
+use super::protocol;
 use super::react::{React, ReactConfig};
 use super::{fill, with_system, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent};
 use super::{Route, Run, Termination};
@@ -161,7 +162,10 @@ async fn evaluate(
         .generate(
             "evaluator",
             messages,
-            CallOptions::default(),
+            CallOptions {
+                grammar: Some(protocol::verdict::grammar_for_verdict()),
+                ..CallOptions::default()
+            },
             Route::Thought,
         )
         .await?;

@@ -6,7 +6,7 @@ use super::parse;
 use super::stats::{ms, round1, CallRecord, LoopStats, ToolCallRecord};
 use super::{Halt, LoopEvent, Termination};
 use crate::brain::{
-    Brain, ChatRequest, Completion, EndReason, GenerateOptions, GenerationEvent, Message,
+    Brain, ChatRequest, Completion, EndReason, GenerateOptions, GenerationEvent, Grammar, Message,
 };
 use crate::tools::{ToolError, Toolset};
 use serde_json::Value;
@@ -54,6 +54,9 @@ pub struct CallOptions {
     pub prefix: &'static str,
     /// Sampling temperature for this call (default: the run's).
     pub temperature: Option<f32>,
+    /// The grammar of the reply's protocol (after `prefix`); sent to the
+    /// brain unless the run is unconstrained.
+    pub grammar: Option<Grammar>,
 }
 
 /// What a tool call showed the model.
@@ -76,6 +79,7 @@ pub struct Run {
     options: GenerateOptions,
     speaking: bool,
     spoke: bool,
+    pub(super) constrain: bool,
     pub(super) engine: String,
     pub(super) session: Option<String>,
     call_answered_at: Option<Instant>,
@@ -102,6 +106,7 @@ impl Run {
             options,
             speaking: true,
             spoke: false,
+            constrain: true,
             engine: String::new(),
             session: None,
             call_answered_at: None,
@@ -113,6 +118,12 @@ impl Run {
     /// The tools of this run.
     pub fn tools(&self) -> &Toolset {
         &self.tools
+    }
+
+    /// Whether LLM calls send their protocol's grammar to the brain (the
+    /// `constrain` setting, on by default).
+    pub fn constrained(&self) -> bool {
+        self.constrain
     }
 
     /// Whether the model's chat template renders tool definitions.
@@ -267,6 +278,7 @@ impl Run {
             options,
             assistant_prefix: call.prefix.to_string(),
             session: self.session.clone(),
+            grammar: call.grammar.filter(|_| self.constrain),
         };
         let call_cancel = self.cancel.child_token();
         let mut generation = self.brain.generate(request, call_cancel.clone());
@@ -368,7 +380,9 @@ impl Run {
         });
         let started = Instant::now();
         let mut interrupted = None;
-        let result = match self.tools.prepare(name, &arguments) {
+        let prepared = self.tools.prepare(name, &arguments);
+        let invalid = prepared.is_err();
+        let result = match prepared {
             Ok(tool) => {
                 let args = arguments.clone();
                 let task = tokio::task::spawn_blocking(move || tool.call(args));
@@ -413,6 +427,7 @@ impl Run {
             arguments,
             result: observed.text.clone(),
             is_error: observed.is_error,
+            invalid,
             duration_ms: round1(ms(started.elapsed())),
         });
         self.emit(LoopEvent::Observation {

@@ -20,6 +20,7 @@
 //! (termination `max_turns`).
 
 use super::parse;
+use super::protocol;
 use super::{fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
 use super::{Route, Run, Termination};
 use crate::brain::Message;
@@ -92,12 +93,13 @@ enum Step {
 impl SelfAsk {
     async fn self_ask(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         let decomposer = run.tools().is_empty();
-        let (system, call) = if decomposer {
+        let (system, mut call) = if decomposer {
             (DECOMPOSER.to_string(), CallOptions::default())
         } else {
             let system = fill(WITH_TOOLS, &[("tools", &tool_list(run.tools()))]);
             (system, stop_at_intermediate())
         };
+        call.grammar = Some(protocol::self_ask::grammar_for_step(&run.tools().specs()));
         let mut messages = with_system(conversation, system.trim_end());
         let lookup = lookup_tool(run.tools());
         let mut termination = Termination::MaxTurns;
@@ -141,6 +143,7 @@ impl SelfAsk {
         }
 
         messages.push(Message::user(FINAL.trim_end()));
+        call.grammar = Some(protocol::self_ask::grammar_for_final());
         let reply = run
             .generate("self-ask-final", messages, call, answer_route())
             .await?;
@@ -233,6 +236,7 @@ async fn own_answer(run: &mut Run, messages: &[Message], reply: &str) -> Result<
     messages.push(Message::user(NO_LOOKUP.trim_end()));
     let call = CallOptions {
         stop: vec!["Follow up:".into(), "So the final answer".into()],
+        grammar: Some(protocol::self_ask::grammar_for_own_answer()),
         ..CallOptions::default()
     };
     let own = run

@@ -50,6 +50,9 @@ pub struct ToolCallRecord {
     pub result: String,
     /// Whether it failed.
     pub is_error: bool,
+    /// Whether it was refused before running: an unknown tool, or arguments
+    /// that do not fit the tool's schema.
+    pub invalid: bool,
     /// How long it ran.
     pub duration_ms: f64,
 }
@@ -109,6 +112,12 @@ impl LoopStats {
         self.calls.iter().fold(0.0, |sum, c| sum + c.decode_ms)
     }
 
+    /// Tool calls refused before running (unknown tool, arguments against
+    /// the schema).
+    pub fn invalid_tool_calls(&self) -> usize {
+        self.tool_calls.iter().filter(|c| c.invalid).count()
+    }
+
     /// Time spent in tools.
     pub fn tool_ms(&self) -> f64 {
         self.tool_calls
@@ -139,6 +148,7 @@ impl LoopStats {
             "cached_tokens": self.cached_tokens(),
             "completion_tokens": self.completion_tokens(),
             "format_errors": self.format_errors,
+            "invalid_tool_calls": self.invalid_tool_calls(),
             "ttft_ms": self.ttft_ms.map(round1),
             "first_answer_token_ms": self.first_answer_token_ms.map(round1),
             "prefill_tok_s": per_second(self.prefill_tokens(), self.prefill_ms()),

@@ -10,6 +10,7 @@
 
 use super::events::LoopEvent;
 use super::parse;
+use super::protocol;
 use super::{fill, question, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
 use super::{Route, Run};
 use crate::brain::{Message, Role};
@@ -187,6 +188,7 @@ impl TreeOfThoughts {
         let call = CallOptions {
             max_tokens: Some(THOUGHT_MAX_TOKENS),
             temperature: (!siblings.is_empty()).then_some(SIBLING_TEMPERATURE),
+            grammar: Some(protocol::score::grammar_for_thought()),
             ..CallOptions::default()
         };
         let reply = run
@@ -231,6 +233,7 @@ impl TreeOfThoughts {
         ];
         let call = CallOptions {
             max_tokens: Some(SCORE_MAX_TOKENS),
+            grammar: Some(protocol::score::grammar_for_score()),
             ..CallOptions::default()
         };
         let reply = run
@@ -268,7 +271,10 @@ impl TreeOfThoughts {
             .generate(
                 "answer",
                 asking(conversation, THINK_SYSTEM, prompt),
-                CallOptions::default(),
+                CallOptions {
+                    grammar: Some(protocol::score::grammar_for_answer()),
+                    ..CallOptions::default()
+                },
                 Route::AnswerAfter(ANSWER),
             )
             .await?;

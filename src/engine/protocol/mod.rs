@@ -1,0 +1,143 @@
+//! The protocols engines ask the model to write, each as a grammar beside
+//! the parser that reads it, so the two cannot drift apart.
+//!
+//! A grammar describes the reply after the call's prefix (`Thought:` for a
+//! ReAct step) in llguidance's Lark dialect. The local brain enforces it
+//! token by token, so a reply always parses; with `constrain = false` the
+//! same parsers read free text and count what does not fit as format errors.
+//! The pieces shared by several protocols (a line of text, a tool call with
+//! JSON arguments checked against the tool's schema) live here.
+
+pub mod chain_of_thought;
+pub mod checkpoint;
+pub mod critic;
+pub mod plan;
+pub mod react;
+pub mod score;
+pub mod self_ask;
+pub mod verdict;
+
+use crate::brain::Grammar;
+use crate::tools::ToolSpec;
+use serde_json::Value;
+
+/// A Lark string literal for `text`.
+pub fn literal(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// Terminals every protocol may use: `LINE`, one line of text that does not
+/// start with a space and holds at least one visible character, and `SP`,
+/// optional spaces after a label.
+pub const COMMON: &str = r#"
+LINE: /[^\s][^\n]{0,400}/
+SP: /[ ]?/
+"#;
+
+/// Rules named `{rule}` that match one call of any of `tools` as
+/// `{name_label}NAME{between}JSON`, the JSON valid against that tool's
+/// argument schema. One alternative per tool, so a tool's name decides
+/// which schema its arguments follow.
+pub fn tool_calls_rule(rule: &str, tools: &[&ToolSpec], name_label: &str, between: &str) -> String {
+    let mut text = String::new();
+    let alternatives: Vec<String> = (0..tools.len()).map(|i| format!("{rule}_{i}")).collect();
+    text.push_str(&format!("{rule}: {}\n", alternatives.join(" | ")));
+    for (i, tool) in tools.iter().enumerate() {
+        let head = literal(&format!("{name_label}{}{between}", tool.name));
+        let schema = schema_for_grammar(&tool.argument_schema);
+        text.push_str(&format!("{rule}_{i}: {head} %json {schema}\n"));
+    }
+    text
+}
+
+/// Longest array a tool argument may be when its schema sets no bound.
+pub const MAX_ITEMS: u64 = 64;
+/// Longest string a tool argument may be when its schema sets no bound.
+pub const MAX_LENGTH: u64 = 400;
+
+/// A tool's argument schema as the grammar uses it: an object that says
+/// nothing of extra keys gets none, and arrays and strings without a bound
+/// get one, so a model cannot run out of tokens inside the arguments.
+fn schema_for_grammar(schema: &Value) -> String {
+    let mut schema = schema.clone();
+    if let Some(object) = schema.as_object_mut() {
+        object
+            .entry("type")
+            .or_insert_with(|| Value::String("object".into()));
+        object
+            .entry("additionalProperties")
+            .or_insert(Value::Bool(false));
+    }
+    bound(&mut schema);
+    serde_json::to_string(&schema).unwrap_or_else(|_| "{}".into())
+}
+
+fn bound(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            let kind = object.get("type").cloned();
+            let is = |name: &str| match &kind {
+                Some(Value::String(k)) => k == name,
+                Some(Value::Array(kinds)) => kinds.iter().any(|k| k == name),
+                _ => false,
+            };
+            if is("array") {
+                object.entry("maxItems").or_insert(MAX_ITEMS.into());
+            }
+            if is("string") && !object.contains_key("enum") && !object.contains_key("format") {
+                object.entry("maxLength").or_insert(MAX_LENGTH.into());
+            }
+            object.values_mut().for_each(bound);
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound),
+        _ => {}
+    }
+}
+
+/// A regex for one non-empty line that does not start with `word` (letters,
+/// digits, spaces and `_` only), spelled out letter by letter: llguidance's
+/// `~` negation misbehaves after several lexemes of one terminal.
+pub fn line_not_starting_with(word: &str) -> String {
+    let letters: Vec<char> = word
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == ' ' || *c == '_')
+        .collect();
+    let mut pattern = String::new();
+    for (i, c) in letters.iter().enumerate().rev() {
+        let other = format!("[^{c}\\n]");
+        pattern = if i + 1 == letters.len() {
+            other
+        } else {
+            format!("(?:{other}|{c}{pattern})")
+        };
+    }
+    format!("{pattern}[^\\n]{{0,400}}")
+}
+
+/// A grammar from rules and the common terminals.
+pub fn grammar(rules: &str) -> Grammar {
+    Grammar::lark(format!("{rules}\n{COMMON}"))
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Grammar checks on a byte-level vocabulary: each byte is a token.
+    use crate::brain::grammar::{special, GrammarCompiler};
+    use crate::brain::Grammar;
+
+    fn compiler() -> GrammarCompiler {
+        let mut words: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+        words.push(special(b"<end>"));
+        GrammarCompiler::from_words(words, &[256]).unwrap()
+    }
+
+    /// Whether `grammar` accepts `text` as a whole reply.
+    pub fn accepts(grammar: &Grammar, text: &str) -> bool {
+        let mut constraint = compiler()
+            .start(grammar)
+            .unwrap_or_else(|e| panic!("{e}\n{}", grammar.text()));
+        text.bytes()
+            .all(|b| constraint.allows(b as u32) && constraint.accept(b as u32).is_ok())
+            && constraint.allows(256)
+    }
+}
