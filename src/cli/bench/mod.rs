@@ -12,7 +12,9 @@ mod tasks;
 
 use crate::brain::device::DeviceChoice;
 use crate::brain::GenerateOptions;
+use crate::engine::{self, Settings};
 use clap::Args;
+use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -34,7 +36,7 @@ Task files are JSON lines: {\"id\",\"question\",\"tools\"} with optional \"answe
 )]
 pub struct BenchArgs {
     /// Measure the bare model (prefill and decode speed), no engines.
-    #[arg(long, conflicts_with_all = ["loops", "tasks", "limit", "plot", "no_prefix_cache", "compare_cache", "max_tokens", "timeout"])]
+    #[arg(long, conflicts_with_all = ["loops", "tasks", "limit", "plot", "no_prefix_cache", "compare_cache", "compare_constrain", "settings", "max_tokens", "timeout"])]
     pub raw: bool,
 
     /// Loops to run, comma-separated, or `all` (default: react, the default
@@ -67,6 +69,16 @@ pub struct BenchArgs {
     /// Run every task twice, with prefix reuse and without, back to back.
     #[arg(long)]
     pub compare_cache: bool,
+
+    /// Run every loop twice: constrained to its protocol's grammar (the
+    /// default) and free (`constrain=false`, shown as `LOOP/free`).
+    #[arg(long)]
+    pub compare_constrain: bool,
+
+    /// An engine setting for every loop, e.g. `--set constrain=false`
+    /// (repeatable; a loop that does not take the key is an error).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<String>,
 
     /// Most tokens to generate per LLM call.
     #[arg(long, default_value_t = 256, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -136,7 +148,12 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
 
 /// Checks the arguments and reads the tasks, before the model is loaded.
 fn plan(args: &BenchArgs) -> Result<runner::Plan, String> {
-    let loops = loops(&args.loops)?;
+    let mut settings = Settings::new();
+    for text in &args.settings {
+        let (key, value) = engine::parse_setting(text).map_err(|e| format!("--set {e}"))?;
+        settings.insert(key, value);
+    }
+    let loops = variants(&loops(&args.loops)?, &settings, args.compare_constrain);
     let mut tasks = match &args.tasks {
         Some(path) => tasks::read(path)?,
         None => tasks::default_tasks(),
@@ -144,9 +161,9 @@ fn plan(args: &BenchArgs) -> Result<runner::Plan, String> {
     if let Some(limit) = args.limit {
         tasks.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
     }
-    for id in &loops {
+    for variant in &loops {
         for task in &tasks {
-            runner::prepare(id, task)?;
+            runner::prepare(variant, task)?;
         }
     }
     let timeout = match args.timeout {
@@ -190,6 +207,29 @@ fn plan(args: &BenchArgs) -> Result<runner::Plan, String> {
         device: args.device,
         max_context: args.max_context,
     })
+}
+
+/// Each loop with the settings it runs with; comparing constraints adds a
+/// free (`constrain=false`) run of each loop after its constrained one.
+fn variants(ids: &[String], settings: &Settings, compare: bool) -> Vec<runner::LoopVariant> {
+    let mut variants = Vec::new();
+    for id in ids {
+        variants.push(runner::LoopVariant {
+            id: id.clone(),
+            label: id.clone(),
+            settings: settings.clone(),
+        });
+        if compare {
+            let mut free = settings.clone();
+            free.insert(engine::CONSTRAIN.into(), Value::Bool(false));
+            variants.push(runner::LoopVariant {
+                id: id.clone(),
+                label: format!("{id}/free"),
+                settings: free,
+            });
+        }
+    }
+    variants
 }
 
 /// The engine ids asked for: `all` is every engine; an unknown id is an error.

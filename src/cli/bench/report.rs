@@ -137,19 +137,41 @@ pub fn table(results: &Results, plan: &Plan) -> String {
         "loop", "cache", "TTFAT", "pf t/s", "dec t/s", "s/run", "wall s", "prefill", "decode",
         "tool", "other", "RSS MiB",
     ])];
+    let mut quality = vec![row(&[
+        "loop",
+        "cache",
+        "runs",
+        "acc",
+        "fmt err",
+        "tools",
+        "invalid",
+        "tool rate",
+        "dec t/s",
+    ])];
     let ratio = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.2}"));
+    let percent = |r: Option<f64>| r.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
     let secs = |ms: f64| format!("{:.1}", ms / 1000.0);
     for result in &results.loops {
         for &cached in &plan.modes {
             let s = summary(result, cached);
             let mode = if cached { "on" } else { "off" };
+            quality.push(vec![
+                result.id.clone(),
+                mode.into(),
+                s.runs.to_string(),
+                percent(s.accuracy()),
+                s.format_errors.to_string(),
+                s.tool_calls.to_string(),
+                s.invalid_tool_calls.to_string(),
+                percent(s.tool_call_rate()),
+                format!("{:.1}", s.decode_tok_s()),
+            ]);
             tokens.push(vec![
                 result.id.clone(),
                 mode.into(),
                 s.runs.to_string(),
                 s.answered.to_string(),
-                s.accuracy()
-                    .map_or("-".into(), |a| format!("{:.0}%", a * 100.0)),
+                percent(s.accuracy()),
                 s.llm_calls.to_string(),
                 s.prompt_tokens.to_string(),
                 s.prefill_tokens.to_string(),
@@ -182,8 +204,12 @@ pub fn table(results: &Results, plan: &Plan) -> String {
     out.push_str(&columns(&tokens));
     out.push('\n');
     out.push_str(&columns(&times));
+    out.push('\n');
+    out.push_str(&columns(&quality));
     out.push_str(
-        "\nok: answered; acc: right over graded; pf/pt: prefill over prompt tokens, over all runs,\n\
+        "\nok: answered; acc: right over graded; fmt err: replies that fit no protocol; invalid:\n\
+         tool calls refused (unknown tool, arguments against the schema); tool rate: runs with a\n\
+         tool call; LOOP/free: constrain=false; pf/pt: prefill over prompt tokens, over all runs,\n\
          runs with ≥ 3 LLM calls (≥3c) and follow-ups (f-up); TTFAT: median seconds to the first\n\
          answer token; s/run: mean wall seconds; prefill … other: seconds in total.\n",
     );

@@ -7,7 +7,7 @@ use crate::brain::device::DeviceChoice;
 use crate::brain::prefix_cache::CacheUsage;
 use crate::brain::{Brain, BrainInfo, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
 use crate::engine::Engine;
-use crate::engine::{self, Budget, LoopOutcome, LoopRequest};
+use crate::engine::{self, Budget, LoopOutcome, LoopRequest, Settings};
 use crate::persona::{Overrides, Persona};
 use crate::tools::{ToolConfig, Toolset};
 use std::collections::HashSet;
@@ -16,10 +16,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
+/// One engine as the benchmark runs it.
+pub struct LoopVariant {
+    /// The engine id.
+    pub id: String,
+    /// How the report names it (`react`, `react/free`).
+    pub label: String,
+    /// Its settings.
+    pub settings: Settings,
+}
+
 /// What to run.
 pub struct Plan {
-    /// Engine ids, in order.
-    pub loops: Vec<String>,
+    /// Engines with their settings, in order.
+    pub loops: Vec<LoopVariant>,
     /// The tasks, in order.
     pub tasks: Vec<Task>,
     /// Prefix reuse for each run of a task: `[true]`, `[false]`, or
@@ -66,7 +76,7 @@ pub struct WarmCost {
 
 /// Everything one engine did.
 pub struct LoopResult {
-    /// The engine id asked for.
+    /// The engine as the report names it (its label).
     pub id: String,
     /// Its runs, in order.
     pub runs: Vec<RunRecord>,
@@ -141,8 +151,8 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
             cache: CacheUsage::default(),
         };
         let mut loops = Vec::new();
-        for id in &plan.loops {
-            loops.push(bench.engine(id).await?);
+        for variant in &plan.loops {
+            loops.push(bench.engine(variant).await?);
             if cancel.is_cancelled() {
                 break;
             }
@@ -180,8 +190,9 @@ struct Bench<'a> {
 }
 
 impl Bench<'_> {
-    async fn engine(&mut self, id: &str) -> Result<LoopResult, String> {
+    async fn engine(&mut self, variant: &LoopVariant) -> Result<LoopResult, String> {
         reset_peak_rss();
+        let id = variant.label.as_str();
         let mut result = LoopResult {
             id: id.to_string(),
             runs: Vec::new(),
@@ -189,7 +200,7 @@ impl Bench<'_> {
             peak_rss_bytes: None,
         };
         'tasks: for task in &self.plan.tasks {
-            let setup = prepare(id, task)?;
+            let setup = prepare(variant, task)?;
             for &cached in &self.plan.modes {
                 self.brain.set_prefix_cache(cached);
                 if cached {
@@ -346,12 +357,13 @@ pub struct Prepared {
     system: Option<String>,
 }
 
-/// The default persona set up for `loop_id` with the task's tools.
-pub fn prepare(loop_id: &str, task: &Task) -> Result<Prepared, String> {
+/// The default persona set up for the loop with the task's tools.
+pub fn prepare(variant: &LoopVariant, task: &Task) -> Result<Prepared, String> {
     let setup = Persona::builtin()
         .setup(
             Overrides {
-                engine: Some(loop_id.to_string()),
+                engine: Some(variant.id.clone()),
+                settings: variant.settings.clone(),
                 toolboxes: task.tools.clone(),
                 ..Overrides::default()
             },

@@ -42,6 +42,14 @@ pub struct Summary {
     pub correct: usize,
     /// LLM calls.
     pub llm_calls: usize,
+    /// Replies that fit no protocol.
+    pub format_errors: usize,
+    /// Tool calls.
+    pub tool_calls: usize,
+    /// Tool calls refused before running (unknown tool, bad arguments).
+    pub invalid_tool_calls: usize,
+    /// Runs with at least one tool call.
+    pub runs_with_tool_calls: usize,
     /// Prompt tokens sent.
     pub prompt_tokens: usize,
     /// Prompt tokens computed.
@@ -83,6 +91,10 @@ impl Summary {
             s.graded += usize::from(run.correct.is_some());
             s.correct += usize::from(run.correct == Some(true));
             s.llm_calls += stats.llm_calls();
+            s.format_errors += stats.format_errors;
+            s.tool_calls += stats.tool_calls.len();
+            s.invalid_tool_calls += stats.invalid_tool_calls();
+            s.runs_with_tool_calls += usize::from(!stats.tool_calls.is_empty());
             s.prompt_tokens += stats.prompt_tokens();
             s.prefill_tokens += stats.prefill_tokens();
             s.cached_tokens += stats.cached_tokens();
@@ -116,6 +128,11 @@ impl Summary {
     }
 
     /// Median time to the first answer token.
+    /// The share of runs that called a tool.
+    pub fn tool_call_rate(&self) -> Option<f64> {
+        (self.runs > 0).then(|| self.runs_with_tool_calls as f64 / self.runs as f64)
+    }
+
     pub fn median_first_answer_ms(&self) -> Option<f64> {
         median(&self.first_answer_ms)
     }
@@ -155,6 +172,10 @@ impl Summary {
             "correct": self.correct,
             "accuracy": self.accuracy().map(round3),
             "llm_calls": self.llm_calls,
+            "format_errors": self.format_errors,
+            "tool_calls": self.tool_calls,
+            "invalid_tool_calls": self.invalid_tool_calls,
+            "tool_call_rate": self.tool_call_rate().map(round3),
             "prompt_tokens": self.prompt_tokens,
             "prefill_tokens": self.prefill_tokens,
             "cached_tokens": self.cached_tokens,
