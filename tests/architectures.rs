@@ -55,6 +55,7 @@ fn every_architecture_generates() {
             },
             assistant_prefix: String::new(),
             session: None,
+            grammar: None,
         };
         let done = runtime
             .block_on(brain.generate(request, CancellationToken::new()).finish())
