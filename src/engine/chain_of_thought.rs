@@ -2,16 +2,19 @@
 //! `FINAL ANSWER:`.
 //!
 //! The steps stream on the thought channel and the text after the marker on
-//! the answer channel. A reply without the marker is a format error; the
-//! whole reply is then the answer. Tools are not offered.
+//! the answer channel. A reply cut off by the token limit before the marker
+//! is asked once more for just the answer; any other reply without the
+//! marker is a format error, and the whole reply is then the answer. Tools
+//! are not offered.
 
 use super::parse::{self, FINAL_ANSWER};
 use super::protocol;
 use super::{with_system, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run};
-use crate::brain::Message;
+use crate::brain::{EndReason, Message};
 use serde::{Deserialize, Serialize};
 
 const SYSTEM: &str = include_str!("prompts/cot_system.txt");
+const FINAL: &str = include_str!("prompts/cot_final.txt");
 
 /// Chain-of-Thought settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -53,10 +56,11 @@ impl Engine for ChainOfThought {
 impl ChainOfThought {
     async fn think(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         run.turn()?;
+        let messages = with_system(conversation, &self.system);
         let reply = run
             .generate(
                 "chain-of-thought",
-                with_system(conversation, &self.system),
+                messages.clone(),
                 CallOptions {
                     grammar: Some(protocol::chain_of_thought::grammar_for_reply()),
                     ..CallOptions::default()
@@ -70,6 +74,9 @@ impl ChainOfThought {
                 run.format_error("FINAL ANSWER with nothing after it");
                 speak_raw(run, &text_before_marker(&reply.text))
             }
+            None if reply.end == EndReason::MaxTokens => {
+                final_answer(run, messages, &reply.text).await?
+            }
             None => {
                 run.format_error("no FINAL ANSWER line");
                 speak_raw(run, &reply.text)
@@ -77,6 +84,30 @@ impl ChainOfThought {
         };
         Ok(Finish::answered(answer))
     }
+}
+
+/// After a reply the token limit cut off: the answer alone, on one line.
+async fn final_answer(
+    run: &mut Run,
+    mut messages: Vec<Message>,
+    steps: &str,
+) -> Result<String, Halt> {
+    messages.push(Message::assistant(steps.trim_end()));
+    messages.push(Message::user(FINAL.trim_end()));
+    let call = CallOptions {
+        prefix: "FINAL ANSWER:",
+        grammar: Some(protocol::react::answer_grammar()),
+        ..CallOptions::default()
+    };
+    let reply = run
+        .generate(
+            "chain-of-thought-final",
+            messages,
+            call,
+            Route::AnswerAfter(FINAL_ANSWER),
+        )
+        .await?;
+    Ok(parse::after_marker(&reply.text, FINAL_ANSWER).unwrap_or_default())
 }
 
 /// The reply without its empty final-answer marker: the steps are all there is.

@@ -53,11 +53,12 @@ pub fn tool_calls_rule(rule: &str, tools: &[&ToolSpec], name_label: &str, betwee
 /// Longest array a tool argument may be when its schema sets no bound.
 pub const MAX_ITEMS: u64 = 64;
 /// Longest string a tool argument may be when its schema sets no bound.
-pub const MAX_LENGTH: u64 = 400;
+pub const MAX_LENGTH: u64 = 160;
 
 /// A tool's argument schema as the grammar uses it: an object that says
-/// nothing of extra keys gets none, and arrays and strings without a bound
-/// get one, so a model cannot run out of tokens inside the arguments.
+/// nothing of extra keys gets none, arrays and strings without a bound get
+/// one, and the JSON is written compactly on one line (`{"a": 1, "b": 2}`),
+/// so a model cannot spend its tokens on whitespace or an endless string.
 fn schema_for_grammar(schema: &Value) -> String {
     let mut schema = schema.clone();
     if let Some(object) = schema.as_object_mut() {
@@ -69,6 +70,16 @@ fn schema_for_grammar(schema: &Value) -> String {
             .or_insert(Value::Bool(false));
     }
     bound(&mut schema);
+    if let Some(object) = schema.as_object_mut() {
+        object.insert(
+            "x-guidance".into(),
+            serde_json::json!({
+                "whitespace_flexible": false,
+                "item_separator": ", ",
+                "key_separator": ": ",
+            }),
+        );
+    }
     serde_json::to_string(&schema).unwrap_or_else(|_| "{}".into())
 }
 
