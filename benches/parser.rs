@@ -7,6 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use loopd::engine::parse::{self, Router, FINAL_ANSWER};
+use loopd::engine::protocol::react::react_step;
 use loopd::engine::Route;
 use serde_json::json;
 use std::hint::black_box;
@@ -55,7 +56,7 @@ fn parsers(c: &mut Criterion) {
         ("prose", PROSE),
     ] {
         group.throughput(Throughput::Bytes(text.len() as u64));
-        group.bench_function(name, |b| b.iter(|| parse::react_step(black_box(text))));
+        group.bench_function(name, |b| b.iter(|| react_step(black_box(text))));
     }
     group.finish();
 

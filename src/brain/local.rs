@@ -341,11 +341,11 @@ impl Worker {
             reused: checkout.reused,
             prefill_started,
             received,
+            constraint,
         };
         let result = self.complete(
             &request.options,
             started,
-            constraint,
             &mut checkout.cache,
             &cancel,
             &events,
@@ -361,7 +361,6 @@ impl Worker {
         &self,
         options: &GenerateOptions,
         started: Started,
-        mut constraint: Option<Constraint>,
         cache: &mut KvCache,
         cancel: &CancellationToken,
         events: &UnboundedSender<GenerationEvent>,
@@ -372,6 +371,7 @@ impl Worker {
             reused,
             prefill_started,
             received,
+            mut constraint,
         } = started;
         let stopped = || cancel.is_cancelled() || events.is_closed();
         let cancelled = |text: String, usage: Usage| Completion {
@@ -469,6 +469,8 @@ struct Started<'a> {
     reused: usize,
     prefill_started: Instant,
     received: Instant,
+    /// The grammar the reply must follow, if any.
+    constraint: Option<Constraint>,
 }
 
 fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
