@@ -39,7 +39,8 @@ fn with_clock(config: &ToolConfig, now: Now) -> Vec<Arc<dyn Tool>> {
         typed_tool(
             "date_add",
             "Adds (or with negative numbers subtracts) days, hours and minutes to a date \
-             or time, e.g. the date 30 days from today; gives the result and its weekday.",
+             or time, e.g. the date 30 days from today; gives the result and its \
+             weekday. With no days, hours or minutes: the weekday of the start date itself.",
             move |args| b.date_add(args),
         ),
         typed_tool(

@@ -20,8 +20,9 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         typed_tool(
             "calculate",
             "Computes an arithmetic expression, e.g. 17*6+14 or sqrt(2)^3. \
-             Operators + - * / ^ and parentheses; functions sqrt, sin, cos, tan (radians), \
-             ln, log (base 10), abs, round; constants pi and e.",
+             Operators + - * / ^ and parentheses; percentages (7.5% of 80); functions sqrt, \
+             sin, cos, tan (radians), ln, log (base 10), abs, round; constants pi and e. \
+             For the average or median of several numbers, use statistics.",
             calculate,
         ),
         typed_tool(
@@ -32,7 +33,7 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
         ),
         typed_tool(
             "statistics",
-            "Summarises a list of numbers: count, sum, mean, median, min, max, \
+            "Summarises a list of numbers: count, sum, mean (the average), median, min, max, \
              standard deviation and mode.",
             statistics,
         ),
@@ -89,11 +90,40 @@ fn normalize_expression(expression: &str) -> Result<String, ToolError> {
             "the expression is longer than {MAX_EXPRESSION_CHARS} characters"
         )));
     }
-    Ok(text
+    Ok(percentages(text)
         .replace("**", "^")
         .replace(['×', '·'], "*")
         .replace('÷', "/")
         .replace('−', "-"))
+}
+
+/// `7.5%` is `(7.5/100)`, and `7.5% of 80` is `(7.5/100)*80`.
+fn percentages(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('%') {
+        let before = rest[..at].trim_end();
+        let head = before.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+        let number = &before[head.len()..];
+        out.push_str(head);
+        let after = &rest[at + 1..];
+        if number.is_empty() {
+            out.push('%');
+            rest = after;
+            continue;
+        }
+        out.push_str(&format!("({number}/100)"));
+        let ahead = after.trim_start();
+        rest = match ahead.get(..2) {
+            Some(word) if word.eq_ignore_ascii_case("of") => {
+                out.push('*');
+                &ahead[2..]
+            }
+            _ => after,
+        };
+    }
+    out.push_str(rest);
+    out
 }
 
 fn expression_error(expression: &str, detail: &str) -> ToolError {
@@ -603,6 +633,15 @@ mod tests {
             round_significant(std::f64::consts::PI, 12)
         );
         assert_eq!(round_significant(2.0 / 3.0, 4), 0.6667);
+    }
+
+    #[test]
+    fn calculate_takes_percentages() {
+        assert_eq!(calc("7.5% of 2289").unwrap(), 171.675);
+        assert_eq!(calc("7.5% * 2289").unwrap(), 171.675);
+        assert_eq!(calc("2289 * 7.5 %").unwrap(), 171.675);
+        assert_eq!(calc("200 + 10%").unwrap(), 200.1);
+        assert!(failure(calc("5 % 3")).contains("cannot compute"));
     }
 
     #[test]
