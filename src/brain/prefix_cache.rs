@@ -1,12 +1,16 @@
-//! The local brain's prefix caches: one KV cache per session, plus the
-//! warmed system prompts, within a memory budget.
+//! The local brain's prefix caches: a few KV caches per session, one per
+//! branch of its prompts, plus the warmed system prompts, within a memory
+//! budget.
 //!
-//! Before a call the brain checks out its session's cache. When another
-//! cache shares a longer prefix with the prompt (a warmed persona prompt, a
-//! session that asked with the same system prompt), that prefix is copied
-//! instead, so only the rest of the prompt is computed. After the call the
-//! cache is checked back in and the least recently used caches are dropped
-//! until the rest fit in the budget.
+//! Before a call the brain checks out the cache that shares the longest
+//! prefix with the prompt. A branch of the call's own session that the
+//! prompt extends is taken as it is; any other prefix (a warmed persona
+//! prompt, another session with the same system prompt, a sibling branch
+//! of this session) is copied, so engines that alternate between prompts
+//! (Tree-of-Thoughts candidates and scores, CRITIC's draft and critiques)
+//! compute each shared prefix once. After the call the cache is checked back
+//! in as a branch, and the least recently used caches are dropped until the
+//! rest fit in the budget.
 
 use super::kv_cache::{KvCache, KvShape};
 
@@ -15,8 +19,11 @@ use super::kv_cache::{KvCache, KvShape};
 pub enum Reuse {
     /// Nothing was reused.
     None,
-    /// The session's own cache.
+    /// A branch of the session that the prompt extends, taken as it is.
     Own,
+    /// A copy of the shared prefix of one of the session's branches (the
+    /// branch stays).
+    Forked,
     /// A copy of another session's (or a warmed prompt's) cache.
     CopiedFrom(String),
 }
@@ -44,6 +51,9 @@ pub struct CacheUsage {
     /// The budget, in bytes.
     pub budget: usize,
 }
+
+/// Most caches one session keeps, one per branch of its prompts.
+pub const MAX_BRANCHES: usize = 4;
 
 struct Entry {
     session: String,
@@ -76,7 +86,9 @@ impl PrefixCaches {
 
     /// A cache for a call of `session` on `prompt`, holding the longest
     /// prefix of `prompt` that any cache holds, but never all of it: the
-    /// last prompt token is always computed, for its logits.
+    /// last prompt token is always computed, for its logits. A branch of the
+    /// session that the prompt extends is taken as it is; any other prefix
+    /// is copied, so the branch it came from stays for a later call.
     pub fn checkout(&mut self, session: &str, prompt: &[u32]) -> candle_core::Result<Checkout> {
         let fresh = || Checkout {
             cache: KvCache::new(self.shape.clone()),
@@ -87,78 +99,89 @@ impl PrefixCaches {
             return Ok(fresh());
         }
         let limit = prompt.len() - 1;
-        let own = self
+        self.clock += 1;
+        let best = self
             .entries
             .iter()
-            .position(|e| e.session == session)
-            .map(|i| self.entries.swap_remove(i).cache);
-        let own_prefix = own
-            .as_ref()
-            .map_or(0, |c| c.common_prefix(prompt).min(limit));
-        self.clock += 1;
-        let best_other = self
-            .entries
-            .iter_mut()
-            .map(|e| (e.cache.common_prefix(prompt).min(limit), e))
-            .max_by_key(|(n, e)| (*n, e.last_used));
-        let mut checkout = match (own, best_other) {
-            (_, Some((n, other))) if n > own_prefix => {
-                other.last_used = self.clock;
-                Checkout {
-                    cache: other.cache.clone_prefix(n)?,
-                    reused: n,
-                    source: Reuse::CopiedFrom(other.session.clone()),
-                }
-            }
-            (Some(cache), _) if own_prefix > 0 => Checkout {
-                cache,
-                reused: own_prefix,
-                source: Reuse::Own,
-            },
-            (Some(cache), _) => Checkout {
-                cache,
-                reused: 0,
-                source: Reuse::None,
-            },
-            (None, _) => fresh(),
+            .enumerate()
+            .map(|(i, e)| {
+                let n = e.cache.common_prefix(prompt).min(limit);
+                (n, e.session == session, e.last_used, i)
+            })
+            .max_by_key(|&(n, own, last_used, _)| (n, own, last_used));
+        let Some((reused, own, _, i)) = best.filter(|&(n, ..)| n > 0) else {
+            return Ok(fresh());
         };
-        checkout.cache.truncate(checkout.reused);
-        Ok(checkout)
+        if own && reused == self.entries[i].cache.len() {
+            let entry = self.entries.swap_remove(i);
+            return Ok(Checkout {
+                cache: entry.cache,
+                reused,
+                source: Reuse::Own,
+            });
+        }
+        let entry = &mut self.entries[i];
+        entry.last_used = self.clock;
+        Ok(Checkout {
+            cache: entry.cache.clone_prefix(reused)?,
+            reused,
+            source: if own {
+                Reuse::Forked
+            } else {
+                Reuse::CopiedFrom(entry.session.clone())
+            },
+        })
     }
 
-    /// Keeps `cache` as `session`'s, then drops the least recently used
-    /// other caches until everything fits in the budget.
+    /// Keeps `cache` as a branch of `session` (replacing the branches it
+    /// extends; at most [`MAX_BRANCHES`] per session), then drops the least
+    /// recently used caches until everything fits in the budget.
     pub fn checkin(&mut self, session: &str, cache: KvCache) {
         if !self.enabled {
             return;
         }
         self.clock += 1;
-        self.entries.retain(|e| e.session != session);
+        let now = self.clock;
+        self.entries.retain(|e| {
+            e.session != session || !cache.tokens().starts_with(e.cache.tokens())
+        });
         self.entries.push(Entry {
             session: session.to_string(),
             cache,
-            last_used: self.clock,
+            last_used: now,
         });
-        while self.usage().bytes > self.budget && self.entries.len() > 1 {
-            let oldest = self
-                .entries
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.session != session)
-                .min_by_key(|(_, e)| e.last_used)
-                .map(|(i, _)| i);
-            match oldest {
-                Some(i) => {
-                    let gone = self.entries.swap_remove(i);
-                    tracing::debug!(
-                        "prefix cache of `{}` dropped ({} tokens) to stay within the budget",
-                        gone.session,
-                        gone.cache.len()
-                    );
-                }
-                None => break,
+        while self.entries.iter().filter(|e| e.session == session).count() > MAX_BRANCHES {
+            if !self.drop_oldest(|e| e.session == session && e.last_used != now) {
+                break;
             }
         }
+        while self.usage().bytes > self.budget {
+            if !self.drop_oldest(|e| e.last_used != now) {
+                break;
+            }
+        }
+    }
+
+    /// Drops the least recently used cache among those `eligible`; whether
+    /// there was one.
+    fn drop_oldest(&mut self, eligible: impl Fn(&Entry) -> bool) -> bool {
+        let oldest = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| eligible(e))
+            .min_by_key(|(_, e)| e.last_used)
+            .map(|(i, _)| i);
+        let Some(i) = oldest else {
+            return false;
+        };
+        let gone = self.entries.swap_remove(i);
+        tracing::debug!(
+            "prefix cache of `{}` dropped ({} tokens)",
+            gone.session,
+            gone.cache.len()
+        );
+        true
     }
 
     /// Turns reuse on or off; off drops every cache.
@@ -235,10 +258,26 @@ mod tests {
         );
         assert_eq!(run(&mut caches, "a", &[1, 2, 3, 9, 9, 7]), (5, Reuse::Own));
         // The whole prompt is cached: the last token is still computed.
-        assert_eq!(run(&mut caches, "a", &[1, 2, 3, 9]), (3, Reuse::Own));
+        assert_eq!(run(&mut caches, "a", &[1, 2, 3, 9]), (3, Reuse::Forked));
         // The warmed prompt was not changed by the sessions copied from it.
         let warm = caches.checkout("warm", &[1, 2, 3, 4, 5]).unwrap();
         assert_eq!((warm.reused, warm.source), (4, Reuse::Own));
+    }
+
+    #[test]
+    fn a_session_keeps_its_branches() {
+        let mut caches = PrefixCaches::new(shape(), usize::MAX, true);
+        let draft = [1, 2, 3, 10, 11];
+        let critique = [1, 2, 3, 20, 21];
+        assert_eq!(run(&mut caches, "s", &draft), (0, Reuse::None));
+        assert_eq!(run(&mut caches, "s", &critique), (3, Reuse::Forked));
+        assert_eq!(run(&mut caches, "s", &[1, 2, 3, 10, 11, 12]), (5, Reuse::Own));
+        assert_eq!(run(&mut caches, "s", &[1, 2, 3, 20, 21, 22]), (5, Reuse::Own));
+        assert_eq!(caches.usage().caches, 2, "extended branches are replaced");
+        for branch in 0..MAX_BRANCHES as u32 + 2 {
+            run(&mut caches, "s", &[1, 2, 3, 30 + branch, 0]);
+        }
+        assert_eq!(caches.usage().caches, MAX_BRANCHES);
     }
 
     #[test]
