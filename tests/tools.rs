@@ -41,6 +41,7 @@ fn clock_and_math_tools_are_called_through_the_toolset() {
             "current_time",
             "date_add",
             "date_diff",
+            "weekday",
             "calculate",
             "convert_units",
             "statistics"
@@ -111,8 +112,9 @@ fn arguments_are_checked_against_the_schema_before_the_call() {
         tools.call("weather", json!({})),
         Err(ToolError::Unknown {
             name: "weather".into(),
-            available: "current_time, date_add, date_diff, calculate, convert_units, statistics"
-                .into()
+            available:
+                "current_time, date_add, date_diff, weekday, calculate, convert_units, statistics"
+                    .into()
         })
     );
 }
@@ -138,7 +140,7 @@ fn failures_inside_a_tool_are_tool_errors() {
 fn every_builtin_spec_describes_itself_and_its_arguments() {
     let root = TempDir::new("tools-specs");
     let tools = every_tool(&root);
-    assert_eq!(tools.specs().len(), 9);
+    assert_eq!(tools.specs().len(), 10);
     for spec in tools.specs() {
         assert!(!spec.description.trim().is_empty(), "{}", spec.name);
         let arguments = &spec.argument_schema;
@@ -242,7 +244,7 @@ fn tools_list_json_is_the_ovos_tool_list_with_toolboxes() {
         })
         .collect();
     assert_eq!(listed, expected);
-    assert_eq!(listed.len(), 9);
+    assert_eq!(listed.len(), 10);
 }
 
 #[test]

@@ -142,9 +142,8 @@ impl PrefixCaches {
         }
         self.clock += 1;
         let now = self.clock;
-        self.entries.retain(|e| {
-            e.session != session || !cache.tokens().starts_with(e.cache.tokens())
-        });
+        self.entries
+            .retain(|e| e.session != session || !cache.tokens().starts_with(e.cache.tokens()));
         self.entries.push(Entry {
             session: session.to_string(),
             cache,
@@ -271,8 +270,14 @@ mod tests {
         let critique = [1, 2, 3, 20, 21];
         assert_eq!(run(&mut caches, "s", &draft), (0, Reuse::None));
         assert_eq!(run(&mut caches, "s", &critique), (3, Reuse::Forked));
-        assert_eq!(run(&mut caches, "s", &[1, 2, 3, 10, 11, 12]), (5, Reuse::Own));
-        assert_eq!(run(&mut caches, "s", &[1, 2, 3, 20, 21, 22]), (5, Reuse::Own));
+        assert_eq!(
+            run(&mut caches, "s", &[1, 2, 3, 10, 11, 12]),
+            (5, Reuse::Own)
+        );
+        assert_eq!(
+            run(&mut caches, "s", &[1, 2, 3, 20, 21, 22]),
+            (5, Reuse::Own)
+        );
         assert_eq!(caches.usage().caches, 2, "extended branches are replaced");
         for branch in 0..MAX_BRANCHES as u32 + 2 {
             run(&mut caches, "s", &[1, 2, 3, 30 + branch, 0]);

@@ -17,7 +17,8 @@ const DATE_FORMATS: &str =
 /// Where the current instant comes from (the system clock, or a fixed one in tests).
 type Now = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
 
-/// The tools of the `clock` toolbox: `current_time`, `date_add`, `date_diff`.
+/// The tools of the `clock` toolbox: `current_time`, `date_add`, `date_diff`,
+/// `weekday`.
 /// Without a `timezone` argument they use `config.timezone`, else the
 /// system's zone.
 pub fn tools(config: &ToolConfig) -> Vec<Arc<dyn Tool>> {
@@ -29,7 +30,7 @@ fn with_clock(config: &ToolConfig, now: Now) -> Vec<Arc<dyn Tool>> {
         default_zone: config.timezone.clone(),
         now,
     });
-    let (a, b, c) = (clock.clone(), clock.clone(), clock);
+    let (a, b, c, d) = (clock.clone(), clock.clone(), clock.clone(), clock);
     vec![
         typed_tool(
             "current_time",
@@ -39,8 +40,7 @@ fn with_clock(config: &ToolConfig, now: Now) -> Vec<Arc<dyn Tool>> {
         typed_tool(
             "date_add",
             "Adds (or with negative numbers subtracts) days, hours and minutes to a date \
-             or time, e.g. the date 30 days from today; gives the result and its \
-             weekday. With no days, hours or minutes: the weekday of the start date itself.",
+             or time, e.g. the date 30 days from today; gives the result and its weekday.",
             move |args| b.date_add(args),
         ),
         typed_tool(
@@ -48,6 +48,11 @@ fn with_clock(config: &ToolConfig, now: Now) -> Vec<Arc<dyn Tool>> {
             "Counts the days, hours and minutes from one date or time to another, \
              e.g. how many days until 2025-12-25.",
             move |args| c.date_diff(args),
+        ),
+        typed_tool(
+            "weekday",
+            "Gives the day of the week of a date, e.g. which weekday 2024-07-04 was.",
+            move |args| d.weekday(args),
         ),
     ]
 }
@@ -112,6 +117,23 @@ pub struct MomentOutput {
     /// The timezone used; absent for a plain date.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timezone: Option<String>,
+}
+
+/// Arguments of `weekday`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WeekdayArgs {
+    /// The date: "YYYY-MM-DD", "today", "tomorrow" or "yesterday".
+    pub date: String,
+}
+
+/// Result of `weekday`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WeekdayOutput {
+    /// Date, YYYY-MM-DD.
+    pub date: String,
+    /// Day of the week, e.g. "Thursday".
+    pub weekday: String,
 }
 
 /// Arguments of `date_diff`.
@@ -216,6 +238,20 @@ impl Clock {
             time: Some(result.format("%H:%M").to_string()),
             datetime: Some(iso(&result)),
             timezone: Some(zone.name()),
+        })
+    }
+
+    fn weekday(&self, args: WeekdayArgs) -> Result<WeekdayOutput, ToolError> {
+        let moment = self.date_add(DateAddArgs {
+            start: Some(args.date),
+            days: None,
+            hours: None,
+            minutes: None,
+            timezone: None,
+        })?;
+        Ok(WeekdayOutput {
+            date: moment.date,
+            weekday: moment.weekday,
         })
     }
 
@@ -532,6 +568,15 @@ mod tests {
         assert_eq!(out["datetime"], "2024-03-31T03:15:00+02:00");
         let out = call("date_add", paris, json!({"hours": -3})).unwrap();
         assert_eq!(out["datetime"], "2024-07-04T11:00:00+02:00");
+    }
+
+    #[test]
+    fn weekday_names_the_day_of_a_date() {
+        let out = call("weekday", None, json!({"date": "1991-01-01"})).unwrap();
+        assert_eq!(out, json!({"date": "1991-01-01", "weekday": "Tuesday"}));
+        let out = call("weekday", Some("UTC"), json!({"date": "tomorrow"})).unwrap();
+        assert_eq!(out["weekday"], "Friday");
+        assert!(call("weekday", None, json!({"date": "someday"})).is_err());
     }
 
     #[test]
