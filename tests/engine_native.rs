@@ -221,14 +221,20 @@ fn out_of_iterations_the_model_answers_from_the_results_without_tools() {
 }
 
 #[test]
-fn a_repeated_call_is_not_run_again_and_repeating_stops_the_loop() {
+fn a_repeated_call_is_not_run_again_and_a_reply_of_repeats_asks_for_the_answer() {
     let call = r#"<tool_call>{"name":"lookup","arguments":{"query":"x"}}</tool_call>"#;
-    let r = run("native-tools", &[], &[call, call, call, "It is x."]);
+    let other = r#"<tool_call>{"name":"add","arguments":{"a":1,"b":2}}</tool_call>"#;
+    let r = run(
+        "native-tools",
+        &[],
+        &[call, &format!("{call}\n{other}"), call, "It is x."],
+    );
     assert_eq!(r.outcome.answer, "It is x.");
-    assert_eq!(r.termination(), "blocked");
+    assert_eq!(r.termination(), "answered");
     assert_eq!(r.llm_calls(), 4);
-    assert_eq!(r.tool_calls().len(), 1);
-    let nudge = r.brain.requests()[2].messages.last().unwrap().clone();
+    assert_eq!(r.tool_calls().len(), 2, "the repeat is not run again");
+    let nudge = &r.brain.requests()[2].messages;
+    let nudge = &nudge[nudge.len() - 2];
     assert_eq!(nudge.role, Role::Tool);
     assert_eq!(nudge.name.as_deref(), Some("lookup"));
     assert!(
@@ -236,7 +242,10 @@ fn a_repeated_call_is_not_run_again_and_repeating_stops_the_loop() {
         "{}",
         nudge.content
     );
-    assert!(r.brain.requests()[3].tools.is_empty());
+    assert!(
+        r.brain.requests()[3].tools.is_empty(),
+        "the answer is asked without tools"
+    );
 }
 
 #[test]

@@ -7,14 +7,17 @@
 //! the assistant message's `tool_calls` and each result as a `tool` message.
 //! A call that cannot be read is a format error, answered with an error tool
 //! message so the model can write it again. A call already made is not run
-//! again: the model is reminded of the result, and two replies in a row
-//! with nothing but repeats stop the loop as `blocked`. A model whose template has no
+//! again: the model is reminded of the result; a reply with nothing but
+//! repeats means the model has what it will get, and the answer comes from
+//! the results. A model whose template has no
 //! tool support runs ReAct instead; without tools this is a plain turn.
 //! Out of iterations, the model is asked for an answer from the results,
-//! without tools.
+//! without tools. Constrained, each reply is one call whose arguments fit
+//! the tool's schema, or an answer.
 
 use super::parse::{self, ToolCall};
 use super::plain::Plain;
+use super::protocol;
 use super::react::{React, ReactConfig};
 use super::{
     fill, question, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run, Termination,
@@ -96,6 +99,7 @@ impl NativeTools {
             .iter()
             .map(|s| s.as_function())
             .collect();
+        let grammar = protocol::native::grammar_for_reply(&run.tools().specs());
         let mut messages = conversation.to_vec();
         let mut made = Made::default();
         let mut termination = Termination::MaxTurns;
@@ -104,6 +108,7 @@ impl NativeTools {
             let call = CallOptions {
                 stop: vec![TOOL_RESPONSE.into()],
                 tools: tools.clone(),
+                grammar: Some(grammar.clone()),
                 ..CallOptions::default()
             };
             let reply = run
@@ -151,8 +156,8 @@ impl NativeTools {
                 };
                 messages.push(result);
             }
-            if made.stalled(only_repeats) {
-                termination = Termination::Blocked;
+            if only_repeats {
+                termination = Termination::Answered;
                 break;
             }
         }
@@ -182,7 +187,10 @@ impl NativeTools {
             .generate(
                 "native-final",
                 replace_request(conversation, prompt),
-                CallOptions::default(),
+                CallOptions {
+                    grammar: Some(protocol::native::grammar_for_answer()),
+                    ..CallOptions::default()
+                },
                 Route::AnswerUnlessStarts(CALL_PREFIXES),
             )
             .await?;
@@ -218,7 +226,6 @@ fn replace_request(conversation: &[Message], prompt: String) -> Vec<Message> {
 #[derive(Default)]
 struct Made {
     calls: Vec<(String, Value, String)>,
-    replies_of_repeats: usize,
 }
 
 impl Made {
@@ -243,16 +250,6 @@ impl Made {
             .map(|(name, arguments, result)| format!("{name} {arguments} → {result}"))
             .collect::<Vec<_>>()
             .join("\n")
-    }
-
-    /// Counts a reply; true once two replies in a row only repeated calls.
-    fn stalled(&mut self, only_repeats: bool) -> bool {
-        self.replies_of_repeats = if only_repeats {
-            self.replies_of_repeats + 1
-        } else {
-            0
-        };
-        self.replies_of_repeats >= 2
     }
 }
 

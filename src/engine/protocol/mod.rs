@@ -11,6 +11,7 @@
 pub mod chain_of_thought;
 pub mod checkpoint;
 pub mod critic;
+pub mod native;
 pub mod plan;
 pub mod react;
 pub mod score;
@@ -44,7 +45,7 @@ pub fn tool_calls_rule(rule: &str, tools: &[&ToolSpec], name_label: &str, betwee
     text.push_str(&format!("{rule}: {}\n", alternatives.join(" | ")));
     for (i, tool) in tools.iter().enumerate() {
         let head = literal(&format!("{name_label}{}{between}", tool.name));
-        let schema = schema_for_grammar(&tool.argument_schema);
+        let schema = json_text(&compact(arguments_schema(&tool.argument_schema)));
         text.push_str(&format!("{rule}_{i}: {head} %json {schema}\n"));
     }
     text
@@ -56,10 +57,9 @@ pub const MAX_ITEMS: u64 = 64;
 pub const MAX_LENGTH: u64 = 160;
 
 /// A tool's argument schema as the grammar uses it: an object that says
-/// nothing of extra keys gets none, arrays and strings without a bound get
-/// one, and the JSON is written compactly on one line (`{"a": 1, "b": 2}`),
-/// so a model cannot spend its tokens on whitespace or an endless string.
-fn schema_for_grammar(schema: &Value) -> String {
+/// nothing of extra keys gets none, and arrays and strings without a bound
+/// get one, so a model cannot spend its tokens on an endless string.
+pub fn arguments_schema(schema: &Value) -> Value {
     let mut schema = schema.clone();
     if let Some(object) = schema.as_object_mut() {
         object
@@ -70,6 +70,12 @@ fn schema_for_grammar(schema: &Value) -> String {
             .or_insert(Value::Bool(false));
     }
     bound(&mut schema);
+    schema
+}
+
+/// A schema whose JSON is written compactly on one line (`{"a": 1, "b": 2}`),
+/// not spread over lines and spaces.
+pub fn compact(mut schema: Value) -> Value {
     if let Some(object) = schema.as_object_mut() {
         object.insert(
             "x-guidance".into(),
@@ -80,7 +86,12 @@ fn schema_for_grammar(schema: &Value) -> String {
             }),
         );
     }
-    serde_json::to_string(&schema).unwrap_or_else(|_| "{}".into())
+    schema
+}
+
+/// JSON text for a `%json` sub-grammar.
+pub fn json_text(schema: &Value) -> String {
+    serde_json::to_string(schema).unwrap_or_else(|_| "{}".into())
 }
 
 fn bound(schema: &mut Value) {
