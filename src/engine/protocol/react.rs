@@ -18,7 +18,7 @@ pub fn step_grammar(tools: &[&ToolSpec]) -> Grammar {
     let mut rules = String::from(
         "start: THOUGHT \"\\n\" (call | answer)\n\
          answer: \"FINAL_ANSWER: \" LINE\n\
-         THOUGHT: /[ ]?[^\\n]{0,300}/ & ~/(?s:.*)((?i:final.?answer)|(?i:action)).*/\n",
+         THOUGHT: /[ ]?[^\\n]{0,300}/\n",
     );
     if !tools.is_empty() {
         rules.push_str(&tool_calls_rule(
@@ -149,10 +149,7 @@ mod tests {
                 "not JSON",
             ),
             (" x\nFINAL_ANSWER: ", "an empty answer"),
-            (
-                " x FINAL_ANSWER: 2\nFINAL_ANSWER: 2",
-                "a marker inside the thought",
-            ),
+            (" x\nThought: y\nFINAL_ANSWER: 2", "two thought lines"),
         ] {
             assert!(!accepts(&g, text), "{why}: {text}");
         }
