@@ -19,7 +19,12 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn ask_streams_the_answer() {
-    let out = loopd(&["ask", "What is 12 times 12?"]);
+    let out = loopd(&[
+        "ask",
+        "--model",
+        "qwen2.5-coder-0.5b",
+        "What is 12 times 12?",
+    ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("144"), "{}", text(&out.stdout));
 }
