@@ -21,17 +21,11 @@ pub fn grammar_for_critique(tools: &[&ToolSpec]) -> Grammar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::protocol::testing::accepts;
-    use serde_json::json;
+    use crate::engine::protocol::testing::{accepts, calculator};
 
     #[test]
     fn verified_or_claim_blocks() {
-        let calc = ToolSpec {
-            name: "calculate".into(),
-            description: "math".into(),
-            argument_schema: json!({"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}),
-            output_schema: json!({}),
-        };
+        let calc = calculator();
         let g = grammar_for_critique(&[&calc]);
         assert!(accepts(&g, "VERIFIED"));
         let block =

@@ -153,6 +153,16 @@ pub(crate) mod testing {
         GrammarCompiler::from_words(words, &[256]).unwrap()
     }
 
+    /// A calculator tool with one required string argument, `expression`.
+    pub fn calculator() -> crate::tools::ToolSpec {
+        crate::tools::ToolSpec {
+            name: "calculate".into(),
+            description: "math".into(),
+            argument_schema: serde_json::json!({"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}),
+            output_schema: serde_json::json!({}),
+        }
+    }
+
     /// Whether `grammar` accepts `text` as a whole reply.
     pub fn accepts(grammar: &Grammar, text: &str) -> bool {
         let mut constraint = compiler()

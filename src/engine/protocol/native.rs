@@ -44,16 +44,11 @@ pub fn grammar_for_answer() -> Grammar {
 mod tests {
     use super::*;
     use crate::engine::parse::tool_calls;
-    use crate::engine::protocol::testing::accepts;
+    use crate::engine::protocol::testing::{accepts, calculator};
 
     #[test]
     fn one_valid_call_or_an_answer() {
-        let calc = ToolSpec {
-            name: "calculate".into(),
-            description: "math".into(),
-            argument_schema: json!({"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}),
-            output_schema: json!({}),
-        };
+        let calc = calculator();
         let g = grammar_for_reply(&[&calc]);
         let tagged = "<tool_call>\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2*3\"}}\n</tool_call>";
         assert!(accepts(&g, tagged));

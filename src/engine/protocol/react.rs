@@ -88,17 +88,12 @@ pub fn react_step(text: &str) -> ReactStep {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::protocol::testing::accepts;
+    use crate::engine::protocol::testing::{accepts, calculator};
     use serde_json::json;
 
     fn tools() -> Vec<ToolSpec> {
         vec![
-            ToolSpec {
-                name: "calculate".into(),
-                description: "math".into(),
-                argument_schema: json!({"type": "object", "properties": {"expression": {"type": "string"}}, "required": ["expression"]}),
-                output_schema: json!({}),
-            },
+            calculator(),
             ToolSpec {
                 name: "convert".into(),
                 description: "units".into(),
