@@ -154,8 +154,12 @@ pub struct DateDiffArgs {
 pub struct DateDiffOutput {
     /// The start used.
     pub from: String,
+    /// Day of the week of the start, e.g. "Monday".
+    pub from_weekday: String,
     /// The end used.
     pub to: String,
+    /// Day of the week of the end.
+    pub to_weekday: String,
     /// Whole days.
     pub days: i64,
     /// Hours beyond the whole days.
@@ -269,7 +273,9 @@ impl Clock {
             let days = (b - a).num_days();
             return Ok(DateDiffOutput {
                 from: a.format("%Y-%m-%d").to_string(),
+                from_weekday: a.format("%A").to_string(),
                 to: b.format("%Y-%m-%d").to_string(),
+                to_weekday: b.format("%A").to_string(),
                 days,
                 hours: 0,
                 minutes: 0,
@@ -280,7 +286,9 @@ impl Clock {
         let delta = b - a;
         Ok(DateDiffOutput {
             from: iso(&a),
+            from_weekday: a.format("%A").to_string(),
             to: iso(&b),
+            to_weekday: b.format("%A").to_string(),
             days: delta.num_days(),
             hours: delta.num_hours() % 24,
             minutes: delta.num_minutes() % 60,
@@ -297,10 +305,12 @@ fn iso(time: &DateTime<FixedOffset>) -> String {
     time.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-/// A timezone: a named IANA zone, or the system's zone when it has no known name.
+/// A timezone: a named IANA zone, a fixed offset from UTC ("UTC-05:00"), or
+/// the system's zone when it has no known name.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Zone {
     Named(Tz),
+    Fixed(FixedOffset),
     System,
 }
 
@@ -308,6 +318,7 @@ impl Zone {
     fn name(self) -> String {
         match self {
             Zone::Named(tz) => tz.name().to_string(),
+            Zone::Fixed(offset) => format!("UTC{offset}"),
             Zone::System => "local".to_string(),
         }
     }
@@ -315,6 +326,7 @@ impl Zone {
     fn at(self, instant: DateTime<Utc>) -> DateTime<FixedOffset> {
         match self {
             Zone::Named(tz) => instant.with_timezone(&tz).fixed_offset(),
+            Zone::Fixed(offset) => instant.with_timezone(&offset),
             Zone::System => instant.with_timezone(&Local).fixed_offset(),
         }
     }
@@ -324,6 +336,7 @@ impl Zone {
     fn localize(self, naive: NaiveDateTime) -> Option<DateTime<FixedOffset>> {
         match self {
             Zone::Named(tz) => localize_in(&tz, naive),
+            Zone::Fixed(offset) => localize_in(&offset, naive),
             Zone::System => localize_in(&Local, naive),
         }
     }
@@ -338,11 +351,15 @@ fn localize_in<Z: TimeZone>(zone: &Z, naive: NaiveDateTime) -> Option<DateTime<F
     earliest(naive).or_else(|| earliest(naive.checked_add_signed(TimeDelta::hours(1))?))
 }
 
-/// A zone by IANA name (any case), or by city ("Paris", "new york").
+/// A zone by IANA name (any case), by city ("Paris", "new york"), or as an
+/// offset from UTC ("UTC+2", "GMT-05:00", "+05:30").
 fn find_zone(name: &str) -> Result<Zone, ToolError> {
     let wanted = name.trim();
     if let Ok(tz) = wanted.parse::<Tz>() {
         return Ok(Zone::Named(tz));
+    }
+    if let Some(offset) = utc_offset(wanted) {
+        return Ok(Zone::Fixed(offset));
     }
     let city = wanted.replace(' ', "_");
     chrono_tz::TZ_VARIANTS
@@ -363,6 +380,31 @@ fn find_zone(name: &str) -> Result<Zone, ToolError> {
                  America/New_York, Asia/Tokyo or UTC"
             ))
         })
+}
+
+/// An offset from UTC written as "UTC+2", "UTC-05:00", "GMT+5:30" or "+0530".
+fn utc_offset(text: &str) -> Option<FixedOffset> {
+    let upper = text.to_ascii_uppercase();
+    let rest = ["UTC", "GMT"]
+        .iter()
+        .find_map(|prefix| upper.strip_prefix(prefix))
+        .unwrap_or(&upper)
+        .trim();
+    let (sign, digits) = match rest.chars().next()? {
+        '+' => (1, &rest[1..]),
+        '-' => (-1, &rest[1..]),
+        _ => return None,
+    };
+    let (hours, minutes) = match digits.split_once(':') {
+        Some((h, m)) => (h, m),
+        None if digits.len() == 4 => digits.split_at(2),
+        None => (digits, "0"),
+    };
+    let (hours, minutes): (i32, i32) = (hours.trim().parse().ok()?, minutes.trim().parse().ok()?);
+    if hours > 14 || minutes >= 60 {
+        return None;
+    }
+    FixedOffset::east_opt(sign * (hours * 3600 + minutes * 60))
 }
 
 /// The system's zone by name (`TZ`, the `/etc/localtime` link,
@@ -601,6 +643,26 @@ mod tests {
     }
 
     #[test]
+    fn utc_offsets_are_zones() {
+        let out = call("current_time", None, json!({"timezone": "UTC-05:00"})).unwrap();
+        assert_eq!(
+            (out["time"].clone(), out["timezone"].clone()),
+            (json!("07:00"), json!("UTC-05:00"))
+        );
+        let out = call("current_time", None, json!({"timezone": "gmt+5:30"})).unwrap();
+        assert_eq!(out["time"], "17:30");
+        let out = call("current_time", None, json!({"timezone": "+0200"})).unwrap();
+        assert_eq!(out["utc_offset"], "+02:00");
+        for wrong in ["UTC+25", "GMT+5:75", "+", "UTC-x"] {
+            let message = failure(call("current_time", None, json!({"timezone": wrong})));
+            assert!(
+                message.starts_with("unknown timezone"),
+                "{wrong}: {message}"
+            );
+        }
+    }
+
+    #[test]
     fn date_diff_counts_calendar_days_and_elapsed_hours() {
         let out = call(
             "date_diff",
@@ -610,7 +672,8 @@ mod tests {
         .unwrap();
         assert_eq!(
             out,
-            json!({"from": "2024-01-01", "to": "2024-12-25", "days": 359, "hours": 0,
+            json!({"from": "2024-01-01", "from_weekday": "Monday", "to": "2024-12-25",
+                   "to_weekday": "Wednesday", "days": 359, "hours": 0,
                    "minutes": 0, "total_hours": 8616.0})
         );
         let out = call("date_diff", None, json!({"to": "2024-12-25"})).unwrap();
