@@ -39,14 +39,19 @@ fn verified_on_first_critique_accepts_the_draft() {
     assert_eq!(r.outcome.stats.format_errors, 0);
 
     let requests = r.brain.requests();
-    assert_eq!(requests[0].messages.len(), 1, "the draft is a plain turn");
+    let draft = &requests[0].messages;
+    assert_eq!(draft.len(), 2, "the system prompt and the question");
+    assert_eq!(draft[0].role, Role::System);
+    assert!(draft[0].content.contains("lookup {\"query\": string}"));
     let critique = &requests[1].messages;
+    assert_eq!(
+        critique[..2],
+        draft[..],
+        "the critique shares the draft's prefix"
+    );
     let n = critique.len();
     assert_eq!(critique[n - 2].role, Role::Assistant);
     assert_eq!(critique[n - 2].content, "The sum is 5.");
-    assert!(critique[n - 1]
-        .content
-        .contains("lookup {\"query\": string}"));
     assert!(critique[n - 1].content.contains("VERIFIED"));
 }
 

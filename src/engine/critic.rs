@@ -13,15 +13,16 @@
 //! stands. The revision of the last round is not critiqued again, so it
 //! streams live; any other accepted answer is spoken once at the end.
 //!
-//! Critique and revision continue the conversation after the answer, so
-//! they share its prefix (and the KV cache) with the draft.
+//! The tools are described once, in the system prompt every call of a run
+//! shares; critique and revision continue the conversation after the
+//! answer, so they share that prefix (and the KV cache) with the draft.
 //!
 //! Turns: one for the draft, one per critique round.
 
 use super::parse;
 use super::protocol;
 use super::{
-    fill, tool_list, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent,
+    fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent,
     MAX_CALLS_PER_REPLY,
 };
 use super::{Route, Run};
@@ -29,6 +30,7 @@ use crate::brain::Message;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+const SYSTEM: &str = include_str!("prompts/critic_system.txt");
 const CRITIQUE: &str = include_str!("prompts/critic_critique.txt");
 const REVISE: &str = include_str!("prompts/critic_revise.txt");
 
@@ -89,6 +91,8 @@ impl Critic {
             return Ok(Finish::answered(draft.text.trim()));
         }
 
+        let system = fill(SYSTEM.trim_end(), &[("tools", &tool_list(run.tools()))]);
+        let conversation = &with_system(conversation, &system);
         let draft = run
             .generate(
                 "draft",
@@ -99,16 +103,14 @@ impl Critic {
             .await?;
         let mut answer = draft.text.trim().to_string();
         let mut spoken = false;
-        let tools = tool_list(run.tools());
         let critique_grammar = protocol::critic::grammar_for_critique(&run.tools().specs());
 
         for round in 1..=self.config.max_critique_rounds {
             run.turn()?;
-            let request = fill(CRITIQUE.trim_end(), &[("tools", &tools)]);
             let reply = run
                 .generate(
                     "critique",
-                    after_answer(conversation, &answer, request),
+                    after_answer(conversation, &answer, CRITIQUE.trim_end().to_string()),
                     CallOptions {
                         grammar: Some(critique_grammar.clone()),
                         ..CallOptions::default()
