@@ -113,7 +113,22 @@ fn the_beam_keeps_the_best_branch_and_the_best_is_asked_for_the_answer() {
     assert_eq!(requests[0].options.temperature, 0.0);
     assert!(requests[2].options.temperature > 0.0);
     let scoring = prompt(&r, 3);
-    assert!(scoring.contains("New step: Try approach Y."), "{scoring}");
+    assert!(
+        scoring.contains("Proposed next step: Try approach Y."),
+        "{scoring}"
+    );
+    let (think, score) = (&requests[2].messages, &requests[3].messages);
+    assert_eq!(
+        think[0], score[0],
+        "thinking and scoring share the system prompt"
+    );
+    let shared = "Steps so far:\n(none yet)\n";
+    assert!(sibling.contains(shared) && scoring.contains(shared));
+    assert_eq!(
+        sibling.split(shared).next(),
+        scoring.split(shared).next(),
+        "the problem and the steps come first"
+    );
 
     let deeper = prompt(&r, 4);
     assert!(deeper.contains("1. Try approach Y."), "{deeper}");

@@ -7,6 +7,9 @@
 //! next depth. A step that contains `ANSWER:` ends the search at once, its
 //! answer streamed live. At `max_depth` the best branch is asked for the
 //! answer. Calls: depth × branches in the beam × n_branches × 2, plus one.
+//! Every call has the same system prompt and starts with the problem and the
+//! branch's steps, so the calls on one branch share their prefix in the KV
+//! cache; what a call asks for comes last.
 
 use super::events::LoopEvent;
 use super::parse;
@@ -19,7 +22,6 @@ use serde::{Deserialize, Serialize};
 const THINK_SYSTEM: &str = include_str!("prompts/tot_think.txt");
 const STEP: &str = include_str!("prompts/tot_step.txt");
 const OTHER: &str = include_str!("prompts/tot_other.txt");
-const SCORE_SYSTEM: &str = include_str!("prompts/tot_score_system.txt");
 const SCORE: &str = include_str!("prompts/tot_score.txt");
 const ANSWER_PROMPT: &str = include_str!("prompts/tot_answer.txt");
 
@@ -127,7 +129,6 @@ enum Thought {
 
 impl TreeOfThoughts {
     async fn search(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
-        let problem = question(conversation);
         let mut beam = vec![Branch::default()];
         for depth in 1..=self.config.max_depth {
             run.turn()?;
@@ -143,7 +144,7 @@ impl TreeOfThoughts {
                         Thought::Answer(answer) => return Ok(Finish::answered(answer)),
                         Thought::Step(thought) => thought,
                     };
-                    let score = self.score(run, problem, branch, &thought).await?;
+                    let score = self.score(run, conversation, branch, &thought).await?;
                     candidates.push(Scored {
                         branch: branch.extended(&thought),
                         score,
@@ -215,22 +216,19 @@ impl TreeOfThoughts {
     async fn score(
         &self,
         run: &mut Run,
-        problem: &str,
+        conversation: &[Message],
         branch: &Branch,
         thought: &str,
     ) -> Result<f64, Halt> {
         let prompt = fill(
             SCORE,
             &[
-                ("problem", problem),
+                ("problem", question(conversation)),
                 ("steps", &branch.listed()),
-                ("thought", thought),
+                ("thought", &thought.replace('\n', " ")),
             ],
         );
-        let messages = vec![
-            Message::system(SCORE_SYSTEM.trim_end()),
-            Message::user(prompt.trim_end()),
-        ];
+        let messages = asking(conversation, THINK_SYSTEM, prompt);
         let call = CallOptions {
             max_tokens: Some(SCORE_MAX_TOKENS),
             grammar: Some(protocol::score::grammar_for_score()),
