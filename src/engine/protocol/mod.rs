@@ -52,7 +52,7 @@ pub fn tool_calls_rule(rule: &str, tools: &[&ToolSpec], name_label: &str, betwee
 }
 
 /// Longest array a tool argument may be when its schema sets no bound.
-pub const MAX_ITEMS: u64 = 64;
+pub const MAX_ITEMS: u64 = 24;
 /// Longest string a tool argument may be when its schema sets no bound.
 pub const MAX_LENGTH: u64 = 160;
 
