@@ -75,12 +75,18 @@ pub fn path_of(entry: &ModelEntry) -> PathBuf {
     models_dir().join(&entry.file)
 }
 
-/// Resolves `--model`: a path to a file, a manifest name, or nothing (the
-/// default model). A known model that is not fetched yet is an error that
-/// says how to fetch it.
+/// The environment variable that names the model when `--model` does not.
+pub const MODEL_ENV: &str = "LOOPD_MODEL";
+
+/// Resolves `--model`: a path to a file, a manifest name, or nothing (then
+/// `LOOPD_MODEL` if set, else the default model). A known model that is not
+/// fetched yet is an error that says how to fetch it.
 pub fn resolve(model: Option<&str>) -> Result<PathBuf, String> {
     let manifest = Manifest::builtin();
-    let entry = match model {
+    let from_env = std::env::var(MODEL_ENV)
+        .ok()
+        .filter(|name| !name.trim().is_empty());
+    let entry = match model.or(from_env.as_deref()) {
         None => manifest.default_model(),
         Some(name) => match manifest.get(name) {
             Some(entry) => entry,
@@ -123,7 +129,7 @@ mod tests {
     #[test]
     fn manifest_parses_and_names_its_default() {
         let m = Manifest::builtin();
-        assert_eq!(m.default_model().name, "smollm2-135m");
+        assert_eq!(m.default_model().name, "qwen2.5-coder-0.5b");
         assert!(m.get("qwen2.5-coder-0.5b").is_some());
         assert!(m.models.iter().all(|e| e.sha256.len() == 64));
     }

@@ -1,14 +1,16 @@
-//! `loopd bench` as a user runs it, on the real default model.
+//! `loopd bench` as a user runs it, on the real fast test model.
 
 mod common;
 
 use common::{model_path, TempDir, SMOLLM};
+use loopd::models::MODEL_ENV;
 use serde_json::Value;
 use std::process::{Command, Output};
 
 fn loopd(args: &[&str]) -> Output {
     model_path(SMOLLM);
     Command::new(env!("CARGO_BIN_EXE_loopd"))
+        .env(MODEL_ENV, SMOLLM)
         .args(args)
         .output()
         .unwrap()

@@ -1,13 +1,17 @@
-//! `loopd ask` and `loopd models` as a user runs them, on the real default model.
+//! `loopd ask` and `loopd models` as a user runs them, on the real models:
+//! the README's example on the default model, the rest on the fast one.
 
 mod common;
 
 use common::{model_path, TempDir, SMOLLM};
+use loopd::models::{Manifest, MODEL_ENV};
 use std::process::{Command, Output};
 
+/// `loopd ARGS` on the fast test model unless ARGS name another.
 fn loopd(args: &[&str]) -> Output {
     model_path(SMOLLM);
     Command::new(env!("CARGO_BIN_EXE_loopd"))
+        .env(MODEL_ENV, SMOLLM)
         .args(args)
         .output()
         .unwrap()
@@ -18,13 +22,13 @@ fn text(bytes: &[u8]) -> String {
 }
 
 #[test]
-fn ask_streams_the_answer() {
-    let out = loopd(&[
-        "ask",
-        "--model",
-        "qwen2.5-coder-0.5b",
-        "What is 12 times 12?",
-    ]);
+fn the_readme_example_answers_on_the_default_model() {
+    model_path(&Manifest::builtin().default_model().name);
+    let out = Command::new(env!("CARGO_BIN_EXE_loopd"))
+        .env_remove(MODEL_ENV)
+        .args(["ask", "What is 12 times 12?"])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("144"), "{}", text(&out.stdout));
 }
@@ -133,12 +137,14 @@ fn missing_default_model_says_how_to_fetch_it() {
     let empty = TempDir::new("models");
     let out = Command::new(env!("CARGO_BIN_EXE_loopd"))
         .env("LOOPD_MODELS_DIR", &empty.0)
+        .env_remove(MODEL_ENV)
         .args(["ask", "hi"])
         .output()
         .unwrap();
     assert!(!out.status.success());
+    let default = Manifest::builtin().default_model().name.clone();
     assert!(
-        text(&out.stderr).contains("models/fetch smollm2-135m"),
+        text(&out.stderr).contains(&format!("models/fetch {default}")),
         "{}",
         text(&out.stderr)
     );

@@ -5,7 +5,7 @@
 //! is optional; command-line flags override the file.
 //!
 //! ```toml
-//! model = "smollm2-135m"        # a known model name or a GGUF path
+//! model = "qwen2.5-coder-0.5b"  # a known model name or a GGUF path
 //! device = "auto"               # auto, cpu, cuda, metal
 //! threads = 2                   # CPU threads (default: physical cores)
 //! default_persona = "default"

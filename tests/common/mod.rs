@@ -9,9 +9,9 @@ pub mod tiny;
 use loopd::models::{path_of, Manifest};
 use std::path::PathBuf;
 
-/// The default model, small enough for every test.
+/// The fast test model (135M): every test that does not judge answers.
 pub const SMOLLM: &str = "smollm2-135m";
-/// The larger reference model.
+/// The larger reference model, loopd's default.
 pub const QWEN: &str = "qwen2.5-coder-0.5b";
 
 /// Path of a reference model; fails (never skips) when it is not fetched.

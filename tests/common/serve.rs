@@ -31,7 +31,7 @@ pub fn temp_dir(name: &str) -> PathBuf {
 }
 
 impl Serve {
-    /// Starts `loopd serve --model <default model> ARGS` with `env` added,
+    /// Starts `loopd serve --model <fast test model> ARGS` with `env` added,
     /// `XDG_CONFIG_HOME` and `XDG_RUNTIME_DIR` inside a private directory,
     /// and waits (up to two minutes) for `READY=1`. Panics with the
     /// daemon's stderr if it exits or never gets ready.
