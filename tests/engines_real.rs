@@ -1,4 +1,4 @@
-//! Every engine on the real default model with the clock and math tools:
+//! Every engine on the real fast test model with the clock and math tools:
 //! it finishes within its bounds, with an answer and stats that add up.
 
 mod common;
@@ -111,17 +111,15 @@ fn check(engine_id: &str, question: &str) {
         assert!(call.completion_tokens <= 96, "{context}");
     }
     assert!(s.completion_tokens() > 0, "{context}");
-    if engine_id != "native-tools" {
-        assert_eq!(
-            s.format_errors, 0,
-            "constrained replies always parse: {context}"
-        );
-        assert_eq!(
-            s.invalid_tool_calls(),
-            0,
-            "constrained tool calls fit their schema: {context}"
-        );
-    }
+    assert_eq!(
+        s.format_errors, 0,
+        "constrained replies always parse: {context}"
+    );
+    assert_eq!(
+        s.invalid_tool_calls(),
+        0,
+        "constrained tool calls fit their schema: {context}"
+    );
     let ttft = s.ttft_ms.expect("a token was generated");
     assert!(ttft > 0.0 && ttft <= s.wall_ms, "{context}");
     let tool_events = events

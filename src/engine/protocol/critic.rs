@@ -3,16 +3,24 @@
 
 use super::{grammar, tool_calls_rule};
 use crate::brain::Grammar;
-use crate::engine::MAX_CALLS_PER_REPLY;
 use crate::tools::ToolSpec;
 
-/// `VERIFIED`, or 1 to [`MAX_CALLS_PER_REPLY`] claim blocks, each checked
-/// with one call of one of `tools`.
+/// Most claim blocks in one critique: with claims of at most
+/// [`MAX_CLAIM`] characters and bounded tool arguments, a critique fits in
+/// the default reply limit (256 tokens) and is never cut off mid-call.
+pub const MAX_CLAIMS: usize = 2;
+/// Longest claim line, in characters.
+pub const MAX_CLAIM: usize = 120;
+
+/// `VERIFIED`, or 1 to [`MAX_CLAIMS`] claim blocks, each checked with one
+/// call of one of `tools`.
 pub fn grammar_for_critique(tools: &[&ToolSpec]) -> Grammar {
     let mut rules = format!(
         "start: \"VERIFIED\" | block (\"\\n\" block){{0,{}}}\n\
-         block: \"CLAIM: \" LINE \"\\n\" call\n",
-        MAX_CALLS_PER_REPLY - 1
+         block: \"CLAIM: \" CLAIM \"\\n\" call\n\
+         CLAIM: /[^\\s][^\\n]{{0,{}}}/\n",
+        MAX_CLAIMS - 1,
+        MAX_CLAIM - 1
     );
     rules.push_str(&tool_calls_rule("call", tools, "TOOL: ", "\nTOOL INPUT: "));
     grammar(&rules)
@@ -32,6 +40,18 @@ mod tests {
             "CLAIM: 12 * 12 = 144\nTOOL: calculate\nTOOL INPUT: {\"expression\": \"12*12\"}";
         assert!(accepts(&g, block));
         assert!(accepts(&g, &format!("{block}\n{block}")));
+        assert!(
+            !accepts(&g, &format!("{block}\n{block}\n{block}")),
+            "at most {MAX_CLAIMS} claims"
+        );
+        let long = format!(
+            "CLAIM: {}\nTOOL: calculate\nTOOL INPUT: {{\"expression\": \"1\"}}",
+            "x".repeat(MAX_CLAIM + 1)
+        );
+        assert!(
+            !accepts(&g, &long),
+            "a claim of at most {MAX_CLAIM} characters"
+        );
         assert!(
             !accepts(&g, "CLAIM: 12 * 12 = 144"),
             "a claim without a tool"
