@@ -3,20 +3,22 @@
 //! [`after_marker`](crate::engine::parse::after_marker) with
 //! [`FINAL_ANSWER`](crate::engine::parse::FINAL_ANSWER).
 
-use super::{grammar, line_not_starting_with};
+use super::{any_case, grammar, line_not_starting_with};
 use crate::brain::Grammar;
 
 /// Most step lines before the final answer.
 pub const MAX_STEP_LINES: usize = 24;
 
 /// Up to [`MAX_STEP_LINES`] lines of reasoning (none may start with the marker),
-/// then `FINAL ANSWER: ` and a one-line answer.
+/// then `FINAL ANSWER: ` (in any letter case) and a one-line answer.
 pub fn grammar_for_reply() -> Grammar {
     grammar(&format!(
-        "start: step{{0,{MAX_STEP_LINES}}} \"FINAL ANSWER: \" LINE\n\
+        "start: step{{0,{MAX_STEP_LINES}}} MARKER LINE\n\
          step: STEP \"\\n\"\n\
-         STEP: /{}/\n",
-        line_not_starting_with("FINAL ANSWER")
+         STEP: /{}/\n\
+         MARKER: /{}: /\n",
+        line_not_starting_with("FINAL ANSWER"),
+        any_case("FINAL ANSWER"),
     ))
 }
 
@@ -45,6 +47,11 @@ mod tests {
         assert!(!accepts(&g, "Step 1: 9 * 2 = 18"), "no final answer");
         assert!(!accepts(&g, "FINAL ANSWER: "), "an empty answer");
         assert!(accepts(&g, "First, 3\nFINE\nFINAL ANSWER: 3"));
+        assert!(accepts(&g, "Step 1: 9\nFinal Answer: 3"));
+        assert!(
+            !accepts(&g, "Final answer: 3\nStep 2: 4\nFINAL ANSWER: 4"),
+            "a step line may not start with the marker in any case"
+        );
         assert!(
             !accepts(&g, "FINAL ANSWER: 3\nFINAL ANSWER: 3"),
             "two answers"

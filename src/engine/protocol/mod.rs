@@ -116,9 +116,24 @@ fn bound(schema: &mut Value) {
     }
 }
 
-/// A regex for one non-empty line that does not start with `word` (letters,
-/// digits, spaces and `_` only), spelled out letter by letter: llguidance's
-/// `~` negation misbehaves after several lexemes of one terminal.
+/// A regex that matches `word` (letters, digits, spaces and `_`) in any
+/// letter case, as small models write `Final Answer:` for `FINAL ANSWER:`.
+pub fn any_case(word: &str) -> String {
+    word.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == ' ' || *c == '_')
+        .map(|c| match c {
+            c if c.is_ascii_alphabetic() => {
+                format!("[{}{}]", c.to_ascii_lowercase(), c.to_ascii_uppercase())
+            }
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+/// A regex for one non-empty line that does not start with `word` in any
+/// letter case (letters, digits, spaces and `_` only), spelled out letter by
+/// letter: llguidance's `~` negation misbehaves after several lexemes of one
+/// terminal.
 pub fn line_not_starting_with(word: &str) -> String {
     let letters: Vec<char> = word
         .chars()
@@ -126,11 +141,16 @@ pub fn line_not_starting_with(word: &str) -> String {
         .collect();
     let mut pattern = String::new();
     for (i, c) in letters.iter().enumerate().rev() {
-        let other = format!("[^{c}\\n]");
+        let (lower, upper) = (c.to_ascii_lowercase(), c.to_ascii_uppercase());
+        let (other, same) = if lower == upper {
+            (format!("[^{c}\\n]"), c.to_string())
+        } else {
+            (format!("[^{lower}{upper}\\n]"), format!("[{lower}{upper}]"))
+        };
         pattern = if i + 1 == letters.len() {
             other
         } else {
-            format!("(?:{other}|{c}{pattern})")
+            format!("(?:{other}|{same}{pattern})")
         };
     }
     format!("{pattern}[^\\n]{{0,400}}")
