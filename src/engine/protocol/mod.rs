@@ -54,7 +54,7 @@ pub fn tool_calls_rule(rule: &str, tools: &[&ToolSpec], name_label: &str, betwee
 /// Longest array a tool argument may be when its schema sets no bound.
 pub const MAX_ITEMS: u64 = 24;
 /// Longest string a tool argument may be when its schema sets no bound.
-pub const MAX_LENGTH: u64 = 160;
+pub const MAX_LENGTH: u64 = 100;
 
 /// A tool's argument schema as the grammar uses it: an object that says
 /// nothing of extra keys gets none, and arrays and strings without a bound
