@@ -152,7 +152,10 @@ impl Critic {
                 .generate(
                     "revise",
                     after_answer(conversation, &answer, request),
-                    CallOptions::default(),
+                    CallOptions {
+                        grammar: Some(protocol::critic::grammar_for_revision()),
+                        ..CallOptions::default()
+                    },
                     route,
                 )
                 .await?;

@@ -26,6 +26,18 @@ pub fn grammar_for_critique(tools: &[&ToolSpec]) -> Grammar {
     grammar(&rules)
 }
 
+/// Most lines of a revised answer.
+pub const MAX_REVISION_LINES: usize = 6;
+
+/// A revised answer: one to [`MAX_REVISION_LINES`] lines of text, never
+/// empty.
+pub fn grammar_for_revision() -> Grammar {
+    grammar(&format!(
+        "start: LINE (\"\\n\" LINE){{0,{}}}\n",
+        MAX_REVISION_LINES - 1
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +70,14 @@ mod tests {
         );
         assert!(!accepts(&g, "CLAIM: x\nTOOL: search\nTOOL INPUT: {}"));
         assert!(!accepts(&g, "It looks fine."));
+    }
+
+    #[test]
+    fn a_revision_is_never_empty() {
+        let g = grammar_for_revision();
+        assert!(accepts(&g, "It is 102."));
+        assert!(accepts(&g, "It is 102.\nThat is 17 times 6."));
+        assert!(!accepts(&g, ""));
+        assert!(!accepts(&g, "\n"));
     }
 }
