@@ -24,6 +24,8 @@ use serde::{Deserialize, Serialize};
 const PLANNER: &str = include_str!("prompts/plan_planner.txt");
 const STEP: &str = include_str!("prompts/plan_step.txt");
 const SYNTHESIZER: &str = include_str!("prompts/plan_synthesizer.txt");
+/// Most lines of the synthesized answer (it is spoken).
+const SYNTHESIS_LINES: usize = 8;
 
 /// Plan-and-Execute settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -216,7 +218,10 @@ pub(crate) async fn synthesize(
         .generate(
             "synthesizer",
             persona_with(conversation, prompt),
-            CallOptions::default(),
+            CallOptions {
+                grammar: Some(protocol::some_text(SYNTHESIS_LINES)),
+                ..CallOptions::default()
+            },
             Route::Answer,
         )
         .await?;

@@ -26,6 +26,8 @@ use serde::{Deserialize, Serialize};
 const LESSONS: &str = include_str!("prompts/reflexion_lessons.txt");
 const EVALUATE: &str = include_str!("prompts/reflexion_evaluate.txt");
 const REFLECT: &str = include_str!("prompts/reflexion_reflect.txt");
+/// Most lines of a reflection (a short lesson).
+const REFLECTION_LINES: usize = 4;
 
 /// Reflexion settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -200,7 +202,10 @@ async fn reflect(
         .generate(
             "reflector",
             messages,
-            CallOptions::default(),
+            CallOptions {
+                grammar: Some(protocol::some_text(REFLECTION_LINES)),
+                ..CallOptions::default()
+            },
             Route::Thought,
         )
         .await?;

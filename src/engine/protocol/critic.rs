@@ -29,13 +29,9 @@ pub fn grammar_for_critique(tools: &[&ToolSpec]) -> Grammar {
 /// Most lines of a revised answer.
 pub const MAX_REVISION_LINES: usize = 6;
 
-/// A revised answer: one to [`MAX_REVISION_LINES`] lines of text, never
-/// empty.
+/// A revised answer: one to [`MAX_REVISION_LINES`] lines, never empty.
 pub fn grammar_for_revision() -> Grammar {
-    grammar(&format!(
-        "start: LINE (\"\\n\" LINE){{0,{}}}\n",
-        MAX_REVISION_LINES - 1
-    ))
+    super::some_text(MAX_REVISION_LINES)
 }
 
 #[cfg(test)]

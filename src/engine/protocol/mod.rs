@@ -156,6 +156,16 @@ pub fn line_not_starting_with(word: &str) -> String {
     format!("{pattern}[^\\n]{{0,400}}")
 }
 
+/// Free text that is never empty: one to `max_lines` lines, each starting
+/// with a visible character. For replies with no protocol of their own
+/// (a revision, a synthesis, a reflection), so none comes back blank.
+pub fn some_text(max_lines: usize) -> Grammar {
+    grammar(&format!(
+        "start: LINE (\"\\n\" LINE){{0,{}}}\n",
+        max_lines.saturating_sub(1)
+    ))
+}
+
 /// A grammar from rules and the common terminals.
 pub fn grammar(rules: &str) -> Grammar {
     Grammar::lark(format!("{rules}\n{COMMON}"))
