@@ -8,15 +8,12 @@ use crate::brain::Grammar;
 
 /// Most step lines before the final answer.
 pub const MAX_STEP_LINES: usize = 24;
-/// Most tokens of the final answer line: an answer is said, not explained.
-pub const MAX_ANSWER_TOKENS: usize = 48;
 
 /// Up to [`MAX_STEP_LINES`] lines of reasoning (none may start with the marker),
 /// then `FINAL ANSWER: ` (in any letter case) and a one-line answer.
 pub fn grammar_for_reply() -> Grammar {
     grammar(&format!(
-        "start: step{{0,{MAX_STEP_LINES}}} MARKER answer\n\
-         answer[max_tokens={MAX_ANSWER_TOKENS}]: LINE\n\
+        "start: step{{0,{MAX_STEP_LINES}}} MARKER LINE\n\
          step: STEP \"\\n\"\n\
          STEP: /{}/\n\
          MARKER: /{}: /\n",
