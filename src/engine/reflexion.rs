@@ -17,6 +17,7 @@
 
 use super::parse;
 use super::protocol;
+use super::protocol::verdict::{verdict, Verdict};
 use super::react::{React, ReactConfig};
 use super::{fill, with_system, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent};
 use super::{Route, Run, Termination};
@@ -78,14 +79,6 @@ impl Engine for Reflexion {
     fn run<'a>(&'a self, run: &'a mut Run, conversation: &'a [Message]) -> EngineFuture<'a> {
         Box::pin(self.reflexion(run, conversation))
     }
-}
-
-/// What the evaluator said about an answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Verdict {
-    Satisfactory,
-    Unsatisfactory,
-    Unclear,
 }
 
 impl Reflexion {
@@ -178,16 +171,6 @@ async fn evaluate(
     Ok((verdict, reply.text.trim().to_string()))
 }
 
-fn verdict(text: &str) -> Verdict {
-    let satisfactory = parse::has_word(text, "satisfactory");
-    let unsatisfactory = parse::has_word(text, "unsatisfactory");
-    match (satisfactory, unsatisfactory) {
-        (true, false) => Verdict::Satisfactory,
-        (false, true) => Verdict::Unsatisfactory,
-        _ => Verdict::Unclear,
-    }
-}
-
 /// Asks the reflector for a short lesson from the failed answer; falls back
 /// to the evaluator's feedback when the reflector writes nothing.
 async fn reflect(
@@ -227,23 +210,6 @@ fn without_label(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn verdicts_are_whole_words() {
-        assert_eq!(verdict("SATISFACTORY: correct."), Verdict::Satisfactory);
-        assert_eq!(verdict("Satisfactory"), Verdict::Satisfactory);
-        assert_eq!(
-            verdict("UNSATISFACTORY - no tool was used"),
-            Verdict::Unsatisfactory
-        );
-        assert_eq!(verdict("**unsatisfactory**"), Verdict::Unsatisfactory);
-        assert_eq!(verdict("The answer looks fine."), Verdict::Unclear);
-        assert_eq!(
-            verdict("SATISFACTORY or UNSATISFACTORY? Hard to say."),
-            Verdict::Unclear
-        );
-        assert_eq!(verdict(""), Verdict::Unclear);
-    }
 
     #[test]
     fn reflection_label_is_dropped_only_at_the_start() {

@@ -55,10 +55,17 @@ pub fn tool_calls_rule(rule: &str, tools: &[&ToolSpec], name_label: &str, betwee
 pub const MAX_ITEMS: u64 = 24;
 /// Longest string a tool argument may be when its schema sets no bound.
 pub const MAX_LENGTH: u64 = 100;
+/// Largest magnitude a number argument may have when its schema sets no bound.
+pub const MAX_MAGNITUDE: f64 = 1e12;
+/// Finest step of a number argument when its schema sets none: six decimals.
+pub const NUMBER_STEP: f64 = 1e-6;
 
 /// A tool's argument schema as the grammar uses it: an object that says
-/// nothing of extra keys gets none, and arrays and strings without a bound
-/// get one, so a model cannot spend its tokens on an endless string.
+/// nothing of extra keys gets none, arrays and strings are held to at most
+/// [`MAX_ITEMS`] items and [`MAX_LENGTH`] characters, and numbers to
+/// [`MAX_MAGNITUDE`] with at most six decimals, so a model cannot spend its
+/// tokens on an endless string, list or number. Only the grammar is held to
+/// these; the tool still validates against its own schema.
 pub fn arguments_schema(schema: &Value) -> Value {
     let mut schema = schema.clone();
     if let Some(object) = schema.as_object_mut() {
@@ -104,16 +111,31 @@ fn bound(schema: &mut Value) {
                 _ => false,
             };
             if is("array") {
-                object.entry("maxItems").or_insert(MAX_ITEMS.into());
+                cap(object, "maxItems", MAX_ITEMS);
             }
             if is("string") && !object.contains_key("enum") && !object.contains_key("format") {
-                object.entry("maxLength").or_insert(MAX_LENGTH.into());
+                cap(object, "maxLength", MAX_LENGTH);
+            }
+            if is("number") && !object.contains_key("enum") {
+                object.entry("minimum").or_insert((-MAX_MAGNITUDE).into());
+                object.entry("maximum").or_insert(MAX_MAGNITUDE.into());
+                object.entry("multipleOf").or_insert(NUMBER_STEP.into());
+            }
+            if is("integer") && !object.contains_key("enum") {
+                object.entry("minimum").or_insert((-MAX_MAGNITUDE).into());
+                object.entry("maximum").or_insert(MAX_MAGNITUDE.into());
             }
             object.values_mut().for_each(bound);
         }
         Value::Array(items) => items.iter_mut().for_each(bound),
         _ => {}
     }
+}
+
+/// Sets `key` to `limit`, or keeps the schema's own bound where it is lower.
+fn cap(object: &mut serde_json::Map<String, Value>, key: &str, limit: u64) {
+    let own = object.get(key).and_then(Value::as_u64).unwrap_or(u64::MAX);
+    object.insert(key.into(), own.min(limit).into());
 }
 
 /// A regex that matches `word` (letters, digits, spaces and `_`) in any
@@ -169,6 +191,27 @@ pub fn some_text(max_lines: usize) -> Grammar {
 /// A grammar from rules and the common terminals.
 pub fn grammar(rules: &str) -> Grammar {
     Grammar::lark(format!("{rules}\n{COMMON}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_grammar_schema_caps_bounds_a_tool_set_high() {
+        let schema = arguments_schema(&json!({
+            "properties": {
+                "numbers": {"type": "array", "items": {"type": "number"}, "maxItems": 10000},
+                "name": {"type": "string", "maxLength": 8},
+            }
+        }));
+        let numbers = &schema["properties"]["numbers"];
+        assert_eq!(numbers["maxItems"], MAX_ITEMS);
+        assert_eq!(numbers["items"]["maximum"], MAX_MAGNITUDE);
+        assert_eq!(schema["properties"]["name"]["maxLength"], 8);
+        assert_eq!(schema["additionalProperties"], false);
+    }
 }
 
 #[cfg(test)]

@@ -151,6 +151,21 @@ mod tests {
     }
 
     #[test]
+    fn numbers_in_arguments_are_bounded() {
+        let specs = tools();
+        let g = step_grammar(&specs.iter().collect::<Vec<_>>());
+        let call = |value: &str| {
+            format!(" x\nAction: convert\nAction Input: {{\"value\": {value}, \"unit\": \"km\"}}")
+        };
+        for value in ["5", "-2.5", "0.125", "3.141593", "1000000"] {
+            assert!(accepts(&g, &call(value)), "{value}");
+        }
+        for value in ["3.14159265358979", "12345678901234567", "0.0000001"] {
+            assert!(!accepts(&g, &call(value)), "{value}");
+        }
+    }
+
+    #[test]
     fn the_answer_grammar_is_one_line() {
         assert!(accepts(&answer_grammar(), " Paris."));
         assert!(!accepts(&answer_grammar(), " "));
