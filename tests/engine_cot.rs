@@ -29,7 +29,17 @@ fn final_answer_is_extracted_and_spoken() {
     let request = &r.brain.requests()[0];
     assert_eq!(request.messages[0].role, Role::System);
     assert!(request.messages[0].content.contains("FINAL ANSWER:"));
-    assert_eq!(request.messages[1].content, "What is the question?");
+    assert_eq!(
+        request.messages[1].role,
+        Role::User,
+        "a worked example first"
+    );
+    assert_eq!(request.messages[2].role, Role::Assistant);
+    assert!(request.messages[2].content.contains("FINAL ANSWER:"));
+    assert_eq!(
+        request.messages.last().unwrap().content,
+        "What is the question?"
+    );
     assert!(request.tools.is_empty(), "tools are ignored");
 }
 

@@ -15,6 +15,8 @@ use serde::{Deserialize, Serialize};
 
 const SYSTEM: &str = include_str!("prompts/cot_system.txt");
 const FINAL: &str = include_str!("prompts/cot_final.txt");
+/// A worked problem shown as an earlier turn: the question, `---`, the reply.
+const EXAMPLE: &str = include_str!("prompts/cot_example.txt");
 
 /// Chain-of-Thought settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -56,7 +58,7 @@ impl Engine for ChainOfThought {
 impl ChainOfThought {
     async fn think(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         run.turn()?;
-        let messages = with_system(conversation, &self.system);
+        let messages = with_example(with_system(conversation, &self.system));
         let reply = run
             .generate(
                 "chain-of-thought",
@@ -84,6 +86,21 @@ impl ChainOfThought {
         };
         Ok(Finish::answered(answer))
     }
+}
+
+/// The conversation with the worked example as a first exchange after the
+/// system prompt.
+fn with_example(mut messages: Vec<Message>) -> Vec<Message> {
+    if let Some((question, reply)) = EXAMPLE.split_once("\n---\n") {
+        messages.splice(
+            1..1,
+            [
+                Message::user(question.trim()),
+                Message::assistant(reply.trim()),
+            ],
+        );
+    }
+    messages
 }
 
 /// After a reply the token limit cut off: the answer alone, on one line.

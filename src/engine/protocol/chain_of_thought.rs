@@ -3,21 +3,24 @@
 //! [`after_marker`](crate::engine::parse::after_marker) with
 //! [`FINAL_ANSWER`](crate::engine::parse::FINAL_ANSWER).
 
-use super::{any_case, grammar, line_not_starting_with};
+use super::{any_case, grammar};
 use crate::brain::Grammar;
 
 /// Most step lines before the final answer.
 pub const MAX_STEP_LINES: usize = 24;
 
-/// Up to [`MAX_STEP_LINES`] lines of reasoning (none may start with the marker),
-/// then `FINAL ANSWER: ` (in any letter case) and a one-line answer.
+/// Longest step, in characters after `Step N: `: one step works out one number.
+pub const MAX_STEP_CHARS: usize = 200;
+
+/// Up to [`MAX_STEP_LINES`] numbered lines (`Step 1: …`), then
+/// `FINAL ANSWER: ` (in any letter case) and a one-line answer.
 pub fn grammar_for_reply() -> Grammar {
     grammar(&format!(
         "start: step{{0,{MAX_STEP_LINES}}} MARKER LINE\n\
          step: STEP \"\\n\"\n\
-         STEP: /{}/\n\
+         STEP: /Step [1-9][0-9]?: [^\\s][^\\n]{{0,{}}}/\n\
          MARKER: /{}: /\n",
-        line_not_starting_with("FINAL ANSWER"),
+        MAX_STEP_CHARS - 1,
         any_case("FINAL ANSWER"),
     ))
 }
@@ -46,12 +49,20 @@ mod tests {
         assert!(accepts(&g, "Step 1: 16 - 3 - 4 = 9\nFINAL ANSWER: 3"));
         assert!(!accepts(&g, "Step 1: 9 * 2 = 18"), "no final answer");
         assert!(!accepts(&g, "FINAL ANSWER: "), "an empty answer");
-        assert!(accepts(&g, "First, 3\nFINE\nFINAL ANSWER: 3"));
+        assert!(
+            !accepts(&g, "First, 3\nFINAL ANSWER: 3"),
+            "an unnumbered step"
+        );
         assert!(accepts(&g, "Step 1: 9\nFinal Answer: 3"));
         assert!(
             !accepts(&g, "Final answer: 3\nStep 2: 4\nFINAL ANSWER: 4"),
-            "a step line may not start with the marker in any case"
+            "a step line may not be the marker in any case"
         );
+        let long = format!(
+            "Step 1: {}\nFINAL ANSWER: 3",
+            "9".repeat(MAX_STEP_CHARS + 1)
+        );
+        assert!(!accepts(&g, &long), "a step longer than {MAX_STEP_CHARS}");
         assert!(
             !accepts(&g, "FINAL ANSWER: 3\nFINAL ANSWER: 3"),
             "two answers"
