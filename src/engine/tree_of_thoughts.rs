@@ -1,15 +1,19 @@
 //! Tree-of-Thoughts (seed 000): beam search over reasoning steps.
 //!
 //! At each depth every branch in the beam asks the model for `n_branches`
-//! candidate next steps (each after the first is asked to differ from its
-//! siblings, and sampled warmer), and each candidate is scored 0–10 by a
-//! separate evaluator call. The `beam_width` best branches go on to the
+//! candidate next steps (each after the first is asked to differ from those
+//! before it, and sampled warmer), and each candidate is scored 0–10 by a
+//! separate grading call. The `beam_width` best branches go on to the
 //! next depth. A step that contains `ANSWER:` ends the search at once, its
 //! answer streamed live. At `max_depth` the best branch is asked for the
 //! answer. Calls: depth × branches in the beam × n_branches × 2, plus one.
-//! Every call has the same system prompt and starts with the problem and the
-//! branch's steps, so the calls on one branch share their prefix in the KV
-//! cache; what a call asks for comes last.
+//!
+//! The calls that expand one branch form one conversation: the problem and
+//! the branch's steps, the first candidate, then "a different next step" and
+//! the next candidate, and so on; each candidate's grading is that
+//! conversation up to the candidate plus "grade the step you just wrote".
+//! So every call extends an earlier one and the KV cache computes only what
+//! is new.
 
 use super::events::LoopEvent;
 use super::parse;
@@ -138,18 +142,25 @@ impl TreeOfThoughts {
             });
             let mut candidates = Vec::new();
             for branch in &beam {
-                let mut siblings: Vec<String> = Vec::new();
-                for _ in 0..self.config.n_branches {
-                    let thought = match self.think(run, conversation, branch, &siblings).await? {
+                let mut thread = asking(
+                    conversation,
+                    THINK_SYSTEM,
+                    self.step_prompt(conversation, branch),
+                );
+                for sibling in 0..self.config.n_branches {
+                    if sibling > 0 {
+                        thread.push(Message::user(OTHER.trim_end()));
+                    }
+                    let thought = match think(run, &thread, sibling > 0).await? {
                         Thought::Answer(answer) => return Ok(Finish::answered(answer)),
                         Thought::Step(thought) => thought,
                     };
-                    let score = self.score(run, conversation, branch, &thought).await?;
+                    thread.push(Message::assistant(thought.clone()));
+                    let score = score(run, &thread, &thought).await?;
                     candidates.push(Scored {
                         branch: branch.extended(&thought),
                         score,
                     });
-                    siblings.push(thought);
                 }
             }
             beam = best(candidates, self.config.beam_width);
@@ -161,94 +172,15 @@ impl TreeOfThoughts {
         self.force_answer(run, conversation, &beam[0]).await
     }
 
-    /// Asks for the next step of `branch`, different from `siblings`.
-    async fn think(
-        &self,
-        run: &mut Run,
-        conversation: &[Message],
-        branch: &Branch,
-        siblings: &[String],
-    ) -> Result<Thought, Halt> {
-        let variation = if siblings.is_empty() {
-            String::new()
-        } else {
-            let number = (siblings.len() + 1).to_string();
-            fill(
-                OTHER,
-                &[("number", &number), ("others", &numbered(siblings))],
-            )
-        };
-        let prompt = fill(
+    /// The request that opens the expansion of `branch`.
+    fn step_prompt(&self, conversation: &[Message], branch: &Branch) -> String {
+        fill(
             STEP,
             &[
                 ("problem", question(conversation)),
                 ("steps", &branch.listed()),
-                ("variation", &variation),
             ],
-        );
-        let call = CallOptions {
-            max_tokens: Some(THOUGHT_MAX_TOKENS),
-            temperature: (!siblings.is_empty()).then_some(SIBLING_TEMPERATURE),
-            grammar: Some(protocol::score::grammar_for_thought()),
-            ..CallOptions::default()
-        };
-        let reply = run
-            .generate(
-                "thought",
-                asking(conversation, THINK_SYSTEM, prompt),
-                call,
-                Route::AnswerAfter(ANSWER),
-            )
-            .await?;
-        let text = reply.text.trim().to_string();
-        match parse::after_marker(&text, ANSWER) {
-            Some(answer) if !answer.is_empty() => Ok(Thought::Answer(answer)),
-            Some(_) => {
-                run.format_error("ANSWER: with nothing after it");
-                Ok(Thought::Step(text))
-            }
-            None => Ok(Thought::Step(text)),
-        }
-    }
-
-    /// Scores a candidate step 0–10; an unreadable score is a format error
-    /// and scores 0.
-    async fn score(
-        &self,
-        run: &mut Run,
-        conversation: &[Message],
-        branch: &Branch,
-        thought: &str,
-    ) -> Result<f64, Halt> {
-        let prompt = fill(
-            SCORE,
-            &[
-                ("problem", question(conversation)),
-                ("steps", &branch.listed()),
-                ("thought", &thought.replace('\n', " ")),
-            ],
-        );
-        let messages = asking(conversation, THINK_SYSTEM, prompt);
-        let call = CallOptions {
-            max_tokens: Some(SCORE_MAX_TOKENS),
-            grammar: Some(protocol::score::grammar_for_score()),
-            ..CallOptions::default()
-        };
-        let reply = run
-            .generate("score", messages, call, Route::Thought)
-            .await?;
-        let score = match parse::first_number(&reply.text) {
-            Some(score) => score.clamp(0.0, MAX_SCORE),
-            None => {
-                run.format_error(format!("no score in `{}`", reply.text.trim()));
-                0.0
-            }
-        };
-        run.emit(LoopEvent::Score {
-            candidate: thought.to_string(),
-            score,
-        });
-        Ok(score)
+        )
     }
 
     /// Out of depth: the best branch is asked for the answer.
@@ -287,6 +219,56 @@ impl TreeOfThoughts {
         };
         Ok(Finish::answered(answer))
     }
+}
+
+/// Asks for the next step at the end of `thread`; a `sibling` (a second,
+/// third, … candidate) is sampled warmer so a greedy model still differs.
+async fn think(run: &mut Run, thread: &[Message], sibling: bool) -> Result<Thought, Halt> {
+    let call = CallOptions {
+        max_tokens: Some(THOUGHT_MAX_TOKENS),
+        temperature: sibling.then_some(SIBLING_TEMPERATURE),
+        grammar: Some(protocol::score::grammar_for_thought()),
+        ..CallOptions::default()
+    };
+    let reply = run
+        .generate("thought", thread.to_vec(), call, Route::AnswerAfter(ANSWER))
+        .await?;
+    let text = reply.text.trim().to_string();
+    match parse::after_marker(&text, ANSWER) {
+        Some(answer) if !answer.is_empty() => Ok(Thought::Answer(answer)),
+        Some(_) => {
+            run.format_error("ANSWER: with nothing after it");
+            Ok(Thought::Step(text))
+        }
+        None => Ok(Thought::Step(text)),
+    }
+}
+
+/// Scores `thought`, the last reply of `thread`, 0–10; an unreadable score
+/// is a format error and scores 0.
+async fn score(run: &mut Run, thread: &[Message], thought: &str) -> Result<f64, Halt> {
+    let mut messages = thread.to_vec();
+    messages.push(Message::user(SCORE.trim_end()));
+    let call = CallOptions {
+        max_tokens: Some(SCORE_MAX_TOKENS),
+        grammar: Some(protocol::score::grammar_for_score()),
+        ..CallOptions::default()
+    };
+    let reply = run
+        .generate("score", messages, call, Route::Thought)
+        .await?;
+    let score = match parse::first_number(&reply.text) {
+        Some(score) => score.clamp(0.0, MAX_SCORE),
+        None => {
+            run.format_error(format!("no score in `{}`", reply.text.trim()));
+            0.0
+        }
+    };
+    run.emit(LoopEvent::Score {
+        candidate: thought.to_string(),
+        score,
+    });
+    Ok(score)
 }
 
 /// The `width` best candidates, highest score first; ties keep their order.
