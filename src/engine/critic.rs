@@ -113,6 +113,7 @@ impl Critic {
                     after_answer(conversation, &answer, CRITIQUE.trim_end().to_string()),
                     CallOptions {
                         grammar: Some(critique_grammar.clone()),
+                        max_tokens: Some(protocol::critic::MAX_CRITIQUE_TOKENS),
                         ..CallOptions::default()
                     },
                     Route::Thought,

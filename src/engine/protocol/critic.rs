@@ -5,12 +5,15 @@ use super::{grammar, tool_calls_rule};
 use crate::brain::Grammar;
 use crate::tools::ToolSpec;
 
-/// Most claim blocks in one critique: with claims of at most
-/// [`MAX_CLAIM`] characters and bounded tool arguments, a critique fits in
-/// the default reply limit (256 tokens) and is never cut off mid-call.
+/// Most claim blocks in one critique.
 pub const MAX_CLAIMS: usize = 2;
 /// Longest claim line, in characters.
 pub const MAX_CLAIM: usize = 120;
+/// Token limit of a critique call: room for [`MAX_CLAIMS`] blocks of the
+/// longest claim and a tool call with a bounded argument (a token is at
+/// least one character), so the grammar always finishes before the limit.
+/// The default limit of 256 cut SmolLM2's two 100-character expressions.
+pub const MAX_CRITIQUE_TOKENS: usize = 640;
 
 /// `VERIFIED`, or 1 to [`MAX_CLAIMS`] claim blocks, each checked with one
 /// call of one of `tools`.
