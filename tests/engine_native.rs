@@ -249,6 +249,35 @@ fn a_repeated_call_is_not_run_again_and_a_reply_of_repeats_asks_for_the_answer()
 }
 
 #[test]
+fn a_third_reply_in_a_row_calling_the_same_tool_asks_for_the_answer() {
+    let call = |value: u32| {
+        format!(r#"<tool_call>{{"name":"add","arguments":{{"a":{value},"b":1}}}}</tool_call>"#)
+    };
+    let r = run(
+        "native-tools",
+        &[],
+        &[&call(1), &call(2), &call(3), "It is 2."],
+    );
+    assert_eq!(r.outcome.answer, "It is 2.");
+    assert_eq!(r.termination(), "answered");
+    assert_eq!(r.llm_calls(), 4);
+    assert_eq!(r.tool_calls().len(), 2, "the third is not run");
+    assert!(r.brain.requests()[3].tools.is_empty());
+
+    let other = r#"<tool_call>{"name":"lookup","arguments":{"query":"x"}}</tool_call>"#;
+    let r = run(
+        "native-tools",
+        &[("max_iterations", json!(4))],
+        &[&call(1), &call(2), other, &call(3), "It is 3."],
+    );
+    assert_eq!(
+        r.tool_calls().len(),
+        4,
+        "another tool in between resets the count"
+    );
+}
+
+#[test]
 fn a_final_reply_that_is_still_a_tool_call_speaks_nothing() {
     let call = r#"<tool_call>{"name":"lookup","arguments":{"query":"x"}}</tool_call>"#;
     let r = run(

@@ -9,7 +9,8 @@
 //! message so the model can write it again. A call already made is not run
 //! again: the model is reminded of the result; a reply with nothing but
 //! repeats means the model has what it will get, and the answer comes from
-//! the results. A model whose template has no
+//! the results; so does a reply that calls the same one tool as the
+//! [`MAX_SAME_TOOL_REPLIES`] replies before it. A model whose template has no
 //! tool support runs ReAct instead; without tools this is a plain turn.
 //! Out of iterations, the model is asked for an answer from the results,
 //! without tools. Constrained, each reply is one call whose arguments fit
@@ -34,6 +35,11 @@ const REPEAT: &str = include_str!("prompts/native_repeat.txt");
 /// How a reply that is a tool call starts (a tag, a bare JSON object or a
 /// JSON code fence); anything else is spoken.
 const CALL_PREFIXES: &[&str] = &["<tool_call>", "{", "```"];
+/// Most replies in a row that call the same one tool. A small model may feed
+/// each result back into the tool (95 °F → 35 °C, then 35 °F → 1.7 °C, …);
+/// the reply after that many is not run and the answer comes from the
+/// results.
+const MAX_SAME_TOOL_REPLIES: usize = 2;
 /// Where a model that goes on to invent the tool's result is stopped.
 const TOOL_RESPONSE: &str = "<tool_response>";
 
@@ -103,6 +109,7 @@ impl NativeTools {
         let mut messages = conversation.to_vec();
         let mut made = Made::default();
         let mut termination = Termination::MaxTurns;
+        let mut streak = Streak::default();
         for _ in 0..self.config.max_iterations {
             run.turn()?;
             let call = CallOptions {
@@ -134,6 +141,10 @@ impl NativeTools {
                 ));
             }
             let calls: Vec<_> = calls.into_iter().take(MAX_CALLS_PER_REPLY).collect();
+            if streak.extend(&calls) > MAX_SAME_TOOL_REPLIES {
+                termination = Termination::Answered;
+                break;
+            }
             messages.push(assistant_message(&reply.text, &calls));
             let mut only_repeats = true;
             for call in calls {
@@ -220,6 +231,32 @@ fn replace_request(conversation: &[Message], prompt: String) -> Vec<Message> {
         None => messages.push(Message::user(prompt)),
     }
     messages
+}
+
+/// The one tool that the latest replies called, and how many replies in a
+/// row called only it.
+#[derive(Default)]
+struct Streak {
+    tool: Option<String>,
+    replies: usize,
+}
+
+impl Streak {
+    /// Counts a reply with `calls`; returns the length of the streak.
+    fn extend(&mut self, calls: &[Result<ToolCall, String>]) -> usize {
+        let mut names = calls.iter().map(|c| c.as_ref().ok().map(|c| &c.name));
+        let first = names.next().flatten();
+        let one_tool = first.is_some() && names.all(|n| n == first);
+        match first {
+            Some(name) if one_tool && self.tool.as_ref() == Some(name) => self.replies += 1,
+            Some(name) if one_tool => {
+                self.tool = Some(name.clone());
+                self.replies = 1;
+            }
+            _ => *self = Streak::default(),
+        }
+        self.replies
+    }
 }
 
 /// The tool calls made so far, to notice the model repeating itself.
