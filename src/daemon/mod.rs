@@ -13,7 +13,6 @@ pub mod config;
 mod memory;
 pub mod notify;
 mod request;
-pub mod service;
 
 use crate::brain::{Brain, BrainInfo, GenerateOptions, Message};
 use crate::engine::{self, Budget, LoopRequest, Settings, Termination};

@@ -1,15 +1,19 @@
-//! `loopd serve`: the daemon, on D-Bus and the message bus.
+//! `loopd serve`: the daemon, on D-Bus and the message bus. This is the
+//! composition root: it builds the daemon and hands it to the front ends,
+//! which the daemon itself knows nothing of.
+
+mod service;
 
 use crate::brain::device::{self, DeviceChoice};
 use crate::brain::GenerateOptions;
 use crate::daemon::config::{self, Config};
-use crate::daemon::service::{self, ServiceOptions};
 use crate::daemon::DaemonSettings;
 use crate::frontends::bus::{BusMode, BusOptions};
 use crate::frontends::dbus::DbusOptions;
 use crate::persona::{self, Persona};
 use crate::tools::{ToolConfig, Toolset};
 use clap::Args;
+use service::ServiceOptions;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -2,9 +2,9 @@
 //! front ends, tell systemd it is ready, and on SIGTERM or SIGINT stop
 //! taking requests, answer the ones in flight, and exit.
 
-use super::{notify, Daemon, DaemonSettings};
 use crate::brain::device::DeviceChoice;
 use crate::brain::{Brain, LocalBrain, LocalBrainConfig};
+use crate::daemon::{notify, Daemon, DaemonSettings};
 use crate::frontends::{bus, dbus};
 use std::path::PathBuf;
 use std::sync::Arc;
