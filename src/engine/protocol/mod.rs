@@ -111,19 +111,17 @@ fn bound(schema: &mut Value) {
                 _ => false,
             };
             if is("array") {
-                cap(object, "maxItems", MAX_ITEMS);
+                cap(object, "maxItems", "minItems", MAX_ITEMS);
             }
             if is("string") && !object.contains_key("enum") && !object.contains_key("format") {
-                cap(object, "maxLength", MAX_LENGTH);
+                cap(object, "maxLength", "minLength", MAX_LENGTH);
             }
-            if is("number") && !object.contains_key("enum") {
+            if (is("number") || is("integer")) && !object.contains_key("enum") {
                 object.entry("minimum").or_insert((-MAX_MAGNITUDE).into());
                 object.entry("maximum").or_insert(MAX_MAGNITUDE.into());
-                object.entry("multipleOf").or_insert(NUMBER_STEP.into());
-            }
-            if is("integer") && !object.contains_key("enum") {
-                object.entry("minimum").or_insert((-MAX_MAGNITUDE).into());
-                object.entry("maximum").or_insert(MAX_MAGNITUDE.into());
+                if !is("integer") {
+                    object.entry("multipleOf").or_insert(NUMBER_STEP.into());
+                }
             }
             object.values_mut().for_each(bound);
         }
@@ -132,10 +130,13 @@ fn bound(schema: &mut Value) {
     }
 }
 
-/// Sets `key` to `limit`, or keeps the schema's own bound where it is lower.
-fn cap(object: &mut serde_json::Map<String, Value>, key: &str, limit: u64) {
+/// Sets `key` to `limit`, or keeps the schema's own bound where it is
+/// lower; never below the schema's own `min_key`, so the grammar stays
+/// satisfiable.
+fn cap(object: &mut serde_json::Map<String, Value>, key: &str, min_key: &str, limit: u64) {
     let own = object.get(key).and_then(Value::as_u64).unwrap_or(u64::MAX);
-    object.insert(key.into(), own.min(limit).into());
+    let least = object.get(min_key).and_then(Value::as_u64).unwrap_or(0);
+    object.insert(key.into(), own.min(limit.max(least)).into());
 }
 
 /// A regex that matches `word` (letters, digits, spaces and `_`) in any
@@ -204,8 +205,16 @@ mod tests {
             "properties": {
                 "numbers": {"type": "array", "items": {"type": "number"}, "maxItems": 10000},
                 "name": {"type": "string", "maxLength": 8},
+                "code": {"type": "string", "minLength": 200},
+                "count": {"type": "integer"},
             }
         }));
+        assert_eq!(
+            schema["properties"]["code"]["maxLength"], 200,
+            "never below minLength"
+        );
+        assert_eq!(schema["properties"]["count"]["maximum"], MAX_MAGNITUDE);
+        assert!(schema["properties"]["count"].get("multipleOf").is_none());
         let numbers = &schema["properties"]["numbers"];
         assert_eq!(numbers["maxItems"], MAX_ITEMS);
         assert_eq!(numbers["items"]["maximum"], MAX_MAGNITUDE);
