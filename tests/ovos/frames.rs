@@ -105,6 +105,74 @@ fn bad_input_on_the_hosted_bus_is_contained() {
     assert!(serve.stderr().contains("frame too large") || serve.stderr().contains("closing"));
 }
 
+/// A client of the hosted bus that leaves in the middle of a long answer
+/// has its request cancelled at once: the model does not go on generating
+/// for nobody, and the next client's question is answered.
+#[test]
+fn a_client_that_leaves_mid_answer_is_cancelled() {
+    let dir = temp_dir("bus-leave");
+    let (serve, port) = hosting(&dir);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/core");
+        let (mut asker, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        let (mut watcher, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        for ws in [&mut asker, &mut watcher] {
+            assert_eq!(text(ws.next().await)["type"], "connected");
+        }
+        let story = json!({"max_tokens": 400, "utterance": "Write a long story about a cat."});
+        asker
+            .send(Frame::text(ask("gone", story).to_string()))
+            .await
+            .unwrap();
+        loop {
+            let m = text(asker.next().await);
+            if m["type"] == "loopd.token" && m["data"]["request_id"] == "gone" {
+                break;
+            }
+        }
+        asker.close(None).await.unwrap();
+        drop(asker);
+
+        watcher
+            .send(Frame::text(ask("next", json!({})).to_string()))
+            .await
+            .unwrap();
+        let mut tokens_after_leaving = 0;
+        let mut ended = None;
+        let mut seen = Vec::new();
+        loop {
+            let m = text(watcher.next().await);
+            let id = m["data"]["request_id"].clone();
+            if id == "gone" && m["type"] == "loopd.token" {
+                tokens_after_leaving += 1;
+            }
+            if id == "gone" && (m["type"] == "loopd.answer" || m["type"] == "loopd.error") {
+                ended = Some(m.clone());
+            }
+            let done = id == "next" && m["type"] == "loopd.answer";
+            seen.push(m);
+            if done {
+                break;
+            }
+        }
+        let ended = ended.expect("the request that lost its client ended before the next one");
+        assert_eq!(ended["type"], "loopd.error", "{ended}");
+        assert_eq!(ended["data"]["error"], "Cancelled", "{ended}");
+        eprintln!("tokens relayed after the client left: {tokens_after_leaving}");
+        assert!(
+            tokens_after_leaving <= 8,
+            "{tokens_after_leaving} tokens went on being generated for nobody"
+        );
+        check_ask_stream(&seen, "next");
+    });
+    drop(serve);
+}
+
 /// A client that stops reading is dropped once it falls a bounded number
 /// of frames behind (close 1013), while the others keep being served.
 #[test]

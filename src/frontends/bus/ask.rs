@@ -45,7 +45,7 @@ pub async fn run(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
         return;
     }
     let mut delivered = true;
-    while let Some(event) = ticket.next_event().await {
+    while let Some(event) = peer.next_event(&mut ticket).await {
         let reply = match event {
             LoopEvent::AnswerToken { text } => message.reply(
                 "loopd.token",

@@ -107,7 +107,7 @@ impl Link {
                 }
             }
         }
-        self.peer.cancel_all();
+        self.peer.leave();
     }
 
     /// Waits before the next attempt; replies made meanwhile are dropped,

@@ -3,19 +3,22 @@
 use super::message::BusMessage;
 use super::request::{self, type_name};
 use super::{ask, utterance};
-use crate::daemon::{Ask, Daemon};
+use crate::daemon::{Ask, Daemon, Reply, Ticket};
+use crate::engine::LoopEvent;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-/// Where replies to one peer go (a socket connection, or a whole bus),
-/// and the `loopd.ask` requests it has open.
+/// One connection that sends loopd requests (a socket client, a client of
+/// the hosted bus, or the link to a joined bus): where its replies go, the
+/// `loopd.ask` requests open on its bus, and whether it has left.
 #[derive(Clone)]
 pub struct Peer {
     out: mpsc::Sender<BusMessage>,
     open: Arc<Mutex<HashMap<String, CancellationToken>>>,
+    left: CancellationToken,
 }
 
 impl Peer {
@@ -24,6 +27,18 @@ impl Peer {
         Peer {
             out,
             open: Arc::default(),
+            left: CancellationToken::new(),
+        }
+    }
+
+    /// Another connection to the same bus: its replies go to the same
+    /// place and a `loopd.cancel` from any connection reaches any request,
+    /// but when it [leaves](Peer::leave) only its own requests stop.
+    pub fn connection(&self) -> Peer {
+        Peer {
+            out: self.out.clone(),
+            open: self.open.clone(),
+            left: CancellationToken::new(),
         }
     }
 
@@ -32,11 +47,28 @@ impl Peer {
         self.out.send(message).await.is_ok()
     }
 
-    /// Cancels every request this peer has open (it went away).
-    pub fn cancel_all(&self) {
-        for token in self.open_requests().values() {
-            token.cancel();
+    /// The connection went away: every request it made is cancelled, the
+    /// ones still waiting in the queue and the one running.
+    pub fn leave(&self) {
+        self.left.cancel();
+    }
+
+    /// The next event of a request this peer made, or `None` once its loop
+    /// has ended; once the peer has left, the request is cancelled first.
+    pub async fn next_event(&self, ticket: &mut Ticket) -> Option<LoopEvent> {
+        tokio::select! {
+            event = ticket.next_event() => event,
+            _ = self.left.cancelled() => {
+                ticket.canceller().cancel();
+                ticket.next_event().await
+            }
         }
+    }
+
+    /// The reply of a request this peer made; cancelled if the peer leaves.
+    pub async fn finish(&self, ticket: &mut Ticket) -> Reply {
+        while self.next_event(ticket).await.is_some() {}
+        ticket.finish().await
     }
 
     /// Registers an open request; `false` when the id is already in use.
@@ -153,15 +185,10 @@ async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
                 Ok(ask) => match daemon.submit(ask) {
                     Err(e) => failed(e.name(), e.to_string()),
                     Ok(mut ticket) => {
-                        let cancel = ticket.canceller();
-                        let gone = peer.out.clone();
-                        let reply = tokio::select! {
-                            reply = ticket.finish() => reply,
-                            _ = gone.closed() => {
-                                cancel.cancel();
-                                return;
-                            }
-                        };
+                        let reply = peer.finish(&mut ticket).await;
+                        if peer.left.is_cancelled() {
+                            return;
+                        }
                         let answer = match reply {
                             Ok(answer) => message.reply(
                                 "ovos.persona.answer",

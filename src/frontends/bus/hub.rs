@@ -74,7 +74,7 @@ pub async fn host(
                         from,
                         frames: frames.clone(),
                         handler: handler.clone(),
-                        peer: peer.clone(),
+                        peer: peer.connection(),
                         stop: stop.clone(),
                     };
                     tokio::spawn(client.serve(stream, config));
@@ -85,7 +85,6 @@ pub async fn host(
                 }
             }
         }
-        peer.cancel_all();
     });
     Ok(local)
 }
@@ -204,6 +203,7 @@ impl Client {
             }
             None => drop(closing),
         }
+        self.peer.leave();
         let _ = writer.await;
         tracing::debug!("bus: {from} disconnected");
     }

@@ -135,7 +135,7 @@ async fn connection(
         }
     }
     if stop.is_cancelled() || writer_done.is_cancelled() {
-        peer.cancel_all();
+        peer.leave();
     }
     drop(peer);
     let _ = writer.await;

@@ -45,7 +45,7 @@ pub async fn run(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
         Ok(mut ticket) => {
             let cancel = ticket.canceller();
             let mut sentences = Sentences::new();
-            while let Some(event) = ticket.next_event().await {
+            while let Some(event) = peer.next_event(&mut ticket).await {
                 if let LoopEvent::AnswerToken { text } = event {
                     for sentence in sentences.push(&text) {
                         voice.say(&sentence).await;
