@@ -136,6 +136,64 @@ fn the_socket_streams_asks_and_cancels() {
     );
 }
 
+/// A new utterance in the same session talks over the answer being spoken:
+/// the earlier one stops (nothing more is spoken for it) and the new one is
+/// answered at once.
+#[test]
+fn a_new_utterance_in_the_session_interrupts_the_spoken_answer() {
+    let dir = temp_dir("bus-barge-in");
+    let config = config(&dir);
+    let serve = Serve::start(
+        &[
+            "--no-dbus",
+            "--no-bus",
+            "--handle-utterances",
+            "--config",
+            &config,
+        ],
+        &[],
+    );
+    let mut lines = Lines::connect(serve.socket_path());
+    let utterance = |turn: u32, text: &str, max_tokens: u32| {
+        json!({"type": "recognizer_loop:utterance",
+               "data": {"utterances": [text], "max_tokens": max_tokens},
+               "context": {"session": {"session_id": "talk"}, "turn": turn}})
+    };
+    let of = |m: &Value, turn: u32, kind: &str| m["context"]["turn"] == turn && m["type"] == kind;
+    lines.send(utterance(
+        1,
+        "Tell me a long story about a cat and a dog.",
+        400,
+    ));
+    lines.until(|m| of(m, 1, "speak"));
+    let interrupted = Instant::now();
+    lines.send(utterance(2, "Say hello.", 16));
+    let seen = lines.until(|m| of(m, 2, "ovos.utterance.handled"));
+    let first_reply = seen
+        .iter()
+        .position(|m| of(m, 2, "speak"))
+        .expect("the new utterance is spoken");
+    let spoken_after = seen.iter().filter(|m| of(m, 1, "speak")).count();
+    eprintln!(
+        "barge-in: {spoken_after} more sentence(s) of the first answer, the new answer's \
+         first sentence {:?} after it was asked",
+        interrupted.elapsed()
+    );
+    assert!(
+        spoken_after <= 1,
+        "the first answer went on being spoken: {seen:#?}"
+    );
+    assert!(
+        seen.iter().any(|m| of(m, 1, "ovos.utterance.handled")),
+        "the first utterance ends: {seen:#?}"
+    );
+    assert!(
+        seen[first_reply..].iter().all(|m| !of(m, 1, "speak")),
+        "nothing of the first answer is spoken over the second: {seen:#?}"
+    );
+    assert!(serve.stderr().contains("interrupted by a new turn"));
+}
+
 /// The socket's directory is made private, a socket another loopd serves
 /// is refused, and a stale one (left by a crash) is replaced.
 #[test]

@@ -23,7 +23,8 @@ pub use memory::Memory;
 use request::OpenTicket;
 pub use request::{Answer, Ask, AskError, Reply, Ticket};
 use serde_json::Value;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -114,6 +115,7 @@ impl Default for DaemonSettings {
 
 /// A request waiting in the queue.
 struct Job {
+    id: u64,
     persona: String,
     session: String,
     prompt: String,
@@ -125,6 +127,8 @@ struct Shared {
     brain: Arc<dyn Brain>,
     settings: DaemonSettings,
     memory: Mutex<Memory>,
+    spoken: Mutex<HashMap<String, (u64, CancellationToken)>>,
+    next_id: AtomicU64,
     state: watch::Sender<State>,
     queue: mpsc::Sender<Job>,
     stopping: CancellationToken,
@@ -148,6 +152,8 @@ impl Daemon {
             shared: Arc::new(Shared {
                 brain,
                 memory: Mutex::new(memory),
+                spoken: Mutex::default(),
+                next_id: AtomicU64::new(0),
                 settings,
                 state: watch::Sender::new(State::Warming),
                 queue,
@@ -279,7 +285,9 @@ impl Daemon {
         let cancel = shared.stopping.child_token();
         let (events, events_rx) = mpsc::unbounded_channel();
         let (reply, reply_rx) = oneshot::channel();
+        let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let job = Job {
+            id,
             persona: persona.name.clone(),
             session: session.clone(),
             prompt,
@@ -296,7 +304,7 @@ impl Daemon {
                 options,
                 cancel: cancel.clone(),
                 events: Some(events),
-                session: Some(session),
+                session: Some(session.clone()),
             },
             reply,
         };
@@ -304,6 +312,9 @@ impl Daemon {
             mpsc::error::TrySendError::Full(_) => AskError::Busy(shared.settings.queue_limit),
             mpsc::error::TrySendError::Closed(_) => AskError::ShuttingDown,
         })?;
+        if ask.barge_in {
+            self.barge_in(&session, id, cancel.clone());
+        }
         shared.open_tickets.fetch_add(1, Ordering::SeqCst);
         Ok(Ticket {
             events: events_rx,
@@ -376,11 +387,30 @@ impl Daemon {
         })
     }
 
+    /// Makes `id` the session's spoken turn, cancelling the one before it.
+    fn barge_in(&self, session: &str, id: u64, cancel: CancellationToken) {
+        let mut spoken = lock(&self.shared.spoken);
+        if let Some((earlier, token)) = spoken.insert(session.to_string(), (id, cancel)) {
+            if !token.is_cancelled() {
+                tracing::info!("session `{session}`: request {earlier} interrupted by a new turn");
+                token.cancel();
+            }
+        }
+    }
+
+    /// Forgets `id` as its session's spoken turn once it has ended.
+    fn spoken_turn_ended(&self, session: &str, id: u64) {
+        let mut spoken = lock(&self.shared.spoken);
+        if spoken
+            .get(session)
+            .is_some_and(|(current, _)| *current == id)
+        {
+            spoken.remove(session);
+        }
+    }
+
     fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {
-        self.shared
-            .memory
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.shared.memory)
     }
 
     /// Runs queued requests one at a time until the daemon stops.
@@ -403,6 +433,7 @@ impl Daemon {
 
     async fn run(&self, job: Job) {
         let Job {
+            id,
             persona,
             session,
             prompt,
@@ -410,6 +441,7 @@ impl Daemon {
             reply,
         } = job;
         if request.cancel.is_cancelled() {
+            self.spoken_turn_ended(&session, id);
             let _ = reply.send(Err(AskError::Cancelled(
                 "cancelled before it started".into(),
             )));
@@ -423,6 +455,7 @@ impl Daemon {
             .request_timeout
             .and_then(|t| Instant::now().checked_add(t));
         let outcome = engine::run_loop(request).await;
+        self.spoken_turn_ended(&session, id);
         let answer = match (outcome.termination, outcome.error) {
             (Termination::Cancelled, error) => Err(AskError::Cancelled(
                 error.unwrap_or_else(|| "cancelled".into()),
@@ -464,6 +497,14 @@ impl Daemon {
             changed
         });
     }
+}
+
+/// Locks `mutex`, also after a panic elsewhere poisoned it (what it
+/// guards stays consistent: every update is a single insert or remove).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A tool set check, for configs: every toolbox named can be built.

@@ -25,6 +25,9 @@ pub struct Ask {
     pub temperature: Option<f64>,
     /// Toolboxes instead of the persona's.
     pub tools: Option<Vec<String>>,
+    /// A spoken turn: it cancels the session's earlier spoken turn that is
+    /// still waiting or running (the user talked over the answer).
+    pub barge_in: bool,
 }
 
 /// Why a request did not get an answer. [`AskError::name`] is the error

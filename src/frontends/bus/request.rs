@@ -35,6 +35,7 @@ pub fn ask_with_prompt(message: &BusMessage, prompt: String) -> Result<Ask, Stri
         max_tokens: count(data, "max_tokens")?,
         temperature: number(data, "temperature")?,
         tools: tools(data)?,
+        barge_in: false,
     })
 }
 

@@ -5,7 +5,7 @@ use super::handler::Peer;
 use super::message::BusMessage;
 use super::request;
 use super::speech::Sentences;
-use crate::daemon::{AskError, Daemon};
+use crate::daemon::{Ask, AskError, Daemon};
 use crate::engine::LoopEvent;
 use serde_json::{json, Value};
 
@@ -24,7 +24,13 @@ pub async fn run(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
         .and_then(|text| request::ask_with_prompt(message, text))
         .and_then(|ask| Ok((ask, lang(message)?)));
     let (ask, lang) = match ask {
-        Ok(found) => found,
+        Ok((ask, lang)) => (
+            Ask {
+                barge_in: true,
+                ..ask
+            },
+            lang,
+        ),
         Err(e) => {
             tracing::warn!("bus: ignoring {}: {e}", message.kind);
             return;
