@@ -243,3 +243,49 @@ REST: /[a-z ]{0,20}/"#,
         "{failed:?}"
     );
 }
+
+/// A conversation ten times longer than the context window is fitted into
+/// it (the system prompt and the newest turn kept, the oldest turns
+/// dropped), and so is one message that alone is ten times too long: the
+/// model answers instead of failing.
+#[test]
+fn a_conversation_ten_times_the_window_is_fitted_not_refused() {
+    const WINDOW: usize = 1024;
+    let brain = LocalBrain::load(LocalBrainConfig {
+        max_context: WINDOW,
+        ..LocalBrainConfig::new(model_path(SMOLLM))
+    })
+    .unwrap();
+    let filler = "The weather report: clouds in the morning, sun in the afternoon, \
+                  a light wind from the west and no rain expected until the weekend. ";
+    let mut messages = vec![Message::system("You are a helpful assistant.")];
+    for turn in 0..80 {
+        messages.push(Message::user(format!("Turn {turn}. {}", filler.repeat(3))));
+        messages.push(Message::assistant(filler.repeat(2)));
+    }
+    messages.push(Message::user(
+        "My name is Ada. What is my name? Answer in one short sentence.",
+    ));
+    let long_tool_output = vec![
+        Message::system("You are a helpful assistant."),
+        Message::user(format!(
+            "Here is a log: {} What is my name? My name is Ada.",
+            filler.repeat(320)
+        )),
+    ];
+    for messages in [messages, long_tool_output] {
+        let whole: usize = messages.iter().map(|m| m.content.len()).sum();
+        assert!(
+            whole / 4 > 10 * WINDOW,
+            "{whole} characters is not 10× the window"
+        );
+        let request = ChatRequest {
+            messages,
+            ..ask("", greedy(32))
+        };
+        let (_, done) = drain(brain.generate(request, CancellationToken::new()));
+        eprintln!("fitted: {:?} → {:?}", done.usage.prompt_tokens, done.text);
+        assert!(done.usage.prompt_tokens <= WINDOW - 32, "{:?}", done.usage);
+        assert!(done.text.contains("Ada"), "{:?}", done.text);
+    }
+}

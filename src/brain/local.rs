@@ -6,6 +6,7 @@
 //! over the request's channel as soon as it is whole text.
 
 use super::device::{self, DeviceChoice};
+use super::fit;
 use super::gguf::GgufFile;
 use super::grammar::{Constraint, GrammarCompiler};
 use super::kv_cache::KvCache;
@@ -17,7 +18,7 @@ use super::template::ChatTemplate;
 use super::tokenizer::{Tokenizer, Utf8Stream};
 use super::{
     Brain, BrainError, BrainInfo, ChatRequest, Completion, EndReason, GenerateOptions, Generation,
-    GenerationEvent, Piece, Usage,
+    GenerationEvent, Message, Piece, Usage,
 };
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -313,22 +314,7 @@ impl Worker {
             });
         }
 
-        let mut prompt_text = self
-            .template
-            .render(&request.messages, &request.tools, true)
-            .map_err(BrainError::Template)?;
-        prompt_text.push_str(&request.assistant_prefix);
-        let prompt = self
-            .tokenizer
-            .encode_prompt(&prompt_text)
-            .map_err(BrainError::Generation)?;
-        let context = self.model.max_positions();
-        if prompt.is_empty() || prompt.len() >= context {
-            return Err(BrainError::ContextOverflow {
-                prompt: prompt.len(),
-                context,
-            });
-        }
+        let prompt = self.fitted_prompt(&request)?;
         usage.prompt_tokens = prompt.len();
         let constraint = self.constraint(&request)?;
 
@@ -353,6 +339,48 @@ impl Worker {
         );
         self.caches.checkin(session, checkout.cache);
         result
+    }
+
+    /// The request's prompt in tokens, its conversation fitted into the
+    /// context window by [`fit`]'s policy, leaving room for the answer
+    /// (its `max_tokens`, or a quarter of the window if that is less).
+    fn fitted_prompt(&self, request: &ChatRequest) -> Result<Vec<u32>, BrainError> {
+        let encode = |messages: &[Message]| -> Result<Vec<u32>, BrainError> {
+            let mut text = self
+                .template
+                .render(messages, &request.tools, true)
+                .map_err(BrainError::Template)?;
+            text.push_str(&request.assistant_prefix);
+            self.tokenizer
+                .encode_prompt(&text)
+                .map_err(BrainError::Generation)
+        };
+        let context = self.model.max_positions();
+        let budget = context - request.options.max_tokens.clamp(1, context / 4);
+        let whole = encode(&request.messages)?;
+        if whole.is_empty() {
+            return Err(BrainError::Generation("the prompt is empty".into()));
+        }
+        if whole.len() <= budget {
+            return Ok(whole);
+        }
+        let fitted = fit::fit(&request.messages, budget, |m| encode(m).map(|t| t.len()))?;
+        let Some(fitted) = fitted else {
+            return Err(BrainError::ContextOverflow {
+                prompt: whole.len(),
+                context,
+            });
+        };
+        let prompt = encode(&fitted.messages)?;
+        tracing::warn!(
+            "a prompt of {} tokens was fitted into {} of the {context}-token window: \
+             {} earlier message(s) dropped, {} characters cut",
+            whole.len(),
+            prompt.len(),
+            fitted.dropped,
+            fitted.cut_chars
+        );
+        Ok(prompt)
     }
 
     /// Computes the rest of the prompt after `reused` cached tokens, then

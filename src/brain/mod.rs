@@ -7,6 +7,7 @@
 //! produced, then one [`Completion`] with the end reason and the [`Usage`].
 
 pub mod device;
+pub mod fit;
 pub mod gguf;
 pub mod grammar;
 pub mod kv_cache;

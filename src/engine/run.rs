@@ -414,11 +414,13 @@ impl Run {
         };
         let observed = match result {
             Ok(value) => Observed {
-                text: serde_json::to_string(&value).unwrap_or_else(|e| format!("Error: {e}")),
+                text: capped(
+                    serde_json::to_string(&value).unwrap_or_else(|e| format!("Error: {e}")),
+                ),
                 is_error: false,
             },
             Err(e) => Observed {
-                text: format!("Error: {e}"),
+                text: capped(format!("Error: {e}")),
                 is_error: true,
             },
         };
@@ -442,10 +444,44 @@ impl Run {
     }
 }
 
+/// Most characters of a tool result the model sees; a longer one is cut
+/// there, with a marker saying so.
+pub const MAX_OBSERVATION_CHARS: usize = 4000;
+
+/// `text`, cut at [`MAX_OBSERVATION_CHARS`] with a marker if it is longer.
+fn capped(text: String) -> String {
+    let total = text.chars().count();
+    if total <= MAX_OBSERVATION_CHARS {
+        return text;
+    }
+    let mut kept: String = text.chars().take(MAX_OBSERVATION_CHARS).collect();
+    kept.push_str(&format!(
+        " … [cut: the result has {total} characters, only the first {MAX_OBSERVATION_CHARS} are shown]"
+    ));
+    kept
+}
+
 /// Waits until the deadline, or forever without one.
 async fn until(deadline: Option<Instant>) {
     match deadline {
         Some(deadline) => tokio::time::sleep_until(deadline.into()).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_tool_results_are_cut_with_a_marker() {
+        assert_eq!(capped("short".into()), "short");
+        let long = "é".repeat(MAX_OBSERVATION_CHARS + 500);
+        let cut = capped(long);
+        assert!(cut.starts_with(&"é".repeat(MAX_OBSERVATION_CHARS)));
+        assert!(cut.ends_with(&format!(
+            "[cut: the result has {} characters, only the first {MAX_OBSERVATION_CHARS} are shown]",
+            MAX_OBSERVATION_CHARS + 500
+        )));
     }
 }
