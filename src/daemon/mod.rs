@@ -20,7 +20,6 @@ use crate::persona::{Overrides, Persona, SetupError};
 use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
 pub use config::Config;
 pub use memory::Memory;
-use request::OpenTicket;
 pub use request::{Answer, Ask, AskError, Reply, Ticket};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -29,6 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// Session id used when a request names none.
 pub const DEFAULT_SESSION: &str = "default";
@@ -132,7 +132,7 @@ struct Shared {
     state: watch::Sender<State>,
     queue: mpsc::Sender<Job>,
     stopping: CancellationToken,
-    open_tickets: Arc<AtomicUsize>,
+    tickets: TaskTracker,
     answered: AtomicUsize,
     failed: AtomicUsize,
 }
@@ -158,7 +158,7 @@ impl Daemon {
                 state: watch::Sender::new(State::Warming),
                 queue,
                 stopping: CancellationToken::new(),
-                open_tickets: Arc::new(AtomicUsize::new(0)),
+                tickets: TaskTracker::new(),
                 answered: AtomicUsize::new(0),
                 failed: AtomicUsize::new(0),
             }),
@@ -315,12 +315,11 @@ impl Daemon {
         if ask.barge_in {
             self.barge_in(&session, id, cancel.clone());
         }
-        shared.open_tickets.fetch_add(1, Ordering::SeqCst);
         Ok(Ticket {
             events: events_rx,
             reply: reply_rx,
             cancel,
-            _open: OpenTicket(shared.open_tickets.clone()),
+            _open: shared.tickets.token(),
         })
     }
 
@@ -330,15 +329,22 @@ impl Daemon {
     pub async fn shutdown(&self, grace: Duration) {
         self.shared.state.send_replace(State::Stopping);
         self.shared.stopping.cancel();
-        let until = Instant::now() + grace;
-        while self.shared.open_tickets.load(Ordering::SeqCst) > 0 && Instant::now() < until {
-            tokio::time::sleep(Duration::from_millis(20)).await;
+        self.shared.tickets.close();
+        if tokio::time::timeout(grace, self.shared.tickets.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "{} request(s) still open after {:.1} s",
+                self.shared.tickets.len(),
+                grace.as_secs_f64()
+            );
         }
     }
 
     /// Requests not yet answered (waiting, running, or being delivered).
     pub fn open_requests(&self) -> usize {
-        self.shared.open_tickets.load(Ordering::SeqCst)
+        self.shared.tickets.len()
     }
 
     fn persona(&self, name: Option<&str>) -> Result<&Persona, AskError> {

@@ -3,10 +3,9 @@
 
 use crate::engine::{LoopEvent, Termination};
 use serde_json::Value;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::task_tracker::TaskTrackerToken;
 
 /// One question, as a front end received it.
 #[derive(Debug, Clone, Default)]
@@ -99,16 +98,8 @@ pub struct Ticket {
     pub(super) events: mpsc::UnboundedReceiver<LoopEvent>,
     pub(super) reply: oneshot::Receiver<Reply>,
     pub(super) cancel: CancellationToken,
-    pub(super) _open: OpenTicket,
-}
-
-/// Counts a ticket as open until it is dropped.
-pub(super) struct OpenTicket(pub(super) Arc<AtomicUsize>);
-
-impl Drop for OpenTicket {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
+    /// Counts the request as open (shutdown waits for it) until dropped.
+    pub(super) _open: TaskTrackerToken,
 }
 
 impl Ticket {

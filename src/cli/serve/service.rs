@@ -108,8 +108,12 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     if let Some(w) = watchdog {
         w.abort();
     }
-    drop(bus);
-    drop(dbus);
+    if let Some(bus) = bus {
+        bus.stop().await;
+    }
+    if let Some(dbus) = dbus {
+        dbus.stop().await;
+    }
     tracing::info!("stopped");
     Ok(())
 }

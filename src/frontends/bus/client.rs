@@ -52,7 +52,8 @@ pub fn join(
         replies,
         stop,
     };
-    tokio::spawn(link.run());
+    let tasks = link.handler.clone();
+    tasks.spawn(link.run());
     Ok(())
 }
 

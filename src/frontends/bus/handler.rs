@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// One connection that sends loopd requests (a socket client, a client of
 /// the hosted bus, or the link to a joined bus): where its replies go, the
@@ -107,15 +108,26 @@ impl Peer {
 pub struct Handler {
     daemon: Daemon,
     handle_utterances: bool,
+    tasks: TaskTracker,
 }
 
 impl Handler {
     /// A handler for `daemon`; `handle_utterances` turns on `speak` replies.
-    pub fn new(daemon: Daemon, handle_utterances: bool) -> Handler {
+    /// Its work, and the front end's connections, run as `tasks`.
+    pub fn new(daemon: Daemon, handle_utterances: bool, tasks: TaskTracker) -> Handler {
         Handler {
             daemon,
             handle_utterances,
+            tasks,
         }
+    }
+
+    /// Runs `task` as one of the front end's tasks, which stopping awaits.
+    pub fn spawn<F>(&self, task: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.tasks.spawn(task);
     }
 
     /// Handles one message from `peer`; the work runs in its own task.
@@ -124,17 +136,17 @@ impl Handler {
         let peer = peer.clone();
         match message.kind.as_str() {
             "ovos.persona.list" => {
-                tokio::spawn(async move { list_personas(&daemon, &peer, &message).await });
+                self.spawn(async move { list_personas(&daemon, &peer, &message).await });
             }
             "ovos.persona.query" => {
-                tokio::spawn(async move { query_persona(&daemon, &peer, &message).await });
+                self.spawn(async move { query_persona(&daemon, &peer, &message).await });
             }
             "loopd.ask" => {
-                tokio::spawn(async move { ask::run(&daemon, &peer, &message).await });
+                self.spawn(async move { ask::run(&daemon, &peer, &message).await });
             }
             "loopd.cancel" => cancel(&peer, &message),
             "recognizer_loop:utterance" | "ovos.utterance.handle" if self.handle_utterances => {
-                tokio::spawn(async move { utterance::run(&daemon, &peer, &message).await });
+                self.spawn(async move { utterance::run(&daemon, &peer, &message).await });
             }
             other => tracing::trace!("bus: ignoring `{other}`"),
         }

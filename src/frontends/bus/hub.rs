@@ -54,7 +54,7 @@ pub async fn host(
     let (out, mut replies) = mpsc::channel::<BusMessage>(QUEUE);
     let peer = Peer::new(out);
     let relay = frames.clone();
-    tokio::spawn(async move {
+    handler.spawn(async move {
         while let Some(reply) = replies.recv().await {
             let _ = relay.send(Message::text(reply.to_json()));
         }
@@ -62,7 +62,8 @@ pub async fn host(
     let config = WebSocketConfig::default()
         .max_message_size(Some(max_frame))
         .max_frame_size(Some(max_frame));
-    tokio::spawn(async move {
+    let tasks = handler.clone();
+    tasks.spawn(async move {
         loop {
             let accepted = tokio::select! {
                 accepted = listener.accept() => accepted,
@@ -77,7 +78,7 @@ pub async fn host(
                         peer: peer.connection(),
                         stop: stop.clone(),
                     };
-                    tokio::spawn(client.serve(stream, config));
+                    handler.spawn(client.serve(stream, config));
                 }
                 Err(e) => {
                     tracing::warn!("bus: accept failed: {e}");

@@ -22,7 +22,9 @@ mod utterance;
 use crate::daemon::Daemon;
 use handler::Handler;
 use std::path::PathBuf;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// Which WebSocket bus to serve on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,17 +48,38 @@ pub struct BusOptions {
     pub max_frame_bytes: usize,
 }
 
-/// The running bus front end; dropping it stops it.
+/// The running bus front end; [`BusFrontEnd::stop`] (or dropping it)
+/// stops it.
 pub struct BusFrontEnd {
     summary: String,
     stop: CancellationToken,
+    tasks: TaskTracker,
     socket: Option<PathBuf>,
 }
+
+/// How long stopping waits for connections to close and last replies to go out.
+const FLUSH: Duration = Duration::from_secs(2);
 
 impl BusFrontEnd {
     /// One line for the status: where it serves.
     pub fn describe(&self) -> String {
         self.summary.clone()
+    }
+
+    /// Closes every connection (requests still open are cancelled) and
+    /// waits, up to [`FLUSH`], for its tasks to end.
+    pub async fn stop(self) {
+        self.stop.cancel();
+        self.tasks.close();
+        if tokio::time::timeout(FLUSH, self.tasks.wait())
+            .await
+            .is_err()
+        {
+            tracing::warn!(
+                "bus: {} task(s) still running after {FLUSH:?}",
+                self.tasks.len()
+            );
+        }
     }
 }
 
@@ -73,13 +96,15 @@ impl Drop for BusFrontEnd {
 /// yet is not an error (loopd keeps trying); a bad URL, an address it
 /// cannot listen on, or a socket path in use is.
 pub async fn start(daemon: Daemon, options: BusOptions) -> Result<BusFrontEnd, String> {
-    let handler = Handler::new(daemon, options.handle_utterances);
+    let tasks = TaskTracker::new();
+    let handler = Handler::new(daemon, options.handle_utterances, tasks.clone());
     let stop = CancellationToken::new();
     let max_frame = options.max_frame_bytes.max(1);
     let mut parts = Vec::new();
     let mut front = BusFrontEnd {
         summary: String::new(),
         stop: stop.clone(),
+        tasks,
         socket: None,
     };
     match &options.websocket {

@@ -27,7 +27,8 @@ pub fn serve(
     stop: CancellationToken,
 ) -> Result<(), String> {
     let listener = bind(path)?;
-    tokio::spawn(async move {
+    let tasks = handler.clone();
+    tasks.spawn(async move {
         loop {
             let stream = tokio::select! {
                 accepted = listener.accept() => accepted,
@@ -35,7 +36,7 @@ pub fn serve(
             };
             match stream {
                 Ok((stream, _)) => {
-                    tokio::spawn(connection(stream, handler.clone(), max_line, stop.clone()));
+                    handler.spawn(connection(stream, handler.clone(), max_line, stop.clone()));
                 }
                 Err(e) => {
                     tracing::warn!("bus socket: accept failed: {e}");

@@ -34,7 +34,7 @@ use futures_util::StreamExt;
 use registry::Registry;
 use service::Service;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::task::JoinHandle;
 use zbus::fdo::{DBusProxy, NameOwnerChangedStream, RequestNameFlags, RequestNameReply};
 use zbus::Connection;
@@ -53,7 +53,8 @@ pub struct DbusOptions {
     pub system: bool,
 }
 
-/// The running D-Bus front end; dropping it leaves the bus.
+/// The running D-Bus front end; [`DbusFrontEnd::stop`] (or dropping it)
+/// leaves the bus.
 pub struct DbusFrontEnd {
     summary: String,
     _conn: Connection,
@@ -66,21 +67,30 @@ impl DbusFrontEnd {
     pub fn describe(&self) -> String {
         self.summary.clone()
     }
-}
 
-/// How long dropping the front end waits for the last replies to go out.
-const FLUSH: Duration = Duration::from_secs(1);
-
-impl Drop for DbusFrontEnd {
     /// Stops the watchers and gives requests that were answered (after
-    /// [`Daemon::shutdown`]) up to [`FLUSH`] to send their last reply.
-    fn drop(&mut self) {
+    /// [`Daemon::shutdown`]) up to [`FLUSH`] to send their last reply,
+    /// then leaves the bus.
+    pub async fn stop(self) {
         for task in &self.tasks {
             task.abort();
         }
-        let until = Instant::now() + FLUSH;
-        while !self.registry.is_idle() && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(5));
+        if tokio::time::timeout(FLUSH, self.registry.idle())
+            .await
+            .is_err()
+        {
+            tracing::warn!("D-Bus: some last replies were not sent within {FLUSH:?}");
+        }
+    }
+}
+
+/// How long stopping the front end waits for the last replies to go out.
+const FLUSH: Duration = Duration::from_secs(1);
+
+impl Drop for DbusFrontEnd {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
         }
     }
 }

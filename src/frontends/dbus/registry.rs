@@ -4,11 +4,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::task_tracker::TaskTrackerToken;
+use tokio_util::task::TaskTracker;
 
 /// Every open D-Bus request, shared by the interface and the watchers.
 #[derive(Default)]
 pub struct Registry {
     inner: Mutex<Inner>,
+    claims: TaskTracker,
 }
 
 #[derive(Default)]
@@ -28,6 +31,7 @@ struct Entry {
 pub struct Claim {
     registry: Arc<Registry>,
     id: u64,
+    _open: TaskTrackerToken,
 }
 
 impl Registry {
@@ -57,6 +61,7 @@ impl Registry {
         Some(Claim {
             registry: self.clone(),
             id,
+            _open: self.claims.token(),
         })
     }
 
@@ -79,9 +84,11 @@ impl Registry {
         mine.len()
     }
 
-    /// Whether no request is open (none waiting, running or being delivered).
-    pub fn is_idle(&self) -> bool {
-        self.lock().open.is_empty()
+    /// Waits until no request is open.
+    pub async fn idle(&self) {
+        self.claims.close();
+        self.claims.wait().await;
+        self.claims.reopen();
     }
 }
 
@@ -118,10 +125,10 @@ mod tests {
         assert!(registry.claim(":1.6", Some("/a".into())).is_none());
         assert!(registry.claim(":1.6", None).is_some());
         first.free_path();
-        assert!(!registry.is_idle());
+        assert!(!registry.claims.is_empty());
         let again = registry.claim(":1.6", Some("/a".into())).unwrap();
         drop((first, again));
-        assert!(registry.is_idle());
+        assert!(registry.claims.is_empty());
     }
 
     #[test]
