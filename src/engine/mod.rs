@@ -12,6 +12,7 @@
 
 pub mod events;
 mod first_call;
+mod id;
 pub mod parse;
 pub mod protocol;
 mod run;
@@ -31,6 +32,7 @@ pub mod tree_of_thoughts;
 
 pub use events::{LoopEvent, Trace};
 pub use first_call::{first_call, warm};
+pub use id::{EngineId, UnknownEngine, ENGINES};
 pub use run::{Budget, CallOptions, Observed, Route, Run};
 pub use stats::{round1, CallRecord, LoopStats, ToolCallRecord};
 
@@ -46,21 +48,6 @@ use std::pin::Pin;
 use std::sync::Arc;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
-
-/// Engine ids, as used on the CLI, in personas and on the bus.
-pub const ENGINES: &[&str] = &[
-    "react",
-    "plan-execute",
-    "reflexion",
-    "self-ask",
-    "chain-of-thought",
-    "critic",
-    "tree-of-thoughts",
-    "hybrid",
-    "auto",
-    "native-tools",
-    "none",
-];
 
 /// Most tool calls taken from one model reply (CRITIC blocks, native calls);
 /// the rest are format errors, so a runaway reply cannot run tools forever.
@@ -110,47 +97,44 @@ impl Engine for Unconstrained {
 }
 
 fn build_engine(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
-    Ok(match id {
-        "react" => Arc::new(react::React::new(config(id, settings)?)?),
-        "plan-execute" => Arc::new(plan_execute::PlanExecute::new(config(id, settings)?)?),
-        "hybrid" => Arc::new(hybrid::Hybrid::new(config(id, settings)?)?),
-        "none" => Arc::new(plain::Plain::new(config(id, settings)?)?),
-        "reflexion" => Arc::new(reflexion::Reflexion::new(config(id, settings)?)?),
-        "critic" => Arc::new(critic::Critic::new(config(id, settings)?)?),
-        "self-ask" => Arc::new(self_ask::SelfAsk::new(config(id, settings)?)?),
-        "chain-of-thought" => Arc::new(chain_of_thought::ChainOfThought::new(config(
+    let engine: EngineId = id.parse().map_err(|e: UnknownEngine| e.to_string())?;
+    Ok(match engine {
+        EngineId::React => Arc::new(react::React::new(config(id, settings)?)?),
+        EngineId::PlanExecute => Arc::new(plan_execute::PlanExecute::new(config(id, settings)?)?),
+        EngineId::Hybrid => Arc::new(hybrid::Hybrid::new(config(id, settings)?)?),
+        EngineId::None => Arc::new(plain::Plain::new(config(id, settings)?)?),
+        EngineId::Reflexion => Arc::new(reflexion::Reflexion::new(config(id, settings)?)?),
+        EngineId::Critic => Arc::new(critic::Critic::new(config(id, settings)?)?),
+        EngineId::SelfAsk => Arc::new(self_ask::SelfAsk::new(config(id, settings)?)?),
+        EngineId::ChainOfThought => Arc::new(chain_of_thought::ChainOfThought::new(config(
             id, settings,
         )?)?),
-        "tree-of-thoughts" => Arc::new(tree_of_thoughts::TreeOfThoughts::new(config(
+        EngineId::TreeOfThoughts => Arc::new(tree_of_thoughts::TreeOfThoughts::new(config(
             id, settings,
         )?)?),
-        "native-tools" => Arc::new(native_tools::NativeTools::new(config(id, settings)?)?),
-        "auto" => Arc::new(auto::Auto::new(settings)?),
-        _ => {
-            return Err(format!(
-                "unknown loop `{id}` (available: {})",
-                ENGINES.join(", ")
-            ))
-        }
+        EngineId::NativeTools => Arc::new(native_tools::NativeTools::new(config(id, settings)?)?),
+        EngineId::Auto => Arc::new(auto::Auto::new(settings)?),
     })
 }
 
 /// The setting keys an engine accepts (empty for an unknown id or an
 /// engine without settings).
 pub fn accepted_keys(id: &str) -> Vec<String> {
-    let mut keys = match id {
-        "react" => config_keys::<react::ReactConfig>(),
-        "none" => config_keys::<plain::PlainConfig>(),
-        "plan-execute" => config_keys::<plan_execute::PlanExecuteConfig>(),
-        "hybrid" => config_keys::<hybrid::HybridConfig>(),
-        "reflexion" => config_keys::<reflexion::ReflexionConfig>(),
-        "critic" => config_keys::<critic::CriticConfig>(),
-        "self-ask" => config_keys::<self_ask::SelfAskConfig>(),
-        "chain-of-thought" => config_keys::<chain_of_thought::ChainOfThoughtConfig>(),
-        "tree-of-thoughts" => config_keys::<tree_of_thoughts::TreeOfThoughtsConfig>(),
-        "native-tools" => config_keys::<native_tools::NativeToolsConfig>(),
-        "auto" => Vec::new(),
-        _ => return Vec::new(),
+    let Ok(engine) = id.parse::<EngineId>() else {
+        return Vec::new();
+    };
+    let mut keys = match engine {
+        EngineId::React => config_keys::<react::ReactConfig>(),
+        EngineId::None => config_keys::<plain::PlainConfig>(),
+        EngineId::PlanExecute => config_keys::<plan_execute::PlanExecuteConfig>(),
+        EngineId::Hybrid => config_keys::<hybrid::HybridConfig>(),
+        EngineId::Reflexion => config_keys::<reflexion::ReflexionConfig>(),
+        EngineId::Critic => config_keys::<critic::CriticConfig>(),
+        EngineId::SelfAsk => config_keys::<self_ask::SelfAskConfig>(),
+        EngineId::ChainOfThought => config_keys::<chain_of_thought::ChainOfThoughtConfig>(),
+        EngineId::TreeOfThoughts => config_keys::<tree_of_thoughts::TreeOfThoughtsConfig>(),
+        EngineId::NativeTools => config_keys::<native_tools::NativeToolsConfig>(),
+        EngineId::Auto => Vec::new(),
     };
     keys.push(CONSTRAIN.to_string());
     keys

@@ -119,8 +119,8 @@ pub struct Setup {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     /// No engine has this id.
-    #[error("unknown loop `{0}` (available: {list})", list = engine::ENGINES.join(", "))]
-    UnknownLoop(String),
+    #[error(transparent)]
+    UnknownLoop(#[from] engine::UnknownEngine),
     /// A setting or toolbox is wrong; the message names it.
     #[error("{0}")]
     Invalid(String),
@@ -131,9 +131,7 @@ impl Persona {
     /// toolboxes and the system prompt, each overridable.
     pub fn setup(&self, overrides: Overrides, tools: &ToolConfig) -> Result<Setup, SetupError> {
         let engine_id = overrides.engine.unwrap_or_else(|| self.engine.clone());
-        if !engine::ENGINES.contains(&engine_id.as_str()) {
-            return Err(SetupError::UnknownLoop(engine_id));
-        }
+        engine_id.parse::<engine::EngineId>()?;
         let mut settings = if engine_id == self.engine {
             self.config.clone()
         } else {
