@@ -41,6 +41,7 @@
 //! handle_utterances = false
 //! socket = "/run/user/1000/loopd/bus.sock"
 //! max_frame_bytes = 1048576
+//! secret_file = "/etc/loopd/bus-secret"  # required to listen beyond loopback
 //! ```
 
 use serde::Deserialize;
@@ -189,6 +190,10 @@ pub struct BusSection {
     pub socket: Option<PathBuf>,
     /// Largest frame accepted, in bytes.
     pub max_frame_bytes: usize,
+    /// A file holding the secret clients of a hosted bus must present
+    /// (`?secret=` in the URL, or `Authorization: Bearer`). Required to
+    /// listen on an address that is not loopback.
+    pub secret_file: Option<PathBuf>,
 }
 
 impl Default for BusSection {
@@ -200,6 +205,7 @@ impl Default for BusSection {
             handle_utterances: false,
             socket: None,
             max_frame_bytes: 1 << 20,
+            secret_file: None,
         }
     }
 }

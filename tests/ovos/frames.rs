@@ -173,6 +173,91 @@ fn a_client_that_leaves_mid_answer_is_cancelled() {
     drop(serve);
 }
 
+/// A hosted bus beyond loopback needs a shared secret: without one loopd
+/// refuses to start; with one, a client that does not present it is
+/// turned away (HTTP 401) and one that does (`?secret=` or a bearer
+/// header) is served.
+#[test]
+fn the_hosted_bus_beyond_loopback_needs_a_secret() {
+    let dir = temp_dir("bus-secret");
+    let config = config(&dir);
+    let port = free_port();
+    let listen = format!("0.0.0.0:{port}");
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_loopd"))
+        .args(["serve", "--model"])
+        .arg(crate::common::model_path(crate::common::SMOLLM))
+        .args(["--no-dbus", "--bus-listen", &listen, "--config", &config])
+        .env("XDG_RUNTIME_DIR", &dir)
+        .env("XDG_CONFIG_HOME", &dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("refusing to host the message bus") && stderr.contains("secret_file"),
+        "{stderr}"
+    );
+
+    let secret_file = dir.join("bus-secret");
+    std::fs::write(&secret_file, "open sesame 42\n").unwrap();
+    let secret_file = secret_file.display().to_string();
+    let serve = Serve::start(
+        &[
+            "--no-dbus",
+            "--bus-listen",
+            &listen,
+            "--bus-secret-file",
+            &secret_file,
+            "--config",
+            &config,
+        ],
+        &[],
+    );
+    assert!(wait_for_port(port, Duration::from_secs(10)));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        use tokio_tungstenite::tungstenite::Error as WsError;
+        let base = format!("ws://127.0.0.1:{port}/core");
+        for url in [
+            base.clone(),
+            format!("{base}?secret=open%20sesame"),
+            format!("{base}?secret=wrong"),
+        ] {
+            match tokio_tungstenite::connect_async(url.as_str()).await {
+                Err(WsError::Http(response)) => assert_eq!(response.status(), 401, "{url}"),
+                other => panic!("{url}: expected HTTP 401, got {other:?}"),
+            }
+        }
+        let mut request = base.as_str().into_client_request().unwrap();
+        request
+            .headers_mut()
+            .insert("authorization", "Bearer open sesame 42".parse().unwrap());
+        let (mut bearer, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        assert_eq!(text(bearer.next().await)["type"], "connected");
+        let (mut query, _) =
+            tokio_tungstenite::connect_async(format!("{base}?route=x&secret=open%20sesame%2042"))
+                .await
+                .unwrap();
+        assert_eq!(text(query.next().await)["type"], "connected");
+        query
+            .send(Frame::text(ask("s1", json!({})).to_string()))
+            .await
+            .unwrap();
+        let mut seen = Vec::new();
+        loop {
+            let m = text(query.next().await);
+            let done = m["data"]["request_id"] == "s1" && m["type"] == "loopd.answer";
+            seen.push(m);
+            if done {
+                break;
+            }
+        }
+        check_ask_stream(&seen, "s1");
+    });
+    assert!(serve.stderr().contains("did not present the bus secret"));
+}
+
 /// A client that stops reading is dropped once it falls a bounded number
 /// of frames behind (close 1013), while the others keep being served.
 #[test]

@@ -8,13 +8,13 @@ use crate::brain::device::{self, DeviceChoice};
 use crate::brain::GenerateOptions;
 use crate::daemon::config::{self, Config};
 use crate::daemon::DaemonSettings;
-use crate::frontends::bus::{BusMode, BusOptions};
+use crate::frontends::bus::{BusMode, BusOptions, Secret};
 use crate::frontends::dbus::DbusOptions;
 use crate::persona::{self, Persona};
 use crate::tools::{ToolConfig, Toolset};
 use clap::Args;
 use service::ServiceOptions;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// Arguments of `loopd serve`; each overrides the config file.
@@ -44,6 +44,11 @@ pub struct ServeArgs {
     /// Host a message bus at this address (default 127.0.0.1:8181).
     #[arg(long, value_name = "ADDR", conflicts_with = "no_bus")]
     pub bus_listen: Option<String>,
+
+    /// A file holding the secret clients of the hosted bus must present
+    /// (required to listen on an address that is not loopback).
+    #[arg(long, value_name = "PATH")]
+    pub bus_secret_file: Option<PathBuf>,
 
     /// Neither join nor host a WebSocket message bus.
     #[arg(long)]
@@ -125,6 +130,12 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
         },
     };
     let dbus = (!args.no_dbus && config.dbus.enabled).then_some(DbusOptions { system });
+    let secret = args
+        .bus_secret_file
+        .as_ref()
+        .or(config.bus.secret_file.as_ref())
+        .map(|path| read_secret(path))
+        .transpose()?;
     let bus = config.bus.enabled.then(|| {
         let websocket = if args.no_bus {
             None
@@ -147,6 +158,7 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
             ),
             handle_utterances: args.handle_utterances || config.bus.handle_utterances,
             max_frame_bytes: config.bus.max_frame_bytes.max(1024),
+            secret,
         }
     });
     Ok(ServiceOptions {
@@ -186,4 +198,11 @@ fn personas(config: &Config) -> Result<Vec<Persona>, String> {
         personas.insert(0, p);
     }
     Ok(personas)
+}
+
+/// Reads the hosted bus's shared secret from `path`.
+fn read_secret(path: &Path) -> Result<Secret, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("bus secret file {}: {e}", path.display()))?;
+    Secret::new(&text).map_err(|e| format!("bus secret file {}: {e}", path.display()))
 }

@@ -11,6 +11,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use tokio_tungstenite::tungstenite::http::StatusCode;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
@@ -30,11 +32,15 @@ const HANDSHAKE: Duration = Duration::from_secs(10);
 const WRITE: Duration = Duration::from_secs(30);
 
 /// Listens on `addr` (`HOST:PORT`, or a `ws://HOST:PORT/ROUTE` URL) and
-/// hosts the bus until `stop`; returns the address it listens on.
+/// hosts the bus until `stop`; returns the address it listens on. With a
+/// `secret`, only clients that present it are let in; without one, only a
+/// loopback address is allowed, since anyone who reaches the bus can ask
+/// and read every answer.
 pub async fn host(
     addr: &str,
     handler: Handler,
     max_frame: usize,
+    secret: Option<Secret>,
     stop: CancellationToken,
 ) -> Result<SocketAddr, String> {
     let bind = addr
@@ -50,6 +56,15 @@ pub async fn host(
     let local = listener
         .local_addr()
         .map_err(|e| format!("cannot host a message bus on {bind}: {e}"))?;
+    if secret.is_none() && !local.ip().is_loopback() {
+        return Err(format!(
+            "refusing to host the message bus on {local} without a shared secret: it is \
+             not a loopback address, and anyone who reaches it could ask and read every \
+             answer. Set [bus] secret_file (clients then connect to \
+             ws://HOST:PORT/core?secret=SECRET or send `Authorization: Bearer SECRET`), \
+             or listen on 127.0.0.1"
+        ));
+    }
     let (frames, _) = broadcast::channel::<Message>(BACKLOG);
     let (out, mut replies) = mpsc::channel::<BusMessage>(QUEUE);
     let peer = Peer::new(out);
@@ -73,6 +88,7 @@ pub async fn host(
                 Ok((stream, from)) => {
                     let client = Client {
                         from,
+                        secret: secret.clone(),
                         frames: frames.clone(),
                         handler: handler.clone(),
                         peer: peer.connection(),
@@ -90,9 +106,80 @@ pub async fn host(
     Ok(local)
 }
 
+/// The shared secret clients of a hosted bus must present.
+#[derive(Clone)]
+pub struct Secret(std::sync::Arc<str>);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+impl Secret {
+    /// A secret; it must not be empty.
+    pub fn new(secret: &str) -> Result<Secret, String> {
+        let secret = secret.trim();
+        if secret.is_empty() {
+            return Err("the bus secret is empty".into());
+        }
+        Ok(Secret(secret.into()))
+    }
+
+    /// Whether the handshake presents the secret: `?secret=` in the URL or
+    /// an `Authorization: Bearer` header.
+    fn admits(&self, request: &Request) -> bool {
+        let in_query = request
+            .uri()
+            .query()
+            .into_iter()
+            .flat_map(|q| q.split('&'))
+            .any(|pair| {
+                pair.strip_prefix("secret=").is_some_and(|given| {
+                    percent_encoding::percent_decode_str(given)
+                        .decode_utf8()
+                        .is_ok_and(|given| self.matches(&given))
+                })
+            });
+        let in_header = request
+            .headers()
+            .get_all("authorization")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .filter_map(|v| v.strip_prefix("Bearer "))
+            .any(|given| self.matches(given.trim()));
+        in_query || in_header
+    }
+
+    /// Compares in time that depends only on the lengths.
+    fn matches(&self, given: &str) -> bool {
+        let (a, b) = (self.0.as_bytes(), given.as_bytes());
+        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    }
+}
+
+/// The handshake check of one connection: with a secret, only a client
+/// that presents it is let in; the others get HTTP 401.
+#[allow(clippy::result_large_err)] // tungstenite's `Callback` fixes the error type
+fn admit(
+    secret: Option<Secret>,
+    from: SocketAddr,
+) -> impl FnOnce(&Request, Response) -> Result<Response, ErrorResponse> + Unpin {
+    move |request, response| match &secret {
+        Some(secret) if !secret.admits(request) => {
+            tracing::warn!("bus: refused {from}: it did not present the bus secret");
+            let mut refusal = ErrorResponse::new(Some("the bus secret is missing or wrong".into()));
+            *refusal.status_mut() = StatusCode::UNAUTHORIZED;
+            Err(refusal)
+        }
+        _ => Ok(response),
+    }
+}
+
 /// One client of the hosted bus.
 struct Client {
     from: SocketAddr,
+    secret: Option<Secret>,
     frames: broadcast::Sender<Message>,
     handler: Handler,
     peer: Peer,
@@ -102,7 +189,9 @@ struct Client {
 impl Client {
     async fn serve(self, stream: TcpStream, config: WebSocketConfig) {
         let from = self.from;
-        let handshake = tokio_tungstenite::accept_async_with_config(stream, Some(config));
+        let check = admit(self.secret.clone(), from);
+        let handshake =
+            tokio_tungstenite::accept_hdr_async_with_config(stream, check, Some(config));
         let ws = match tokio::time::timeout(HANDSHAKE, handshake).await {
             Ok(Ok(ws)) => ws,
             Ok(Err(e)) => {

@@ -13,6 +13,7 @@ mod ask;
 mod client;
 mod handler;
 mod hub;
+pub use hub::Secret;
 pub mod message;
 mod request;
 mod socket;
@@ -46,6 +47,9 @@ pub struct BusOptions {
     pub handle_utterances: bool,
     /// Largest frame accepted, in bytes.
     pub max_frame_bytes: usize,
+    /// The secret clients of a hosted bus must present; without one the
+    /// bus may only listen on a loopback address.
+    pub secret: Option<Secret>,
 }
 
 /// The running bus front end; [`BusFrontEnd::stop`] (or dropping it)
@@ -113,7 +117,8 @@ pub async fn start(daemon: Daemon, options: BusOptions) -> Result<BusFrontEnd, S
             parts.push(format!("bus {url} (joined)"));
         }
         Some(BusMode::Host(addr)) => {
-            let local = hub::host(addr, handler.clone(), max_frame, stop.clone()).await?;
+            let secret = options.secret.clone();
+            let local = hub::host(addr, handler.clone(), max_frame, secret, stop.clone()).await?;
             parts.push(format!("bus ws://{local}/core (hosted)"));
         }
         None => {}
