@@ -143,3 +143,24 @@ fn sentencepiece_kind_merges_by_score_and_falls_back_to_bytes() {
     assert_eq!(t.encode("<start_of_turn>").unwrap().len(), 1);
     assert!(t.is_end_of_turn(t.token_id("<end_of_turn>").unwrap()));
 }
+
+/// SmolLM2's vocabulary has no token for six ASCII control bytes; like
+/// llama.cpp and Hugging Face tokenizers, encoding drops them, and every
+/// other character round-trips (found by the `tokenizer` fuzz target).
+#[test]
+fn bytes_missing_from_the_vocabulary_are_dropped_like_llama_cpp() {
+    for (model, missing) in [(SMOLLM, vec![4, 6, 19, 20, 22, 29]), (QWEN, vec![])] {
+        let t = tokenizer(model);
+        let dropped: Vec<u32> = (0u32..128)
+            .filter(|&b| {
+                let text = char::from_u32(b).unwrap().to_string();
+                t.encode(&text).unwrap().is_empty()
+            })
+            .collect();
+        assert_eq!(dropped, missing, "{model}");
+        let ids = t.encode("a\u{14}b").unwrap();
+        let bytes: Vec<u8> = ids.iter().flat_map(|&id| t.token_bytes(id).to_vec()).collect();
+        let expected = if missing.is_empty() { "a\u{14}b" } else { "ab" };
+        assert_eq!(String::from_utf8(bytes).unwrap(), expected, "{model}");
+    }
+}
