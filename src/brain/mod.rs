@@ -141,6 +141,54 @@ impl Default for GenerateOptions {
     }
 }
 
+/// Largest `max_tokens` one call may ask for.
+pub const MAX_TOKENS_LIMIT: usize = 8192;
+
+/// Highest sampling temperature accepted.
+pub const MAX_TEMPERATURE: f32 = 5.0;
+
+/// A sampling option outside its range; every front end, the CLI and the
+/// config report it with this one check.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{option} must be {range}, not {value}")]
+pub struct OutOfRange {
+    /// The option's name (`temperature`, `max_tokens`, …).
+    pub option: &'static str,
+    /// What it may be.
+    pub range: String,
+    /// What it was.
+    pub value: String,
+}
+
+impl GenerateOptions {
+    /// Checks every option against its range.
+    pub fn check(&self) -> Result<(), OutOfRange> {
+        let bad = |option, range: String, value: String| {
+            Err(OutOfRange {
+                option,
+                range,
+                value,
+            })
+        };
+        if !(1..=MAX_TOKENS_LIMIT).contains(&self.max_tokens) {
+            let range = format!("between 1 and {MAX_TOKENS_LIMIT}");
+            return bad("max_tokens", range, self.max_tokens.to_string());
+        }
+        if !(0.0..=MAX_TEMPERATURE).contains(&self.temperature) {
+            let range = format!("between 0 and {MAX_TEMPERATURE}");
+            return bad("temperature", range, self.temperature.to_string());
+        }
+        if !(self.top_p > 0.0 && self.top_p <= 1.0) {
+            return bad("top_p", "in (0, 1]".into(), self.top_p.to_string());
+        }
+        if !(self.repetition_penalty > 0.0 && self.repetition_penalty.is_finite()) {
+            let value = self.repetition_penalty.to_string();
+            return bad("repetition_penalty", "a number > 0".into(), value);
+        }
+        Ok(())
+    }
+}
+
 /// A request to the brain: the conversation so far, the tools the chat
 /// template may list, and how to generate the assistant's next message.
 #[derive(Debug, Clone, Default)]
@@ -360,4 +408,39 @@ pub trait Brain: Send + Sync {
     /// read the events from the returned [`Generation`]. Cancelling `cancel`
     /// (or dropping the generation) stops it between two tokens.
     fn generate(&self, request: ChatRequest, cancel: CancellationToken) -> Generation;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sampling_options_are_checked_against_their_ranges() {
+        assert_eq!(GenerateOptions::default().check(), Ok(()));
+        let with = |change: fn(&mut GenerateOptions)| {
+            let mut options = GenerateOptions::default();
+            change(&mut options);
+            options.check().unwrap_err().option
+        };
+        assert_eq!(with(|o| o.max_tokens = 0), "max_tokens");
+        assert_eq!(with(|o| o.max_tokens = MAX_TOKENS_LIMIT + 1), "max_tokens");
+        assert_eq!(with(|o| o.temperature = -0.1), "temperature");
+        assert_eq!(with(|o| o.temperature = f32::NAN), "temperature");
+        assert_eq!(with(|o| o.temperature = 5.5), "temperature");
+        assert_eq!(with(|o| o.top_p = 0.0), "top_p");
+        assert_eq!(
+            with(|o| o.repetition_penalty = f32::INFINITY),
+            "repetition_penalty"
+        );
+        let error = GenerateOptions {
+            temperature: 9.0,
+            ..GenerateOptions::default()
+        }
+        .check()
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "temperature must be between 0 and 5, not 9"
+        );
+    }
 }

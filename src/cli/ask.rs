@@ -186,15 +186,7 @@ pub fn run(args: AskArgs) -> Result<(), String> {
             max_total_tokens: args.max_total_tokens,
             deadline: deadline(args.timeout)?,
         },
-        options: GenerateOptions {
-            max_tokens: args.max_tokens,
-            temperature: args.temperature,
-            top_k: args.top_k,
-            top_p: args.top_p,
-            repetition_penalty: args.repetition_penalty,
-            seed: args.seed,
-            ..GenerateOptions::default()
-        },
+        options: generate_options(&args),
         cancel,
         events: Some(events),
         session: None,
@@ -316,22 +308,28 @@ fn finish(outcome: &LoopOutcome) -> Result<(), String> {
     }
 }
 
+/// The sampling options the flags ask for.
+fn generate_options(args: &AskArgs) -> GenerateOptions {
+    GenerateOptions {
+        max_tokens: args.max_tokens,
+        temperature: args.temperature,
+        top_k: args.top_k,
+        top_p: args.top_p,
+        repetition_penalty: args.repetition_penalty,
+        seed: args.seed,
+        ..GenerateOptions::default()
+    }
+}
+
 fn validate(args: &AskArgs) -> Result<(), String> {
-    if !(args.temperature >= 0.0 && args.temperature.is_finite()) {
-        return Err(format!(
-            "--temperature must be a number ≥ 0, not {}",
-            args.temperature
-        ));
-    }
-    if !(args.top_p > 0.0 && args.top_p <= 1.0) {
-        return Err(format!("--top-p must be in (0, 1], not {}", args.top_p));
-    }
-    if !(args.repetition_penalty > 0.0 && args.repetition_penalty.is_finite()) {
-        return Err(format!(
-            "--repetition-penalty must be > 0, not {}",
-            args.repetition_penalty
-        ));
-    }
+    generate_options(args).check().map_err(|e| {
+        format!(
+            "--{} must be {}, not {}",
+            e.option.replace('_', "-"),
+            e.range,
+            e.value
+        )
+    })?;
     if args.max_context < 16 {
         return Err(format!(
             "--max-context must be at least 16, not {}",

@@ -33,9 +33,6 @@ use tokio_util::task::TaskTracker;
 /// Session id used when a request names none.
 pub const DEFAULT_SESSION: &str = "default";
 
-/// Largest `max_tokens` a request may ask for.
-pub const MAX_TOKENS_LIMIT: usize = 8192;
-
 /// What the daemon is doing, as the D-Bus `State` property shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
@@ -282,6 +279,9 @@ impl Daemon {
         if let Some(t) = ask.temperature {
             options.temperature = t as f32;
         }
+        options
+            .check()
+            .map_err(|e| AskError::InvalidArgs(e.to_string()))?;
         let cancel = shared.stopping.child_token();
         let (events, events_rx) = mpsc::unbounded_channel();
         let (reply, reply_rx) = oneshot::channel();
@@ -359,20 +359,6 @@ impl Daemon {
     }
 
     fn overrides(&self, ask: &Ask) -> Result<Overrides, AskError> {
-        if let Some(n) = ask.max_tokens {
-            if n == 0 || n > MAX_TOKENS_LIMIT {
-                return Err(AskError::InvalidArgs(format!(
-                    "max_tokens must be between 1 and {MAX_TOKENS_LIMIT}, not {n}"
-                )));
-            }
-        }
-        if let Some(t) = ask.temperature {
-            if !(t.is_finite() && (0.0..=5.0).contains(&t)) {
-                return Err(AskError::InvalidArgs(format!(
-                    "temperature must be between 0 and 5, not {t}"
-                )));
-            }
-        }
         if let Some(tools) = &ask.tools {
             let allowed = &self.shared.settings.toolboxes;
             if let Some(bad) = tools

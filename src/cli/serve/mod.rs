@@ -115,6 +115,14 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
                 requests.timeout_s
             )
         })?;
+    let sampling = GenerateOptions {
+        max_tokens: requests.max_tokens,
+        temperature: requests.temperature,
+        ..GenerateOptions::default()
+    };
+    sampling
+        .check()
+        .map_err(|e| format!("config [requests] {e}"))?;
     let daemon = DaemonSettings {
         personas: personas(config)?,
         toolboxes,
@@ -123,11 +131,7 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
         memory_turns: config.memory.turns,
         memory_sessions: config.memory.sessions.max(1),
         request_timeout: Some(timeout),
-        generate: GenerateOptions {
-            max_tokens: requests.max_tokens.max(1),
-            temperature: requests.temperature.max(0.0),
-            ..GenerateOptions::default()
-        },
+        generate: sampling,
     };
     let dbus = (!args.no_dbus && config.dbus.enabled).then_some(DbusOptions { system });
     let secret = args
