@@ -136,6 +136,66 @@ fn the_socket_streams_asks_and_cancels() {
     );
 }
 
+/// 16 socket clients × 4 asks at once: every request gets exactly one
+/// terminal reply; what does not fit in the queue is answered `Busy` at
+/// once, not left hanging. Nobody reads the harness's notify socket after
+/// `READY=1`, like a service manager that stalls: the daemon's status
+/// updates must not block it (they did, after 10 answers).
+#[test]
+fn sixteen_clients_times_four_asks_get_one_reply_each() {
+    let dir = temp_dir("bus-load");
+    let config = config(&dir);
+    let serve = Serve::start(&["--no-dbus", "--no-bus", "--config", &config], &[]);
+    let path = serve.socket_path();
+    let clients: Vec<_> = (0..16)
+        .map(|n| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut lines = Lines::connect(path);
+                let ids: Vec<String> = (0..4).map(|k| format!("c{n}-{k}")).collect();
+                for id in &ids {
+                    lines.send(ask(id, json!({"max_tokens": 8})));
+                }
+                let mut ends: Vec<(String, String)> = Vec::new();
+                while ends.len() < ids.len() {
+                    let m = lines.next();
+                    if m["type"] == "loopd.answer" || m["type"] == "loopd.error" {
+                        let id = m["data"]["request_id"].as_str().unwrap().to_string();
+                        let kind = match m["type"].as_str().unwrap() {
+                            "loopd.answer" => "answer".to_string(),
+                            _ => m["data"]["error"].as_str().unwrap().to_string(),
+                        };
+                        ends.push((id, kind));
+                    }
+                }
+                lines.send(ask("after", json!({"max_tokens": 4})));
+                let after = lines.until(answered("after"));
+                let strays: Vec<&Value> = after
+                    .iter()
+                    .filter(|m| m["type"] == "loopd.answer" || m["type"] == "loopd.error")
+                    .filter(|m| m["data"]["request_id"] != "after")
+                    .collect();
+                assert!(strays.is_empty(), "a second terminal reply: {strays:?}");
+                let mut got: Vec<&String> = ends.iter().map(|(id, _)| id).collect();
+                got.sort();
+                assert_eq!(got, ids.iter().collect::<Vec<_>>(), "one reply per request");
+                ends
+            })
+        })
+        .collect();
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for client in clients {
+        for (_, kind) in client.join().unwrap() {
+            *kinds.entry(kind).or_default() += 1;
+        }
+    }
+    eprintln!("16 × 4 asks on the socket: {kinds:?}");
+    assert_eq!(kinds.values().sum::<usize>(), 64);
+    assert!(kinds.get("answer").copied().unwrap_or(0) >= 9, "{kinds:?}");
+    assert!(kinds.get("Busy").copied().unwrap_or(0) >= 1, "{kinds:?}");
+    assert_eq!(kinds.len(), 2, "only answers and Busy: {kinds:?}");
+}
+
 /// A new utterance in the same session talks over the answer being spoken:
 /// the earlier one stops (nothing more is spoken for it) and the new one is
 /// answered at once.

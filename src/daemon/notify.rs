@@ -4,12 +4,51 @@
 //! under systemd) every call does nothing.
 
 use sd_notify::NotifyState;
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::OnceLock;
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
+/// Notifications waiting for the sender thread; more are dropped.
+const BACKLOG: usize = 64;
+
+/// Hands `states` to the thread that sends them. A send blocks while the
+/// manager's socket is full, so it never happens on the caller's thread
+/// (the async runtime would stall with it); when the manager has stopped
+/// reading and the backlog is full too, the notification is dropped.
 fn send(states: &[NotifyState]) {
-    if let Err(e) = sd_notify::notify(states) {
-        tracing::warn!("sd_notify: {e}");
+    if std::env::var_os("NOTIFY_SOCKET").is_none() {
+        return;
+    }
+    static SENDER: OnceLock<Option<SyncSender<String>>> = OnceLock::new();
+    let sender = SENDER.get_or_init(|| {
+        let (tx, rx) = sync_channel::<String>(BACKLOG);
+        let spawned = std::thread::Builder::new()
+            .name("loopd-notify".into())
+            .spawn(move || {
+                for message in rx {
+                    let states = [NotifyState::Custom(&message)];
+                    if let Err(e) = sd_notify::notify(&states) {
+                        tracing::warn!("sd_notify: {e}");
+                    }
+                }
+            });
+        match spawned {
+            Ok(_) => Some(tx),
+            Err(e) => {
+                tracing::warn!("sd_notify: cannot start its thread: {e}");
+                None
+            }
+        }
+    });
+    let Some(sender) = sender else { return };
+    let message = states
+        .iter()
+        .map(|state| state.to_string())
+        .collect::<Vec<_>>()
+        .join("\n");
+    if let Err(TrySendError::Full(message)) = sender.try_send(message) {
+        tracing::debug!("sd_notify: the service manager is not reading; dropped {message:?}");
     }
 }
 
