@@ -258,6 +258,75 @@ fn the_hosted_bus_beyond_loopback_needs_a_secret() {
     assert!(serve.stderr().contains("did not present the bus secret"));
 }
 
+/// 16 clients of the hosted bus × 4 asks at once: every request gets
+/// exactly one terminal reply (answer or `Busy`), none twice.
+#[test]
+fn sixteen_bus_clients_times_four_asks_get_one_reply_each() {
+    let dir = temp_dir("bus-hosted-load");
+    let (_serve, port) = hosting(&dir);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let kinds = runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/core");
+        let clients = (0..16).map(|n| {
+            let url = url.clone();
+            tokio::spawn(async move {
+                let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+                    .await
+                    .unwrap();
+                assert_eq!(text(ws.next().await)["type"], "connected");
+                let mine: Vec<String> = (0..4).map(|k| format!("h{n}-{k}")).collect();
+                for id in &mine {
+                    let frame = ask(id, json!({"max_tokens": 8})).to_string();
+                    ws.send(Frame::text(frame)).await.unwrap();
+                }
+                let after = format!("h{n}-after");
+                ws.send(Frame::text(
+                    ask(&after, json!({"max_tokens": 4})).to_string(),
+                ))
+                .await
+                .unwrap();
+                let mut ends: Vec<(String, String)> = Vec::new();
+                loop {
+                    let m = text(ws.next().await);
+                    let id = m["data"]["request_id"].as_str().unwrap_or("").to_string();
+                    let terminal = m["type"] == "loopd.answer" || m["type"] == "loopd.error";
+                    if !terminal || !id.starts_with(&format!("h{n}-")) {
+                        continue;
+                    }
+                    let kind = match m["type"].as_str().unwrap() {
+                        "loopd.answer" => "answer".to_string(),
+                        _ => m["data"]["error"].as_str().unwrap().to_string(),
+                    };
+                    ends.push((id, kind));
+                    if ends.len() == mine.len() + 1 {
+                        break;
+                    }
+                }
+                let mut ids: Vec<&String> = ends.iter().map(|(id, _)| id).collect();
+                ids.sort();
+                let mut expected: Vec<&String> = mine.iter().chain([&after]).collect();
+                expected.sort();
+                assert_eq!(ids, expected, "one terminal reply per request, none twice");
+                ends
+            })
+        });
+        let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+        for client in clients.collect::<Vec<_>>() {
+            for (id, kind) in client.await.unwrap() {
+                if !id.ends_with("after") {
+                    *kinds.entry(kind).or_default() += 1;
+                }
+            }
+        }
+        kinds
+    });
+    eprintln!("16 × 4 asks on the hosted bus: {kinds:?}");
+    assert_eq!(kinds.values().sum::<usize>(), 64);
+    assert!(kinds.get("answer").copied().unwrap_or(0) >= 9, "{kinds:?}");
+    assert!(kinds.get("Busy").copied().unwrap_or(0) >= 1, "{kinds:?}");
+    assert_eq!(kinds.len(), 2, "only answers and Busy: {kinds:?}");
+}
+
 /// A client that stops reading is dropped once it falls a bounded number
 /// of frames behind (close 1013), while the others keep being served.
 #[test]
