@@ -390,3 +390,47 @@ fn the_warmed_persona_prompt_and_the_session_are_reused() {
         );
     });
 }
+
+/// 16 D-Bus clients × 4 `AskSync` calls at once: each call ends in exactly
+/// one reply, an answer or the `Busy` error once the queue is full.
+#[test]
+fn sixteen_callers_times_four_asks_get_answers_or_busy() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let fixture = Fixture::start();
+    let kinds = runtime().block_on(async {
+        let mut calls = Vec::new();
+        for n in 0..16 {
+            let conn = fixture.connect().await;
+            for k in 0..4 {
+                let conn = conn.clone();
+                calls.push(tokio::spawn(async move {
+                    let loopd = loopd(&conn).await;
+                    let opts = options(&[
+                        ("loop", Value::from("none")),
+                        ("max_tokens", Value::from(8u32)),
+                        ("session", Value::from(format!("load-{n}-{k}"))),
+                    ]);
+                    match loopd.ask_sync("Say hello.", opts).await {
+                        Ok((answer, _)) if !answer.trim().is_empty() => "answer".to_string(),
+                        Ok(_) => "empty answer".to_string(),
+                        Err(e) => error_name(&e),
+                    }
+                }));
+            }
+        }
+        let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+        for call in calls {
+            *kinds.entry(call.await.unwrap()).or_default() += 1;
+        }
+        kinds
+    });
+    eprintln!("16 × 4 AskSync calls: {kinds:?}");
+    assert_eq!(kinds.values().sum::<usize>(), 64);
+    assert!(kinds.get("answer").copied().unwrap_or(0) >= 9, "{kinds:?}");
+    let busy = kinds
+        .iter()
+        .find(|(name, _)| name.ends_with("Busy"))
+        .map(|(_, n)| *n);
+    assert!(busy.unwrap_or(0) >= 1, "{kinds:?}");
+    assert_eq!(kinds.len(), 2, "only answers and Busy: {kinds:?}");
+}
