@@ -8,7 +8,9 @@ mod common;
 mod ovos;
 
 use common::serve::{temp_dir, Serve};
-use ovos::checks::{answered, ask, check_ask_stream, config, wait_for_log, Lines, MAX_FRAME};
+use ovos::checks::{
+    answered, ask, check_ask_stream, config, malformed, wait_for_log, Lines, MAX_FRAME,
+};
 use ovos::{client, free_port, wait_for_port, OvosBus};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -194,6 +196,61 @@ fn sixteen_clients_times_four_asks_get_one_reply_each() {
     assert!(kinds.get("answer").copied().unwrap_or(0) >= 9, "{kinds:?}");
     assert!(kinds.get("Busy").copied().unwrap_or(0) >= 1, "{kinds:?}");
     assert_eq!(kinds.len(), 2, "only answers and Busy: {kinds:?}");
+}
+
+/// 10,000 malformed lines of every kind on one socket connection, with 20
+/// good asks among them: loopd neither crashes nor loses a good request
+/// (each gets its answer, or `Busy` when the queue is full).
+#[test]
+fn ten_thousand_malformed_lines_lose_no_good_request() {
+    let dir = temp_dir("bus-socket-flood");
+    let config = config(&dir);
+    let serve = Serve::start(&["--no-dbus", "--no-bus", "--config", &config], &[]);
+    let mut lines = Lines::connect(serve.socket_path());
+    let mut reader = lines.reader();
+    let collect = std::thread::spawn(move || {
+        let (mut ended, mut errors) = (std::collections::BTreeMap::new(), 0);
+        while ended.len() < 20 {
+            let m = reader.next();
+            let id = m["data"]["request_id"].as_str().unwrap_or("").to_string();
+            let kind = match m["type"].as_str() {
+                Some("loopd.answer") => "answer",
+                Some("loopd.error") if id.starts_with("good-") => "Busy",
+                Some("loopd.error") => {
+                    errors += 1;
+                    continue;
+                }
+                _ => continue,
+            };
+            if id.starts_with("good-") {
+                assert_eq!(
+                    m["data"]
+                        .get("error")
+                        .map_or("Busy", |e| e.as_str().unwrap()),
+                    "Busy",
+                    "{m}"
+                );
+                let again = ended.insert(id, kind);
+                assert!(again.is_none(), "a second terminal reply: {m}");
+            }
+        }
+        (ended, errors)
+    });
+    for i in 0..10_000 {
+        lines.send_raw(&malformed(i));
+        if i % 500 == 250 {
+            lines.send(ask(&format!("good-{}", i / 500), json!({"max_tokens": 4})));
+        }
+    }
+    let (ended, errors) = collect.join().unwrap();
+    let answers = ended.values().filter(|k| **k == "answer").count();
+    eprintln!(
+        "socket flood: 20 of 20 good asks ended ({answers} answered, {} Busy), {errors} error replies",
+        20 - answers
+    );
+    assert_eq!(ended.len(), 20);
+    assert!(answers >= 1);
+    assert!(errors >= 5_000, "bad lines get error replies: {errors}");
 }
 
 /// A new utterance in the same session talks over the answer being spoken:

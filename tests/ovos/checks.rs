@@ -126,6 +126,15 @@ impl Lines {
         }
     }
 
+    /// Another handle on the same connection, to read it from another
+    /// thread while this one writes.
+    pub fn reader(&self) -> Lines {
+        Lines {
+            writer: self.writer.try_clone().unwrap(),
+            reader: BufReader::new(self.writer.try_clone().unwrap()),
+        }
+    }
+
     pub fn send_raw(&mut self, line: &[u8]) {
         self.writer.write_all(line).unwrap();
         self.writer.write_all(b"\n").unwrap();
@@ -184,4 +193,53 @@ pub fn text(frame: Option<Result<Frame, tokio_tungstenite::tungstenite::Error>>)
             .unwrap_or_else(|e| panic!("a frame that is not JSON was relayed ({e}): {t}")),
         other => panic!("expected a text frame, got {other:?}"),
     }
+}
+
+/// The `i`-th of many kinds of bad frames: bytes that are not UTF-8, text
+/// that is not JSON, JSON of the wrong shape, wrong types, nulls, missing
+/// fields, deep nesting, unknown types, loops, personas and toolboxes.
+pub fn malformed(i: usize) -> Vec<u8> {
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let text = match i % 16 {
+        0 => return vec![0xff, 0xfe, b'{', 0xc3, 0x28, b'}'],
+        1 => format!("not json {i}"),
+        2 => format!("[{i}, 2, 3]"),
+        3 => json!({"type": i, "data": {}}).to_string(),
+        4 => json!({"type": "loopd.ask", "data": null}).to_string(),
+        5 => json!({"type": "loopd.ask", "data": {"request_id": format!("m{i}")}}).to_string(),
+        6 => {
+            json!({"type": "loopd.ask", "data": {"utterance": null, "request_id": format!("m{i}")}})
+                .to_string()
+        }
+        7 => json!({"type": "loopd.ask", "data": {"utterance": "hi", "request_id": i}}).to_string(),
+        8 => format!(
+            r#"{{"type": "loopd.ask", "data": {{"utterance": {}}}}}"#,
+            deep(4000)
+        ),
+        9 => json!({"type": format!("someone.else.{i}"), "data": {"x": [1, {"y": null}]}})
+            .to_string(),
+        10 => {
+            json!({"type": "loopd.ask", "data": {"utterance": "hi", "request_id": format!("m{i}"),
+                                                "loop": "no-such-loop"}})
+            .to_string()
+        }
+        11 => {
+            json!({"type": "loopd.ask", "data": {"utterance": "hi", "request_id": format!("m{i}"),
+                                                "persona": "nobody"}})
+            .to_string()
+        }
+        12 => {
+            json!({"type": "loopd.ask", "data": {"utterance": "hi", "request_id": format!("m{i}"),
+                                                "tools": ["no-such-toolbox"]}})
+            .to_string()
+        }
+        13 => {
+            json!({"type": "loopd.ask", "data": {"utterance": "hi", "request_id": format!("m{i}"),
+                                                "max_tokens": -3, "temperature": "hot"}})
+            .to_string()
+        }
+        14 => json!({"type": "loopd.cancel", "data": {"request_id": [i]}}).to_string(),
+        _ => "{\"type\": \"loopd.ask\", \"data\": {\"utterance\": \"unterminated".to_string(),
+    };
+    text.into_bytes()
 }
