@@ -1,7 +1,7 @@
 //! Raw WebSocket frames against loopd's hosted bus and a joined OVOS bus:
 //! bad input, a client that stops reading.
 
-use super::checks::{ask, check_ask_stream, config, text, wait_for_log, MAX_FRAME};
+use super::checks::{ask, check_ask_stream, config, malformed, text, wait_for_log, MAX_FRAME};
 use super::{free_port, wait_for_port, OvosBus};
 use crate::common::serve::{temp_dir, Serve};
 use futures_util::{SinkExt, StreamExt};
@@ -325,6 +325,92 @@ fn sixteen_bus_clients_times_four_asks_get_one_reply_each() {
     assert!(kinds.get("answer").copied().unwrap_or(0) >= 9, "{kinds:?}");
     assert!(kinds.get("Busy").copied().unwrap_or(0) >= 1, "{kinds:?}");
     assert_eq!(kinds.len(), 2, "only answers and Busy: {kinds:?}");
+}
+
+/// 10,000 malformed frames of every kind on the hosted bus (bytes that are
+/// not UTF-8 as binary frames), with 20 good asks among them: the bus keeps
+/// serving, and every good ask ends exactly once. The sender waits for its
+/// own sync frame every 200 frames, so it does not fall behind the bus.
+#[test]
+fn ten_thousand_malformed_frames_on_the_hosted_bus_lose_no_good_request() {
+    let dir = temp_dir("bus-hosted-flood");
+    let (serve, port) = hosting(&dir);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (ended, errors) = runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/core");
+        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        assert_eq!(text(ws.next().await)["type"], "connected");
+        let (mut sink, mut stream) = ws.split();
+        let synced = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let seen = synced.clone();
+        let reader = tokio::spawn(async move {
+            let (mut ended, mut errors) = (std::collections::BTreeMap::new(), 0);
+            while ended.len() < 20 {
+                let m = text(stream.next().await);
+                if m["type"] == "test.sync" {
+                    let n = m["data"]["n"].as_u64().unwrap() as usize;
+                    seen.store(n, std::sync::atomic::Ordering::SeqCst);
+                    continue;
+                }
+                let id = m["data"]["request_id"].as_str().unwrap_or("").to_string();
+                let kind = match m["type"].as_str() {
+                    Some("loopd.answer") => "answer".to_string(),
+                    Some("loopd.error") => m["data"]["error"].as_str().unwrap().to_string(),
+                    _ => continue,
+                };
+                if id.starts_with("good-") {
+                    assert!(
+                        ended.insert(id, kind).is_none(),
+                        "a second terminal reply: {m}"
+                    );
+                } else {
+                    errors += 1;
+                }
+            }
+            (ended, errors)
+        });
+        for i in 0..10_000 {
+            let bad = malformed(i);
+            let frame = match String::from_utf8(bad) {
+                Ok(text) if text.len() <= MAX_FRAME => Frame::text(text),
+                Ok(_) => continue,
+                Err(e) => Frame::binary(e.into_bytes()),
+            };
+            sink.send(frame).await.unwrap();
+            if i % 500 == 250 {
+                let good = ask(&format!("good-{}", i / 500), json!({"max_tokens": 4}));
+                sink.send(Frame::text(good.to_string())).await.unwrap();
+            }
+            if i % 200 == 199 {
+                let sync = json!({"type": "test.sync", "data": {"n": i}});
+                sink.send(Frame::text(sync.to_string())).await.unwrap();
+                while synced.load(std::sync::atomic::Ordering::SeqCst) < i && !reader.is_finished()
+                {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+        }
+        reader.await.unwrap()
+    });
+    let answers = ended.values().filter(|k| *k == "answer").count();
+    eprintln!(
+        "hosted bus flood: 20 of 20 good asks ended ({answers} answered, the rest {:?}), \
+         {errors} error replies",
+        ended
+            .values()
+            .filter(|k| *k != "answer")
+            .collect::<std::collections::BTreeSet<_>>()
+    );
+    assert_eq!(ended.len(), 20);
+    assert!(answers >= 1);
+    assert!(
+        ended.values().all(|k| k == "answer" || k == "Busy"),
+        "{ended:?}"
+    );
+    assert!(errors >= 3_000, "bad asks get error replies: {errors}");
+    assert!(serve.stderr().contains("ignoring a frame"));
 }
 
 /// A client that stops reading is dropped once it falls a bounded number
