@@ -159,7 +159,10 @@ fn bytes_missing_from_the_vocabulary_are_dropped_like_llama_cpp() {
             .collect();
         assert_eq!(dropped, missing, "{model}");
         let ids = t.encode("a\u{14}b").unwrap();
-        let bytes: Vec<u8> = ids.iter().flat_map(|&id| t.token_bytes(id).to_vec()).collect();
+        let bytes: Vec<u8> = ids
+            .iter()
+            .flat_map(|&id| t.token_bytes(id).to_vec())
+            .collect();
         let expected = if missing.is_empty() { "a\u{14}b" } else { "ab" };
         assert_eq!(String::from_utf8(bytes).unwrap(), expected, "{model}");
     }
