@@ -13,6 +13,8 @@
 //!   [`frontends`]: D-Bus and the OVOS message bus;
 //! - [`cli`]: the `loopd` command line.
 
+#![deny(missing_docs)]
+
 pub mod brain;
 pub mod cli;
 pub mod daemon;
