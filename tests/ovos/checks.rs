@@ -243,3 +243,14 @@ pub fn malformed(i: usize) -> Vec<u8> {
     };
     text.into_bytes()
 }
+
+/// Checks how 16 clients × 4 asks at once ended, by kind (`answer`,
+/// `Busy`, …): all 64 ended, at least one was answered, the queue turned
+/// at least one away as `Busy`, and nothing else happened.
+pub fn check_load(kinds: &std::collections::BTreeMap<String, usize>, front: &str) {
+    eprintln!("16 × 4 asks on {front}: {kinds:?}");
+    assert_eq!(kinds.values().sum::<usize>(), 64, "{kinds:?}");
+    assert!(kinds.get("answer").copied().unwrap_or(0) >= 1, "{kinds:?}");
+    assert!(kinds.get("Busy").copied().unwrap_or(0) >= 1, "{kinds:?}");
+    assert_eq!(kinds.len(), 2, "only answers and Busy: {kinds:?}");
+}
