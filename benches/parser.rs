@@ -6,9 +6,9 @@
 //! `cargo bench --bench parser`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use loopd::engine::parse::{self, Router, FINAL_ANSWER};
+use loopd::engine::parse::{self, FINAL_ANSWER};
 use loopd::engine::protocol::react::react_step;
-use loopd::engine::Route;
+use loopd::engine::{Route, Router};
 use serde_json::json;
 use std::hint::black_box;
 use std::time::Duration;

@@ -15,6 +15,7 @@ mod first_call;
 mod id;
 pub mod parse;
 pub mod protocol;
+mod route;
 mod run;
 mod stats;
 
@@ -33,7 +34,8 @@ pub mod tree_of_thoughts;
 pub use events::{LoopEvent, Trace};
 pub use first_call::{first_call, warm};
 pub use id::{EngineId, UnknownEngine, ENGINES};
-pub use run::{Budget, CallOptions, Observed, Route, Run};
+pub use route::{Route, Router};
+pub use run::{Budget, CallOptions, Observed, Run};
 pub use stats::{round1, CallRecord, LoopStats, ToolCallRecord};
 
 use stats::ms;

@@ -2,7 +2,7 @@
 //! through [`Run::generate`] and every tool call through [`Run::call_tool`],
 //! so budgets, cancellation, streaming and accounting live here.
 
-use super::parse;
+use super::route::{Route, Router};
 use super::stats::{ms, round1, CallRecord, LoopStats, ToolCallRecord};
 use super::{Halt, LoopEvent, Termination};
 use crate::brain::{
@@ -24,20 +24,6 @@ pub struct Budget {
     pub max_total_tokens: Option<usize>,
     /// When to stop, wherever the loop is.
     pub deadline: Option<Instant>,
-}
-
-/// Where the text of an LLM call goes as it streams.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Route {
-    /// All of it is reasoning.
-    Thought,
-    /// All of it is the answer.
-    Answer,
-    /// Reasoning until one of these markers (any case), the answer after it.
-    AnswerAfter(&'static [&'static str]),
-    /// The answer, unless the text starts with one of these (then reasoning:
-    /// a tool call, not words to speak).
-    AnswerUnlessStarts(&'static [&'static str]),
 }
 
 /// Per-call settings that differ from the run's sampling options.
@@ -282,7 +268,7 @@ impl Run {
         };
         let call_cancel = self.cancel.child_token();
         let mut generation = self.brain.generate(request, call_cancel.clone());
-        let mut router = parse::Router::new(route);
+        let mut router = Router::new(route);
         let (thought, answer) = router.push(call.prefix);
         self.thought_text(thought);
         self.answer_text(answer);
