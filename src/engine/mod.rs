@@ -304,6 +304,40 @@ pub struct LoopOutcome {
 
 /// Runs a request to its end. Always returns an outcome; the last event sent
 /// is [`LoopEvent::Final`].
+///
+/// A ReAct loop on the scripted brain: its first reply calls the `math`
+/// toolbox's calculator, its second answers with what the tool returned.
+///
+/// ```
+/// use loopd::brain::{GenerateOptions, Message, ScriptedBrain};
+/// use loopd::engine::{self, Budget, LoopRequest, Settings, Termination};
+/// use loopd::tools::{ToolConfig, Toolset};
+/// use std::sync::Arc;
+/// use tokio_util::sync::CancellationToken;
+///
+/// let brain = ScriptedBrain::new([
+///     "Thought: I multiply.\nAction: calculate\nAction Input: {\"expression\": \"17 * 23\"}",
+///     "Thought: The tool said 391.\nFINAL_ANSWER: 17 times 23 is 391.",
+/// ]);
+/// let tools = Toolset::builtin(&["math".to_string()], &ToolConfig::default()).unwrap();
+/// let request = LoopRequest {
+///     engine: engine::build("react", &Settings::new()).unwrap(),
+///     conversation: vec![Message::user("What is 17 times 23?")],
+///     brain: Arc::new(brain),
+///     tools: Arc::new(tools),
+///     budget: Budget::default(),
+///     options: GenerateOptions::default(),
+///     cancel: CancellationToken::new(),
+///     events: None,
+///     session: None,
+/// };
+/// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+/// let outcome = runtime.block_on(engine::run_loop(request));
+/// assert_eq!(outcome.termination, Termination::Answered);
+/// assert_eq!(outcome.answer, "17 times 23 is 391.");
+/// assert_eq!(outcome.stats.tool_calls[0].name, "calculate");
+/// assert!(outcome.stats.tool_calls[0].result.contains("391"));
+/// ```
 pub async fn run_loop(request: LoopRequest) -> LoopOutcome {
     let mut run = Run::new(
         request.brain,
