@@ -11,13 +11,13 @@ fn main() -> ExitCode {
     init_logging(daemon);
     match loopd::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) if daemon => {
-            tracing::error!("{message}");
-            ExitCode::FAILURE
+        Err(failure) if daemon => {
+            tracing::error!("{}", failure.message);
+            ExitCode::from(failure.code)
         }
-        Err(message) => {
-            eprintln!("loopd: {message}");
-            ExitCode::FAILURE
+        Err(failure) => {
+            eprintln!("loopd: {}", failure.message);
+            ExitCode::from(failure.code)
         }
     }
 }

@@ -88,6 +88,7 @@ fn max_tokens_and_temperature_are_honoured() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["stats"]["completion_tokens"], 3);
     assert_eq!(v["termination"], "budget_exhausted");
+    assert!(out.status.success(), "{}", text(&out.stderr));
 }
 
 #[test]
@@ -97,7 +98,12 @@ fn bad_arguments_are_one_clear_line() {
             vec!["ask", "--loop", "nonsense", "hi"],
             "unknown loop `nonsense`",
         ),
-        (vec!["ask", "--temperature", "-1", "hi"], "--temperature"),
+        (
+            vec!["ask", "--temperature", "-1", "hi"],
+            "temperature must be between 0 and",
+        ),
+        (vec!["ask", "--timeout", "0", "hi"], "--timeout must be"),
+        (vec!["ask", "  "], "the prompt is empty"),
         (
             vec!["ask", "--tools", "clock,web", "hi"],
             "unknown toolbox `web`",
@@ -118,6 +124,14 @@ fn bad_arguments_are_one_clear_line() {
             vec!["ask", "--persona", "nobody", "hi"],
             "no persona named `nobody`",
         ),
+    ] {
+        let out = loopd(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"));
+    }
+    for (args, expected) in [
         (vec!["ask", "--device", "cuda", "hi"], "CUDA"),
         (
             vec!["ask", "--model", "no-such-model", "hi"],
@@ -125,11 +139,56 @@ fn bad_arguments_are_one_clear_line() {
         ),
     ] {
         let out = loopd(&args);
-        assert!(!out.status.success(), "{args:?} succeeded");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {out:?}");
         let stderr = text(&out.stderr);
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"));
     }
+}
+
+#[test]
+fn ctrl_c_cancels_the_answer_and_exits_130() {
+    use std::io::Read;
+    model_path(SMOLLM);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loopd"))
+        .env(MODEL_ENV, SMOLLM)
+        .args([
+            "ask",
+            "--loop",
+            "none",
+            "--max-tokens",
+            "400",
+            "Write a long story about a dragon who learns to sing.",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 1];
+    stdout.read_exact(&mut first).expect("no answer streamed");
+    let interrupted = std::time::Instant::now();
+    // SAFETY: sending a signal to our own child process.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    let took = interrupted.elapsed();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("cancelled"), "{stderr}");
+    let words = String::from_utf8_lossy(&rest).split_whitespace().count();
+    assert!(words < 100, "{words} more words after Ctrl-C");
+    eprintln!(
+        "Ctrl-C: {words} more words, exit after {} ms",
+        took.as_millis()
+    );
 }
 
 #[test]

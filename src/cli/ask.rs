@@ -1,18 +1,18 @@
 //! `loopd ask`: one question, the answer streamed to stdout.
 
+use super::Failure;
 use crate::brain::device::DeviceChoice;
-use crate::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
-use crate::engine::{self, Budget, LoopEvent, LoopOutcome, LoopRequest, Settings, Trace};
-use crate::persona::{self, Overrides, Persona};
-use crate::tools::{ToolConfig, Toolset};
+use crate::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig};
+use crate::daemon::{Answer, Ask, AskError, Daemon, DaemonSettings, Limits, Ticket};
+use crate::engine::{self, LoopEvent, Settings, Trace};
+use crate::persona;
+use crate::tools::{ToolConfig, TOOLBOXES};
 use clap::Args;
 use serde_json::json;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
-use tokio::sync::mpsc::UnboundedReceiver;
-use tokio_util::sync::CancellationToken;
+use std::time::Instant;
 
 /// Arguments of `loopd ask`.
 #[derive(Debug, Args)]
@@ -111,51 +111,20 @@ pub struct AskArgs {
     pub no_prefix_cache: bool,
 }
 
-/// What `ask` runs: the persona with the command line's overrides applied.
-struct Plan {
-    persona: Persona,
-    engine: Arc<dyn engine::Engine>,
-    tools: Toolset,
-    conversation: Vec<Message>,
-}
-
-fn plan(args: &AskArgs) -> Result<Plan, String> {
-    let persona = persona::find(args.persona.as_deref())?;
-    let mut settings = Settings::new();
-    for text in &args.settings {
-        let (key, value) = engine::parse_setting(text).map_err(|e| format!("--set {e}"))?;
-        settings.insert(key, value);
+/// Runs `loopd ask`: the question goes through the same daemon core as
+/// every front end's, in this process, with the persona and flags as its
+/// settings.
+pub fn run(args: AskArgs) -> Result<(), Failure> {
+    let settings = daemon_settings(&args)?;
+    let ask = ask(&args)?;
+    settings.check(&ask)?;
+    if args.max_context < 16 {
+        return Err(Failure::usage(format!(
+            "--max-context must be at least 16, not {}",
+            args.max_context
+        )));
     }
-    let overrides = Overrides {
-        engine: args.loop_id.clone(),
-        settings,
-        toolboxes: args.tools.clone(),
-        system_prompt: args.system.clone(),
-    };
-    let tool_config = ToolConfig {
-        file_roots: args.files_roots.clone(),
-        timezone: args.timezone.clone(),
-    };
-    let setup = persona
-        .setup(overrides, &tool_config)
-        .map_err(|e| e.to_string())?;
-    let mut conversation = Vec::new();
-    if let Some(system) = setup.system_prompt {
-        conversation.push(Message::system(system));
-    }
-    conversation.push(Message::user(args.question.clone()));
-    Ok(Plan {
-        persona,
-        engine: setup.engine,
-        tools: setup.tools,
-        conversation,
-    })
-}
-
-/// Runs `loopd ask`.
-pub fn run(args: AskArgs) -> Result<(), String> {
-    validate(&args)?;
-    let plan = plan(&args)?;
+    let persona = settings.personas[0].name.clone();
     let started = Instant::now();
     let path = crate::models::resolve(args.model.as_deref())?;
     let brain = LocalBrain::load(LocalBrainConfig {
@@ -173,76 +142,119 @@ pub fn run(args: AskArgs) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    let cancel = CancellationToken::new();
-    let on_interrupt = cancel.clone();
-    let (events, received) = tokio::sync::mpsc::unbounded_channel();
-    let request = LoopRequest {
-        engine: plan.engine,
-        conversation: plan.conversation,
-        brain: Arc::new(brain),
-        tools: Arc::new(plan.tools),
-        budget: Budget {
-            max_turns: args.max_turns,
-            max_total_tokens: args.max_total_tokens,
-            deadline: deadline(args.timeout)?,
-        },
-        options: generate_options(&args),
-        cancel,
-        events: Some(events),
-        session: None,
-    };
-    let (outcome, trace) = runtime.block_on(async {
+    let (reply, ran, trace) = runtime.block_on(async {
+        let daemon = Daemon::start(Arc::new(brain), settings);
+        let mut ticket = daemon.submit(ask)?;
+        let on_interrupt = ticket.canceller();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 on_interrupt.cancel();
             }
         });
-        tokio::join!(
-            engine::run_loop(request),
-            show(received, !args.json, args.verbose)
-        )
-    });
+        let trace = show(&mut ticket, !args.json, args.verbose).await;
+        let reply = ticket.finish().await;
+        Ok::<_, AskError>((reply, ticket.ran().cloned(), trace))
+    })?;
 
     let mut stdout = std::io::stdout().lock();
-    if args.json {
-        let mut stats = outcome.stats.to_json();
-        stats["load_ms"] = json!(engine::round1(loaded.as_secs_f64() * 1000.0));
-        let mut report = json!({
-            "loop": outcome.engine,
-            "persona": plan.persona.name,
-            "model": model,
-            "answer": outcome.answer,
-            "termination": outcome.termination.as_str(),
-            "stats": stats,
-            "trace": trace,
-        });
-        if let Some(error) = &outcome.error {
-            report["error"] = json!(error);
+    match (&ran, args.json) {
+        (Some(ran), true) => {
+            let mut stats = ran.stats.clone();
+            stats["load_ms"] = json!(engine::round1(loaded.as_secs_f64() * 1000.0));
+            let answer = reply.as_ref().map(|a| a.answer.as_str()).unwrap_or("");
+            let mut report = json!({
+                "loop": ran.loop_id,
+                "persona": persona,
+                "model": model,
+                "answer": answer,
+                "termination": ran.termination.as_str(),
+                "stats": stats,
+                "trace": trace,
+            });
+            match &reply {
+                Ok(Answer {
+                    note: Some(note), ..
+                }) => report["error"] = json!(note),
+                Err(error) => report["error"] = json!(error.to_string()),
+                Ok(_) => {}
+            }
+            let _ = writeln!(stdout, "{report}");
         }
-        let _ = writeln!(stdout, "{report}");
-    } else {
-        let _ = writeln!(stdout);
+        (Some(_), false) => {
+            let _ = writeln!(stdout);
+        }
+        (None, _) => {}
     }
-    finish(&outcome)
+    let answer = reply?;
+    if let Some(note) = &answer.note {
+        eprintln!("loopd: stopped ({}): {note}", answer.termination.as_str());
+    }
+    Ok(())
 }
 
-/// When `--timeout` seconds from now is (an error when it is out of range).
-fn deadline(timeout: Option<f64>) -> Result<Option<Instant>, String> {
-    let Some(seconds) = timeout else {
-        return Ok(None);
+/// The daemon core's settings for one question: the persona alone, the
+/// flags' sampling options and tools, no memory, no queue.
+fn daemon_settings(args: &AskArgs) -> Result<DaemonSettings, Failure> {
+    let persona = persona::find(args.persona.as_deref()).map_err(Failure::usage)?;
+    Ok(DaemonSettings {
+        personas: vec![persona],
+        toolboxes: TOOLBOXES.iter().map(|s| s.to_string()).collect(),
+        tool_config: ToolConfig {
+            file_roots: args.files_roots.clone(),
+            timezone: args.timezone.clone(),
+        },
+        queue_limit: 1,
+        memory_turns: 0,
+        memory_sessions: 1,
+        request_timeout: None,
+        generate: GenerateOptions {
+            top_k: args.top_k,
+            top_p: args.top_p,
+            repetition_penalty: args.repetition_penalty,
+            seed: args.seed,
+            ..GenerateOptions::default()
+        },
+    })
+}
+
+/// The request the flags make.
+fn ask(args: &AskArgs) -> Result<Ask, Failure> {
+    let mut settings = Settings::new();
+    for text in &args.settings {
+        let (key, value) =
+            engine::parse_setting(text).map_err(|e| Failure::usage(format!("--set {e}")))?;
+        settings.insert(key, value);
+    }
+    let timeout = match args.timeout {
+        None => None,
+        Some(seconds) => Some(Limits::timeout_secs(seconds).ok_or_else(|| {
+            Failure::usage(format!(
+                "--timeout must be a positive number of seconds (at most a year), not {seconds}"
+            ))
+        })?),
     };
-    Duration::try_from_secs_f64(seconds)
-        .ok()
-        .and_then(|d| Instant::now().checked_add(d))
-        .map(Some)
-        .ok_or_else(|| format!("--timeout {seconds} is too large"))
+    Ok(Ask {
+        prompt: args.question.clone(),
+        loop_id: args.loop_id.clone(),
+        max_tokens: Some(args.max_tokens),
+        temperature: Some(f64::from(args.temperature)),
+        tools: args.tools.clone(),
+        settings,
+        system_prompt: args.system.clone(),
+        limits: Limits {
+            max_turns: args.max_turns,
+            max_total_tokens: args.max_total_tokens,
+            timeout,
+        },
+        ..Ask::default()
+    })
 }
 
 /// Streams the answer to stdout and, with `verbose`, everything else to
 /// stderr, while keeping the trace.
-async fn show(mut events: UnboundedReceiver<LoopEvent>, stream: bool, verbose: bool) -> Trace {
+async fn show(ticket: &mut Ticket, stream: bool, verbose: bool) -> Trace {
     let mut trace = Trace::new();
-    while let Some(event) = events.recv().await {
+    while let Some(event) = ticket.next_event().await {
         trace.push(&event);
         if let (LoopEvent::AnswerToken { text }, true) = (&event, stream) {
             let mut stdout = std::io::stdout().lock();
@@ -293,55 +305,4 @@ fn clip(text: &str, max_chars: usize) -> String {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
     }
-}
-
-/// The exit status: an error when the loop failed; a note on stderr when it
-/// stopped without a full answer.
-fn finish(outcome: &LoopOutcome) -> Result<(), String> {
-    match (&outcome.error, outcome.termination) {
-        (Some(error), engine::Termination::Error) => Err(error.clone()),
-        (Some(error), termination) => {
-            eprintln!("loopd: stopped ({}): {error}", termination.as_str());
-            Ok(())
-        }
-        (None, _) => Ok(()),
-    }
-}
-
-/// The sampling options the flags ask for.
-fn generate_options(args: &AskArgs) -> GenerateOptions {
-    GenerateOptions {
-        max_tokens: args.max_tokens,
-        temperature: args.temperature,
-        top_k: args.top_k,
-        top_p: args.top_p,
-        repetition_penalty: args.repetition_penalty,
-        seed: args.seed,
-        ..GenerateOptions::default()
-    }
-}
-
-fn validate(args: &AskArgs) -> Result<(), String> {
-    generate_options(args).check().map_err(|e| {
-        format!(
-            "--{} must be {}, not {}",
-            e.option.replace('_', "-"),
-            e.range,
-            e.value
-        )
-    })?;
-    if args.max_context < 16 {
-        return Err(format!(
-            "--max-context must be at least 16, not {}",
-            args.max_context
-        ));
-    }
-    if let Some(timeout) = args.timeout {
-        if !(timeout > 0.0 && timeout.is_finite()) {
-            return Err(format!(
-                "--timeout must be a positive number of seconds, not {timeout}"
-            ));
-        }
-    }
-    Ok(())
 }

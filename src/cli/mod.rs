@@ -48,18 +48,54 @@ pub enum Command {
 }
 
 /// Runs a parsed command line; the error is one line for the user.
-pub fn run(cli: Cli) -> Result<(), String> {
+pub fn run(cli: Cli) -> Result<(), Failure> {
     if !cli.is_daemon() {
         quiet_on_closed_pipe();
     }
     crate::brain::device::set_threads(cli.threads);
     match cli.command {
         Command::Ask(args) => ask::run(*args),
-        Command::Bench(args) => bench::run(args),
-        Command::Models(args) => models::run(args),
-        Command::Personas(args) => personas::run(args),
-        Command::Serve(args) => serve::run(*args, cli.threads),
-        Command::Tools(args) => tools::run(args),
+        Command::Bench(args) => Ok(bench::run(args)?),
+        Command::Models(args) => Ok(models::run(args)?),
+        Command::Personas(args) => Ok(personas::run(args)?),
+        Command::Serve(args) => Ok(serve::run(*args, cli.threads)?),
+        Command::Tools(args) => Ok(tools::run(args)?),
+    }
+}
+
+/// Why a command failed: the line for stderr and the exit status.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// What went wrong, one line.
+    pub message: String,
+    /// The exit status: 1 in general, 2 for a bad request; a request the
+    /// daemon core refused or could not finish uses
+    /// [`AskError::exit_code`](crate::daemon::AskError::exit_code).
+    pub code: u8,
+}
+
+impl Failure {
+    /// A bad flag or request (exit status 2, as for clap's own errors).
+    pub fn usage(message: impl Into<String>) -> Failure {
+        Failure {
+            message: message.into(),
+            code: 2,
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure { message, code: 1 }
+    }
+}
+
+impl From<crate::daemon::AskError> for Failure {
+    fn from(error: crate::daemon::AskError) -> Failure {
+        Failure {
+            message: error.to_string(),
+            code: error.exit_code(),
+        }
     }
 }
 

@@ -15,12 +15,12 @@ pub mod notify;
 mod request;
 
 use crate::brain::{Brain, BrainInfo, GenerateOptions, Message};
-use crate::engine::{self, Budget, LoopRequest, Settings, Termination};
+use crate::engine::{self, Budget, LoopRequest, Termination};
 use crate::persona::{Overrides, Persona, SetupError};
 use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
 pub use config::Config;
 pub use memory::Memory;
-pub use request::{Answer, Ask, AskError, Reply, Ticket};
+pub use request::{Answer, Ask, AskError, Limits, Ran, Reply, Ticket};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -110,6 +110,93 @@ impl Default for DaemonSettings {
     }
 }
 
+/// A request checked against the settings, ready to queue.
+struct Prepared {
+    persona: String,
+    session: String,
+    prompt: String,
+    setup: crate::persona::Setup,
+    history: Option<Vec<Message>>,
+    options: GenerateOptions,
+    limits: Limits,
+}
+
+impl DaemonSettings {
+    /// Checks a request as [`Daemon::submit`] would, without a model: the
+    /// CLI calls it before it loads one.
+    pub fn check(&self, ask: &Ask) -> Result<(), AskError> {
+        self.prepare(ask.clone()).map(|_| ())
+    }
+
+    fn prepare(&self, ask: Ask) -> Result<Prepared, AskError> {
+        let persona = self.persona(ask.persona.as_deref())?;
+        let setup = persona
+            .setup(self.overrides(&ask)?, &self.tool_config)
+            .map_err(|e| match e {
+                SetupError::UnknownLoop(_) => AskError::UnknownLoop(e.to_string()),
+                SetupError::Invalid(m) => AskError::InvalidArgs(m),
+            })?;
+        let prompt = ask.prompt.trim().to_string();
+        if prompt.is_empty() {
+            return Err(AskError::InvalidArgs("the prompt is empty".into()));
+        }
+        let session = ask
+            .session
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| DEFAULT_SESSION.to_string());
+        let mut options = self.generate.clone();
+        if let Some(n) = ask.max_tokens {
+            options.max_tokens = n;
+        }
+        if let Some(t) = ask.temperature {
+            options.temperature = t as f32;
+        }
+        options
+            .check()
+            .map_err(|e| AskError::InvalidArgs(e.to_string()))?;
+        Ok(Prepared {
+            persona: persona.name.clone(),
+            session,
+            prompt,
+            setup,
+            history: ask.history,
+            options,
+            limits: ask.limits,
+        })
+    }
+
+    fn persona(&self, name: Option<&str>) -> Result<&Persona, AskError> {
+        match name.filter(|n| !n.is_empty()) {
+            None => Ok(&self.personas[0]),
+            Some(name) => self
+                .personas
+                .iter()
+                .find(|p| p.name == name)
+                .ok_or_else(|| AskError::UnknownPersona(name.to_string())),
+        }
+    }
+
+    fn overrides(&self, ask: &Ask) -> Result<Overrides, AskError> {
+        if let Some(tools) = &ask.tools {
+            if let Some(bad) = tools
+                .iter()
+                .find(|t| *t != "none" && !self.toolboxes.iter().any(|a| a == *t))
+            {
+                return Err(AskError::InvalidArgs(format!(
+                    "unknown toolbox `{bad}` (available: {})",
+                    self.toolboxes.join(", ")
+                )));
+            }
+        }
+        Ok(Overrides {
+            engine: ask.loop_id.clone(),
+            settings: ask.settings.clone(),
+            toolboxes: ask.tools.clone(),
+            system_prompt: ask.system_prompt.clone(),
+        })
+    }
+}
+
 /// A request waiting in the queue.
 struct Job {
     id: u64,
@@ -117,7 +204,8 @@ struct Job {
     session: String,
     prompt: String,
     request: LoopRequest,
-    reply: oneshot::Sender<Reply>,
+    timeout: Option<Duration>,
+    reply: oneshot::Sender<request::Ended>,
 }
 
 struct Shared {
@@ -250,45 +338,33 @@ impl Daemon {
         if shared.stopping.is_cancelled() {
             return Err(AskError::ShuttingDown);
         }
-        let persona = self.persona(ask.persona.as_deref())?;
-        let setup = persona
-            .setup(self.overrides(&ask)?, &shared.settings.tool_config)
-            .map_err(|e| match e {
-                SetupError::UnknownLoop(_) => AskError::UnknownLoop(e.to_string()),
-                SetupError::Invalid(m) => AskError::InvalidArgs(m),
-            })?;
-        let prompt = ask.prompt.trim().to_string();
-        if prompt.is_empty() {
-            return Err(AskError::InvalidArgs("the prompt is empty".into()));
-        }
-        let session = ask
-            .session
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| DEFAULT_SESSION.to_string());
+        let barge_in = ask.barge_in;
+        let Prepared {
+            persona,
+            session,
+            prompt,
+            setup,
+            history,
+            options,
+            limits,
+        } = shared.settings.prepare(ask)?;
         let mut conversation = Vec::new();
         if let Some(system) = setup.system_prompt {
             conversation.push(Message::system(system));
         }
-        conversation.extend(self.memory().recall(&session));
+        match history {
+            Some(turns) => conversation.extend(turns),
+            None => conversation.extend(self.memory().recall(&session)),
+        }
         conversation.push(Message::user(prompt.clone()));
 
-        let mut options = shared.settings.generate.clone();
-        if let Some(n) = ask.max_tokens {
-            options.max_tokens = n;
-        }
-        if let Some(t) = ask.temperature {
-            options.temperature = t as f32;
-        }
-        options
-            .check()
-            .map_err(|e| AskError::InvalidArgs(e.to_string()))?;
         let cancel = shared.stopping.child_token();
         let (events, events_rx) = mpsc::unbounded_channel();
         let (reply, reply_rx) = oneshot::channel();
         let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
         let job = Job {
             id,
-            persona: persona.name.clone(),
+            persona,
             session: session.clone(),
             prompt,
             request: LoopRequest {
@@ -297,8 +373,8 @@ impl Daemon {
                 brain: shared.brain.clone(),
                 tools: Arc::new(setup.tools),
                 budget: Budget {
-                    max_turns: None,
-                    max_total_tokens: None,
+                    max_turns: limits.max_turns,
+                    max_total_tokens: limits.max_total_tokens,
                     deadline: None,
                 },
                 options,
@@ -306,18 +382,20 @@ impl Daemon {
                 events: Some(events),
                 session: Some(session.clone()),
             },
+            timeout: limits.timeout,
             reply,
         };
         shared.queue.try_send(job).map_err(|e| match e {
             mpsc::error::TrySendError::Full(_) => AskError::Busy(shared.settings.queue_limit),
             mpsc::error::TrySendError::Closed(_) => AskError::ShuttingDown,
         })?;
-        if ask.barge_in {
+        if barge_in {
             self.barge_in(&session, id, cancel.clone());
         }
         Ok(Ticket {
             events: events_rx,
             reply: reply_rx,
+            ran: None,
             cancel,
             _open: shared.tickets.token(),
         })
@@ -345,38 +423,6 @@ impl Daemon {
     /// Requests not yet answered (waiting, running, or being delivered).
     pub fn open_requests(&self) -> usize {
         self.shared.tickets.len()
-    }
-
-    fn persona(&self, name: Option<&str>) -> Result<&Persona, AskError> {
-        let personas = &self.shared.settings.personas;
-        match name.filter(|n| !n.is_empty()) {
-            None => Ok(&personas[0]),
-            Some(name) => personas
-                .iter()
-                .find(|p| p.name == name)
-                .ok_or_else(|| AskError::UnknownPersona(name.to_string())),
-        }
-    }
-
-    fn overrides(&self, ask: &Ask) -> Result<Overrides, AskError> {
-        if let Some(tools) = &ask.tools {
-            let allowed = &self.shared.settings.toolboxes;
-            if let Some(bad) = tools
-                .iter()
-                .find(|t| *t != "none" && !allowed.iter().any(|a| a == *t))
-            {
-                return Err(AskError::InvalidArgs(format!(
-                    "unknown toolbox `{bad}` (available: {})",
-                    allowed.join(", ")
-                )));
-            }
-        }
-        Ok(Overrides {
-            engine: ask.loop_id.clone(),
-            settings: Settings::new(),
-            toolboxes: ask.tools.clone(),
-            system_prompt: None,
-        })
     }
 
     /// Makes `id` the session's spoken turn, cancelling the one before it.
@@ -417,9 +463,8 @@ impl Daemon {
         }
         waiting.close();
         while let Some(job) = waiting.recv().await {
-            let _ = job
-                .reply
-                .send(Err(AskError::Cancelled("loopd is shutting down".into())));
+            let cancelled = AskError::Cancelled("loopd is shutting down".into());
+            let _ = job.reply.send((Err(cancelled), None));
         }
     }
 
@@ -430,24 +475,29 @@ impl Daemon {
             session,
             prompt,
             mut request,
+            timeout,
             reply,
         } = job;
         if request.cancel.is_cancelled() {
             self.spoken_turn_ended(&session, id);
-            let _ = reply.send(Err(AskError::Cancelled(
-                "cancelled before it started".into(),
-            )));
+            let cancelled = AskError::Cancelled("cancelled before it started".into());
+            let _ = reply.send((Err(cancelled), None));
             return;
         }
         self.shared.state.send_replace(State::Busy);
         let started = Instant::now();
-        request.budget.deadline = self
-            .shared
-            .settings
-            .request_timeout
-            .and_then(|t| Instant::now().checked_add(t));
+        let timeout = match (timeout, self.shared.settings.request_timeout) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        request.budget.deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         let outcome = engine::run_loop(request).await;
         self.spoken_turn_ended(&session, id);
+        let ran = Ran {
+            loop_id: outcome.engine.clone(),
+            termination: outcome.termination,
+            stats: outcome.stats.to_json(),
+        };
         let answer = match (outcome.termination, outcome.error) {
             (Termination::Cancelled, error) => Err(AskError::Cancelled(
                 error.unwrap_or_else(|| "cancelled".into()),
@@ -456,12 +506,13 @@ impl Daemon {
             (Termination::Error, error) => Err(AskError::ModelError(
                 error.unwrap_or_else(|| "the loop failed".into()),
             )),
-            (termination, _) => Ok(Answer {
+            (termination, note) => Ok(Answer {
                 loop_id: outcome.engine,
                 persona,
                 answer: outcome.answer,
                 termination,
-                stats: outcome.stats.to_json(),
+                stats: ran.stats.clone(),
+                note,
             }),
         };
         if let Ok(done) = &answer {
@@ -480,7 +531,7 @@ impl Daemon {
             self.shared.failed.load(Ordering::Relaxed),
             started.elapsed().as_secs_f64()
         ));
-        let _ = reply.send(answer);
+        let _ = reply.send((answer, Some(ran)));
         self.shared.state.send_if_modified(|s| {
             let changed = *s == State::Busy;
             if changed {

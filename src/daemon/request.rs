@@ -1,8 +1,14 @@
 //! What front ends hand the daemon and what they get back: an [`Ask`], a
 //! [`Ticket`] that streams the loop's events, and one [`Reply`].
+//!
+//! Every front end (the CLI, D-Bus, the bus, the socket) translates its
+//! wire format into an [`Ask`] and an [`AskError`] back into its own error
+//! form: a D-Bus error name, a bus `error` field, an exit status.
 
-use crate::engine::{LoopEvent, Termination};
+use crate::brain::Message;
+use crate::engine::{LoopEvent, Settings, Termination};
 use serde_json::Value;
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::task_tracker::TaskTrackerToken;
@@ -24,9 +30,39 @@ pub struct Ask {
     pub temperature: Option<f64>,
     /// Toolboxes instead of the persona's.
     pub tools: Option<Vec<String>>,
+    /// Engine settings on top of the persona's (`max_iterations`, …).
+    pub settings: Settings,
+    /// A system prompt instead of the persona's.
+    pub system_prompt: Option<String>,
+    /// The earlier turns, when the caller keeps the conversation itself;
+    /// they replace what the session remembers.
+    pub history: Option<Vec<Message>>,
+    /// How far the loop may go.
+    pub limits: Limits,
     /// A spoken turn: it cancels the session's earlier spoken turn that is
     /// still waiting or running (the user talked over the answer).
     pub barge_in: bool,
+}
+
+/// How far one request's loop may go; the daemon's own request timeout
+/// still applies.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Most loop turns.
+    pub max_turns: Option<usize>,
+    /// Most tokens, prompt plus completion, over all LLM calls.
+    pub max_total_tokens: Option<usize>,
+    /// Longest run, counted from when the loop starts.
+    pub timeout: Option<Duration>,
+}
+
+impl Limits {
+    /// A timeout of `seconds`, when that is a positive number of seconds
+    /// (at most a year); front ends name the field when it is not.
+    pub fn timeout_secs(seconds: f64) -> Option<Duration> {
+        const YEAR: f64 = 365.0 * 24.0 * 3600.0;
+        (seconds > 0.0 && seconds <= YEAR).then(|| Duration::from_secs_f64(seconds))
+    }
 }
 
 /// Why a request did not get an answer. [`AskError::name`] is the error
@@ -73,6 +109,20 @@ impl AskError {
             AskError::ShuttingDown => "ShuttingDown",
         }
     }
+
+    /// The exit status `loopd ask` ends with: 2 for a bad request (as for
+    /// a bad flag), 3 when the budget ran out, 75 (`EX_TEMPFAIL`) when the
+    /// daemon cannot take it now, 130 when cancelled (as after Ctrl-C),
+    /// 1 when the model failed.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            AskError::UnknownLoop(_) | AskError::UnknownPersona(_) | AskError::InvalidArgs(_) => 2,
+            AskError::BudgetExhausted(_) => 3,
+            AskError::Busy(_) | AskError::ShuttingDown => 75,
+            AskError::Cancelled(_) => 130,
+            AskError::ModelError(_) => 1,
+        }
+    }
 }
 
 /// A finished request.
@@ -88,7 +138,26 @@ pub struct Answer {
     pub termination: Termination,
     /// The loop's stats, as `loopd ask --json` prints them.
     pub stats: Value,
+    /// Why the answer may be incomplete (the loop ran out of turns or was
+    /// blocked).
+    pub note: Option<String>,
 }
+
+/// What a request's loop did, whether or not it answered: kept by the
+/// [`Ticket`] for front ends that report the cost of a failed run too.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ran {
+    /// The engine that ran.
+    pub loop_id: String,
+    /// How the loop ended.
+    pub termination: Termination,
+    /// The loop's stats.
+    pub stats: Value,
+}
+
+/// What the daemon sends a ticket when its request ends: the reply, and
+/// what ran (nothing when it never started).
+pub(super) type Ended = (Reply, Option<Ran>);
 
 /// The one terminal reply of a request.
 pub type Reply = Result<Answer, AskError>;
@@ -96,7 +165,8 @@ pub type Reply = Result<Answer, AskError>;
 /// A submitted request: its events as they happen, then its one reply.
 pub struct Ticket {
     pub(super) events: mpsc::UnboundedReceiver<LoopEvent>,
-    pub(super) reply: oneshot::Receiver<Reply>,
+    pub(super) reply: oneshot::Receiver<Ended>,
+    pub(super) ran: Option<Ran>,
     pub(super) cancel: CancellationToken,
     /// Counts the request as open (shutdown waits for it) until dropped.
     pub(super) _open: TaskTrackerToken,
@@ -119,8 +189,18 @@ impl Ticket {
     /// so a front end drops it after delivering the reply.
     pub async fn finish(&mut self) -> Reply {
         while self.events.recv().await.is_some() {}
-        (&mut self.reply)
-            .await
-            .unwrap_or_else(|_| Err(AskError::ModelError("the request was lost".into())))
+        match (&mut self.reply).await {
+            Ok((reply, ran)) => {
+                self.ran = ran;
+                reply
+            }
+            Err(_) => Err(AskError::ModelError("the request was lost".into())),
+        }
+    }
+
+    /// What ran, once [`finish`](Self::finish) returned; `None` when the
+    /// request never started.
+    pub fn ran(&self) -> Option<&Ran> {
+        self.ran.as_ref()
     }
 }

@@ -1,12 +1,13 @@
 //! Reads a daemon [`Ask`] out of a message's data, checking every type.
 
 use super::message::BusMessage;
-use crate::daemon::Ask;
+use crate::daemon::{Ask, Limits};
 use serde_json::{Map, Value};
+use std::time::Duration;
 
 /// The [`Ask`] a message carries: the question from `data[text_key]`,
-/// optional `loop`, `persona`, `session`, `max_tokens`, `temperature`
-/// and `tools`, and the session from `data.session`, else
+/// optional `loop`, `persona`, `session`, `max_tokens`, `temperature`,
+/// `tools`, `max_turns`, `max_total_tokens` and `timeout` (seconds), and the session from `data.session`, else
 /// `context.session.session_id`, else the default session.
 pub fn ask_from(message: &BusMessage, text_key: &str) -> Result<Ask, String> {
     let data = &message.data;
@@ -35,8 +36,25 @@ pub fn ask_with_prompt(message: &BusMessage, prompt: String) -> Result<Ask, Stri
         max_tokens: count(data, "max_tokens")?,
         temperature: number(data, "temperature")?,
         tools: tools(data)?,
-        barge_in: false,
+        limits: Limits {
+            max_turns: count(data, "max_turns")?,
+            max_total_tokens: count(data, "max_total_tokens")?,
+            timeout: timeout(data)?,
+        },
+        ..Ask::default()
     })
+}
+
+/// `timeout`: seconds the loop may run.
+fn timeout(data: &Map<String, Value>) -> Result<Option<Duration>, String> {
+    match number(data, "timeout")? {
+        None => Ok(None),
+        Some(seconds) => Limits::timeout_secs(seconds).map(Some).ok_or_else(|| {
+            format!(
+                "`timeout` must be a positive number of seconds (at most a year), not {seconds}"
+            )
+        }),
+    }
 }
 
 /// An optional string field; `null` counts as missing.

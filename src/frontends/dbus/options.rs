@@ -1,7 +1,7 @@
 //! The `a{sv}` options of `Ask` and `AskSync`, checked key by key.
 
 use super::error::Error;
-use crate::daemon::Ask;
+use crate::daemon::{Ask, Limits};
 use std::collections::HashMap;
 use zbus::zvariant::{OwnedValue, Value};
 
@@ -14,6 +14,9 @@ pub const KEYS: &[&str] = &[
     "max_tokens",
     "temperature",
     "tools",
+    "max_turns",
+    "max_total_tokens",
+    "timeout",
 ];
 
 /// A request as read from a call: what to ask and, for `Ask`, the
@@ -53,6 +56,17 @@ pub fn parse(prompt: String, options: &HashMap<String, OwnedValue>) -> Result<Pa
             "max_tokens" => ask.max_tokens = Some(count(key, value)?),
             "temperature" => ask.temperature = Some(number(key, value)?),
             "tools" => ask.tools = Some(strings(key, value)?),
+            "max_turns" => ask.limits.max_turns = Some(count(key, value)?),
+            "max_total_tokens" => ask.limits.max_total_tokens = Some(count(key, value)?),
+            "timeout" => {
+                let seconds = number(key, value)?;
+                let timeout = Limits::timeout_secs(seconds).ok_or_else(|| {
+                    Error::InvalidArgs(format!(
+                        "option `timeout` must be a positive number of seconds (at most a year), not {seconds}"
+                    ))
+                })?;
+                ask.limits.timeout = Some(timeout);
+            }
             other => {
                 return Err(Error::InvalidArgs(format!(
                     "unknown option `{other}` (known: {})",

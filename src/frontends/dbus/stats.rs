@@ -67,6 +67,7 @@ mod tests {
                 "llm_calls": 1, "wall_ms": 12.5, "ttft_ms": null,
                 "note": "x", "calls": [{"a": 1}], "ok": true
             }),
+            note: None,
         };
         let s = to_dbus(&answer);
         assert_eq!(*s["llm_calls"], Value::U64(1));
