@@ -6,7 +6,7 @@
 //! `~/.cache/loopd/models` — the same place `models/fetch` writes to.
 
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const MANIFEST: &str = include_str!("../models/models.toml");
 
@@ -62,12 +62,10 @@ pub fn models_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("LOOPD_MODELS_DIR").filter(|d| !d.is_empty()) {
         return PathBuf::from(dir);
     }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
-        .unwrap_or_else(|| PathBuf::from(".cache"));
-    cache.join("loopd").join("models")
+    dirs::cache_dir()
+        .unwrap_or_else(|| PathBuf::from(".cache"))
+        .join("loopd")
+        .join("models")
 }
 
 /// Where a manifest entry's file is (or would be) on this machine.

@@ -244,26 +244,17 @@ pub fn default_path(system: bool) -> PathBuf {
     if system {
         return PathBuf::from("/etc/loopd/config.toml");
     }
-    config_home().join("loopd/config.toml")
-}
-
-fn config_home() -> PathBuf {
-    if let Some(dir) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    std::env::var_os("HOME")
-        .map(|h| PathBuf::from(h).join(".config"))
+    dirs::config_dir()
         .unwrap_or_else(|| PathBuf::from("/etc"))
+        .join("loopd/config.toml")
 }
 
 /// Where the JSON-lines socket goes when the config names none.
 pub fn default_socket(system: bool) -> PathBuf {
-    if !system {
-        if let Some(dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()) {
-            return PathBuf::from(dir).join("loopd/bus.sock");
-        }
+    match dirs::runtime_dir() {
+        Some(dir) if !system => dir.join("loopd/bus.sock"),
+        _ => PathBuf::from("/run/loopd/bus.sock"),
     }
-    PathBuf::from("/run/loopd/bus.sock")
 }
 
 #[cfg(test)]

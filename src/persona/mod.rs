@@ -242,14 +242,12 @@ pub fn find(name_or_path: Option<&str>) -> Result<Persona, String> {
 /// Where persona files live: `$XDG_CONFIG_HOME/loopd/personas` (or
 /// `~/.config/loopd/personas`), then `/etc/loopd/personas`.
 pub fn directories() -> Vec<std::path::PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(config) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
-        dirs.push(std::path::PathBuf::from(config).join("loopd/personas"));
-    } else if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
-        dirs.push(std::path::PathBuf::from(home).join(".config/loopd/personas"));
-    }
-    dirs.push(std::path::PathBuf::from("/etc/loopd/personas"));
-    dirs
+    let mut found: Vec<std::path::PathBuf> = dirs::config_dir()
+        .map(|config| config.join("loopd/personas"))
+        .into_iter()
+        .collect();
+    found.push(std::path::PathBuf::from("/etc/loopd/personas"));
+    found
 }
 
 #[cfg(test)]

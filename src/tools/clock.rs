@@ -407,27 +407,19 @@ fn utc_offset(text: &str) -> Option<FixedOffset> {
     FixedOffset::east_opt(sign * (hours * 3600 + minutes * 60))
 }
 
-/// The system's zone by name (`TZ`, the `/etc/localtime` link,
-/// `/etc/timezone`), else the unnamed system zone.
+/// The system's zone by name (`TZ`, else what `iana-time-zone` finds),
+/// else the unnamed system zone.
 fn system_zone() -> Zone {
-    let zoneinfo_name = |path: &str| -> String {
-        let path = path.trim().trim_start_matches(':');
-        path.split_once("zoneinfo/")
-            .map_or(path, |(_, name)| name)
-            .to_string()
+    let name = match std::env::var("TZ") {
+        Ok(tz) => {
+            let tz = tz.trim().trim_start_matches(':');
+            tz.split_once("zoneinfo/")
+                .map_or(tz, |(_, name)| name)
+                .to_string()
+        }
+        Err(_) => iana_time_zone::get_timezone().unwrap_or_default(),
     };
-    if let Ok(tz) = std::env::var("TZ") {
-        return zoneinfo_name(&tz).parse().map_or(Zone::System, Zone::Named);
-    }
-    let link = std::fs::read_link("/etc/localtime")
-        .ok()
-        .and_then(|p| p.to_str().map(zoneinfo_name));
-    let file = std::fs::read_to_string("/etc/timezone").ok();
-    [link, file]
-        .into_iter()
-        .flatten()
-        .find_map(|name| name.trim().parse().ok())
-        .map_or(Zone::System, Zone::Named)
+    name.trim().parse().map_or(Zone::System, Zone::Named)
 }
 
 /// A date argument as written: a calendar date, a wall-clock time, or an

@@ -308,7 +308,7 @@ impl Roots {
         let shown = args.path.unwrap_or_default();
         let start = self.resolve(&shown)?;
         let mut search = Search {
-            pattern: Pattern::new(query),
+            pattern: Pattern::new(query)?,
             limit: args
                 .max_results
                 .unwrap_or(DEFAULT_RESULTS)
@@ -317,7 +317,7 @@ impl Roots {
             matches: Vec::new(),
             truncated: false,
         };
-        search.walk(&start, 0);
+        search.walk(&start);
         Ok(SearchFilesOutput {
             matches: search
                 .matches
@@ -423,37 +423,30 @@ fn complete_prefix(bytes: &[u8]) -> usize {
 }
 
 /// A case-insensitive pattern found anywhere in a text: `*` matches any
-/// run of characters, `?` one character.
-struct Pattern(Vec<char>);
+/// run of characters, `?` one character; everything else is literal.
+struct Pattern(globset::GlobMatcher);
 
 impl Pattern {
-    fn new(query: &str) -> Self {
-        Pattern(query.to_lowercase().chars().collect())
+    fn new(query: &str) -> Result<Self, ToolError> {
+        let mut glob = String::from("*");
+        for c in query.chars().chain(['*']) {
+            match c {
+                '*' if glob.ends_with('*') => {}
+                '[' | ']' | '{' | '}' => glob.extend(['[', c, ']']),
+                c => glob.push(c),
+            }
+        }
+        let glob = globset::GlobBuilder::new(&glob)
+            .case_insensitive(true)
+            .literal_separator(false)
+            .backslash_escape(false)
+            .build()
+            .map_err(|e| ToolError::Failed(format!("the query is not a valid pattern: {e}")))?;
+        Ok(Pattern(glob.compile_matcher()))
     }
 
     fn found_in(&self, text: &str) -> bool {
-        let text: Vec<char> = text.to_lowercase().chars().collect();
-        let pattern = &self.0;
-        let (mut p, mut t) = (0, 0);
-        let mut star = Some((0, 0));
-        while t < text.len() {
-            if p < pattern.len() && pattern[p] == '*' {
-                star = Some((p + 1, t));
-                p += 1;
-            } else if p < pattern.len() && (pattern[p] == '?' || pattern[p] == text[t]) {
-                p += 1;
-                t += 1;
-            } else if p == pattern.len() {
-                return true;
-            } else if let Some((sp, st)) = star {
-                p = sp;
-                t = st + 1;
-                star = Some((sp, st + 1));
-            } else {
-                return false;
-            }
-        }
-        pattern[p..].iter().all(|c| *c == '*')
+        self.0.is_match(text)
     }
 }
 
@@ -474,36 +467,31 @@ impl Search {
         self.truncated
     }
 
-    fn walk(&mut self, path: &Path, depth: usize) {
-        if path.is_file() {
-            self.search_file(path);
-            return;
-        }
-        let Ok(entries) = fs::read_dir(path) else {
-            return;
-        };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-        entries.sort_by_key(|e| e.file_name());
-        for entry in entries {
+    /// Walks `start` as ripgrep would (hidden files and what `.gitignore`
+    /// or `.ignore` files exclude are skipped), never following a link.
+    fn walk(&mut self, start: &Path) {
+        let walk = ignore::WalkBuilder::new(start)
+            .hidden(true)
+            .follow_links(false)
+            .parents(false)
+            .git_global(false)
+            .require_git(false)
+            .max_depth(Some(MAX_DEPTH + 1))
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .build();
+        for entry in walk.filter_map(Result::ok) {
             if self.full() {
                 return;
             }
             self.visited += 1;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if name.starts_with('.') || kind.is_symlink() {
+            if !entry.file_type().is_some_and(|kind| kind.is_file()) {
                 continue;
             }
-            if kind.is_dir() && depth < MAX_DEPTH {
-                self.walk(&entry.path(), depth + 1);
-            } else if kind.is_file() {
-                if self.pattern.found_in(&name) {
-                    self.matches.push((entry.path(), None, None));
-                }
-                self.search_file(&entry.path());
+            let name = entry.file_name().to_string_lossy();
+            if entry.depth() > 0 && self.pattern.found_in(&name) {
+                self.matches.push((entry.path().to_path_buf(), None, None));
             }
+            self.search_file(entry.path());
         }
     }
 
@@ -791,12 +779,19 @@ mod tests {
 
     #[test]
     fn patterns_match_anywhere_in_a_line() {
-        let pattern = Pattern::new("a*c");
+        let pattern = Pattern::new("a*c").unwrap();
         assert!(pattern.found_in("xxabbbcxx"));
         assert!(!pattern.found_in("cba"));
-        assert!(Pattern::new("b?d").found_in("abcde"));
-        assert!(!Pattern::new("b?d").found_in("abde"));
-        assert!(Pattern::new("*").found_in(""));
+        assert!(Pattern::new("b?d").unwrap().found_in("abcde"));
+        assert!(!Pattern::new("b?d").unwrap().found_in("abde"));
+        assert!(Pattern::new("*").unwrap().found_in(""));
+        assert!(Pattern::new("TODO").unwrap().found_in("a todo list"));
+        assert!(Pattern::new("[x] {a,b}")
+            .unwrap()
+            .found_in("- [X] {A,B} done"));
+        assert!(!Pattern::new("[x]").unwrap().found_in("x"));
+        assert!(Pattern::new("a\\b/c").unwrap().found_in("path a\\b/c"));
+        assert!(Pattern::new("a**b").unwrap().found_in("xaxxbx"));
     }
 
     #[test]

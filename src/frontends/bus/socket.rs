@@ -3,13 +3,15 @@
 
 use super::handler::{Handler, Peer};
 use super::message::BusMessage;
+use futures_util::StreamExt;
 use serde_json::json;
 use std::io;
 use std::path::Path;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::unix::OwnedReadHalf;
+use tokio::io::AsyncWriteExt;
 use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::mpsc;
+use tokio_util::bytes::BytesMut;
+use tokio_util::codec::{Decoder, FramedRead, LinesCodec, LinesCodecError};
 use tokio_util::sync::CancellationToken;
 
 /// Replies queued for one connection before its requests wait for it.
@@ -104,19 +106,18 @@ async fn connection(
         }
     });
     let peer = Peer::new(out);
-    let mut reader = BufReader::new(read);
-    let mut buf = Vec::new();
+    let mut lines = FramedRead::new(read, Lines(LinesCodec::new_with_max_length(max_line)));
     loop {
         let line = tokio::select! {
-            line = read_line(&mut reader, &mut buf, max_line) => line,
+            line = lines.next() => line,
             _ = writer_done.cancelled() => break,
             _ = stop.cancelled() => break,
         };
         let problem = match line {
-            Ok(Line::End) | Err(_) => break,
-            Ok(Line::TooLong) => format!("a line of more than {max_line} bytes was ignored"),
-            Ok(Line::Text) => {
-                let text = String::from_utf8_lossy(&buf);
+            None | Some(Err(_)) => break,
+            Some(Ok(Line::TooLong)) => format!("a line of more than {max_line} bytes was ignored"),
+            Some(Ok(Line::NotUtf8)) => "a line that is not UTF-8 was ignored".to_string(),
+            Some(Ok(Line::Text(text))) => {
                 if text.trim().is_empty() {
                     continue;
                 }
@@ -142,48 +143,43 @@ async fn connection(
     let _ = writer.await;
 }
 
-/// What [`read_line`] found.
+/// One line from a client.
 enum Line {
-    /// A whole line is in the buffer (without its newline).
-    Text,
-    /// The line was longer than allowed and was skipped.
+    /// A line, without its newline.
+    Text(String),
+    /// A line longer than allowed, skipped.
     TooLong,
-    /// The connection ended.
-    End,
+    /// A line that is not UTF-8, skipped.
+    NotUtf8,
 }
 
-/// Reads one line into `buf`, never holding more than `cap` bytes of it.
-async fn read_line(
-    reader: &mut BufReader<OwnedReadHalf>,
-    buf: &mut Vec<u8>,
-    cap: usize,
-) -> io::Result<Line> {
-    buf.clear();
-    let mut too_long = false;
-    loop {
-        let available = reader.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(match (too_long, buf.is_empty()) {
-                (true, _) => Line::TooLong,
-                (false, true) => Line::End,
-                (false, false) => Line::Text,
-            });
-        }
-        let (piece, used, ended) = match available.iter().position(|&b| b == b'\n') {
-            Some(at) => (&available[..at], at + 1, true),
-            None => (available, available.len(), false),
-        };
-        if !too_long {
-            if buf.len() + piece.len() > cap {
-                too_long = true;
-                buf.clear();
-            } else {
-                buf.extend_from_slice(piece);
+/// Bounded lines as [`LinesCodec`] reads them, with its two recoverable
+/// errors turned into items: a stream ends at its first error, and one bad
+/// line must not end the connection.
+struct Lines(LinesCodec);
+
+impl Lines {
+    fn sort(result: Result<Option<String>, LinesCodecError>) -> io::Result<Option<Line>> {
+        match result {
+            Ok(line) => Ok(line.map(Line::Text)),
+            Err(LinesCodecError::MaxLineLengthExceeded) => Ok(Some(Line::TooLong)),
+            Err(LinesCodecError::Io(e)) if e.kind() == io::ErrorKind::InvalidData => {
+                Ok(Some(Line::NotUtf8))
             }
+            Err(LinesCodecError::Io(e)) => Err(e),
         }
-        reader.consume(used);
-        if ended {
-            return Ok(if too_long { Line::TooLong } else { Line::Text });
-        }
+    }
+}
+
+impl Decoder for Lines {
+    type Item = Line;
+    type Error = io::Error;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> io::Result<Option<Line>> {
+        Lines::sort(self.0.decode(buf))
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> io::Result<Option<Line>> {
+        Lines::sort(self.0.decode_eof(buf))
     }
 }
