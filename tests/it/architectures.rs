@@ -3,11 +3,9 @@
 //! the sequence is split across calls, which checks the KV cache, the rotary
 //! positions and the attention masks (including Gemma 3's sliding window).
 
-mod common;
-
+use crate::common::tiny::Tiny;
+use crate::common::TempDir;
 use candle_core::Device;
-use common::tiny::Tiny;
-use common::TempDir;
 use loopd::brain::gguf::GgufFile;
 use loopd::brain::model::Model;
 use loopd::brain::{Brain, ChatRequest, GenerateOptions, LocalBrain, LocalBrainConfig, Message};

@@ -2,9 +2,7 @@
 //! greedy continuations, streaming, stop strings, limits, cancellation and
 //! KV-cache prefix reuse.
 
-mod common;
-
-use common::{golden_for, ids, model_path, QWEN, SMOLLM};
+use crate::common::{golden_for, ids, model_path, QWEN, SMOLLM};
 use loopd::brain::{
     Brain, BrainError, ChatRequest, Completion, EndReason, GenerateOptions, Generation,
     GenerationEvent, LocalBrain, LocalBrainConfig, Message,

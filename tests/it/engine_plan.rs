@@ -1,9 +1,8 @@
 //! The plan-execute and hybrid engines on scripted replies: plans, steps as
 //! silent ReAct sub-loops, synthesis, checkpoints, replanning, and limits.
 
-mod common;
-
-use common::engines::{run, with_budget, Scripted};
+use crate::common;
+use crate::common::engines::{run, with_budget, Scripted};
 use loopd::engine::{Budget, LoopEvent};
 use serde_json::json;
 

@@ -1,4 +1,4 @@
-"""An OVOS bus client (ovos-bus-client) that talks to loopd for tests/bus.rs.
+"""An OVOS bus client (ovos-bus-client) that talks to loopd for tests/it/bus.rs.
 
 Usage: client.py HOST PORT ROUTE COMMAND JSON_ARGS
 

@@ -156,7 +156,7 @@ impl Drop for Reaper {
 /// Runs `client.py COMMAND ARGS` against the bus on 127.0.0.1:`port` and
 /// returns its `RESULT`; panics with its output when it fails.
 pub fn client(port: u16, command: &str, args: Value, dir: &Path) -> Value {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/ovos/client.py");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/ovos/client.py");
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let out_path = dir.join(format!("client-{command}-{run}.out"));
@@ -169,7 +169,7 @@ pub fn client(port: u16, command: &str, args: Value, dir: &Path) -> Value {
         .stdout(Stdio::from(out.try_clone().unwrap()))
         .stderr(Stdio::from(out));
     ovos_env(&mut cmd, &dir.join("client"), port);
-    let mut child = Reaper(cmd.spawn().expect("cannot run tests/ovos/client.py"));
+    let mut child = Reaper(cmd.spawn().expect("cannot run tests/it/ovos/client.py"));
     let until = Instant::now() + Duration::from_secs(150);
     let status = loop {
         if let Ok(Some(status)) = child.0.try_wait() {

@@ -14,11 +14,9 @@
 //! per block, which turns such ulp-level differences into logit differences
 //! of ~0.1; `generation.rs` checks that regime against llama.cpp's tokens.
 
-mod common;
-
+use crate::common::{model_path, QWEN, SMOLLM};
 use candle_core::quantized::gguf_file;
 use candle_core::{Device, Tensor};
-use common::{model_path, QWEN, SMOLLM};
 use loopd::brain::gguf::GgufFile;
 use loopd::brain::model::Model;
 

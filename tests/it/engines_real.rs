@@ -1,10 +1,8 @@
 //! Every engine on the real fast test model with the clock and math tools:
 //! it finishes within its bounds, with an answer and stats that add up.
 
-mod common;
-
-use common::engines::drive;
-use common::{model_path, QWEN, SMOLLM};
+use crate::common::engines::drive;
+use crate::common::{model_path, QWEN, SMOLLM};
 use loopd::brain::device::DeviceChoice;
 use loopd::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
 use loopd::engine::{self, Budget, LoopEvent, LoopOutcome, LoopRequest, Settings, ENGINES};

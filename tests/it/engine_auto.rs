@@ -2,9 +2,7 @@
 //! and why, runs it with the settings that engine accepts, and the outcome
 //! names the chosen engine.
 
-mod common;
-
-use common::engines::{drive, settings, test_tools};
+use crate::common::engines::{drive, settings, test_tools};
 use loopd::brain::{GenerateOptions, Message, ScriptedBrain};
 use loopd::engine::{self, Budget, LoopEvent, LoopOutcome, LoopRequest};
 use loopd::tools::Toolset;

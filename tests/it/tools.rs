@@ -1,9 +1,7 @@
 //! The built-in toolboxes through a `Toolset` (schema validation before every
 //! call) and `loopd tools list` as a user runs it.
 
-mod common;
-
-use common::TempDir;
+use crate::common::TempDir;
 use loopd::tools::{toolbox, ToolConfig, ToolError, Toolset, TOOLBOXES};
 use serde_json::{json, Value};
 use std::process::Command;

@@ -1,9 +1,8 @@
 //! The ReAct engine on scripted replies: answers, tool calls, errors fed
 //! back as observations, loop detection, the fallback, budgets, cancellation.
 
-mod common;
-
-use common::engines::{run, run_with, test_tools, with_budget};
+use crate::common;
+use crate::common::engines::{run, run_with, test_tools, with_budget};
 use loopd::brain::{Role, ScriptedBrain};
 use loopd::engine::{Budget, LoopEvent};
 use serde_json::json;

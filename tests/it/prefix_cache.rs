@@ -2,10 +2,8 @@
 //! follow-up turns give the same greedy output with reuse as without it,
 //! while computing far fewer prompt tokens.
 
-mod common;
-
-use common::engines::drive;
-use common::{model_path, SMOLLM};
+use crate::common::engines::drive;
+use crate::common::{model_path, SMOLLM};
 use loopd::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
 use loopd::engine::{self, Budget, LoopEvent, LoopOutcome, LoopRequest, Settings};
 use loopd::tools::{ToolConfig, Toolset};

@@ -4,14 +4,12 @@
 //! rejoining a bus that restarts. Raw-frame tests (bad input on the hosted
 //! and a joined bus, a client that stops reading) are in `ovos::frames`.
 
-mod common;
-mod ovos;
-
-use common::serve::{temp_dir, Serve};
-use ovos::checks::{
+use crate::common::serve::{temp_dir, Serve};
+use crate::ovos;
+use crate::ovos::checks::{
     answered, ask, check_ask_stream, check_load, config, malformed, wait_for_log, Lines, MAX_FRAME,
 };
-use ovos::{client, free_port, wait_for_port, OvosBus};
+use crate::ovos::{client, free_port, wait_for_port, OvosBus};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 

@@ -2,9 +2,8 @@
 //! search at once, the beam keeps the best-scored branches, the best branch
 //! is asked for the answer at max depth, unreadable scores count as 0.
 
-mod common;
-
-use common::engines::{run, run_with, test_tools};
+use crate::common;
+use crate::common::engines::{run, run_with, test_tools};
 use loopd::brain::ScriptedBrain;
 use loopd::engine::{Budget, LoopEvent};
 use serde_json::{json, Value};

@@ -2,9 +2,7 @@
 //! deadline, and cancellation before or in the middle of a loop all end the
 //! run with the right termination, an empty answer and no further LLM call.
 
-mod common;
-
-use common::engines::{run_with, test_tools};
+use crate::common::engines::{run_with, test_tools};
 use loopd::brain::ScriptedBrain;
 use loopd::engine::{Budget, LoopEvent, ENGINES};
 use std::time::{Duration, Instant};

@@ -1,9 +1,8 @@
 //! The Chain-of-Thought engine on scripted replies: one call, the text after
 //! FINAL ANSWER spoken, the raw reply when the marker is missing.
 
-mod common;
-
-use common::engines::{run, run_with};
+use crate::common;
+use crate::common::engines::{run, run_with};
 use loopd::brain::{Role, ScriptedBrain};
 use loopd::engine::{Budget, LoopEvent};
 use loopd::tools::Toolset;

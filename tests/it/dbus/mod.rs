@@ -1,9 +1,7 @@
 //! `io.loopd.Loopd1` end to end: a private `dbus-daemon`, the real
 //! `loopd serve` on the default model, and a zbus client.
 
-#[path = "dbus/client.rs"]
 mod client;
-mod common;
 
 use client::*;
 use futures_util::StreamExt;

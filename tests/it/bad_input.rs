@@ -1,11 +1,9 @@
 //! Damaged and hostile model files: each gives one clear error line and a
 //! non-zero exit code, never a panic.
 
-mod common;
-
+use crate::common::tiny::Tiny;
+use crate::common::{model_path, TempDir, SMOLLM};
 use candle_core::quantized::gguf_file::Value;
-use common::tiny::Tiny;
-use common::{model_path, TempDir, SMOLLM};
 use loopd::brain::{LocalBrain, LocalBrainConfig};
 use std::path::Path;
 use std::process::Command;

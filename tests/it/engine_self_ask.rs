@@ -2,9 +2,7 @@
 //! first single-string tool, named tools, the decomposer without tools, the
 //! final-answer request, cancellation.
 
-mod common;
-
-use common::engines::{run, run_with, settings, test_tools, FnTool};
+use crate::common::engines::{run, run_with, settings, test_tools, FnTool};
 use loopd::brain::{Role, ScriptedBrain};
 use loopd::engine::{self, Budget};
 use loopd::tools::Toolset;

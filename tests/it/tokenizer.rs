@@ -1,9 +1,8 @@
 //! The tokenizer built from each reference GGUF gives llama.cpp's ids, keeps
 //! special tokens whole, and decodes faithfully, also token by token.
 
-mod common;
-
-use common::{golden_for, ids, model_path, QWEN, SMOLLM};
+use crate::common;
+use crate::common::{golden_for, ids, model_path, QWEN, SMOLLM};
 use loopd::brain::gguf::GgufFile;
 use loopd::brain::tokenizer::{Tokenizer, Utf8Stream};
 

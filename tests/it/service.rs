@@ -2,9 +2,8 @@
 //! sees the status lines, `READY=1`, `WATCHDOG=1` pings and `STOPPING=1`;
 //! the units in `systemd/` pass `systemd-analyze`.
 
-mod common;
-
-use common::serve::Serve;
+use crate::common;
+use crate::common::serve::Serve;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;

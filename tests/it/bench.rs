@@ -1,8 +1,6 @@
 //! `loopd bench` as a user runs it, on the real fast test model.
 
-mod common;
-
-use common::{model_path, TempDir, SMOLLM};
+use crate::common::{model_path, TempDir, SMOLLM};
 use loopd::models::MODEL_ENV;
 use serde_json::Value;
 use std::process::{Command, Output};

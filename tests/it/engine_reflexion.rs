@@ -2,9 +2,7 @@
 //! verdict, reflections carried into the next episode, and only the
 //! accepted answer spoken.
 
-mod common;
-
-use common::engines::{run, run_with, settings, test_tools, Scripted};
+use crate::common::engines::{run, run_with, settings, test_tools, Scripted};
 use loopd::brain::{Role, ScriptedBrain};
 use loopd::engine::{self, Budget, LoopEvent};
 use loopd::tools::Toolset;

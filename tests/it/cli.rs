@@ -1,9 +1,7 @@
 //! `loopd ask` and `loopd models` as a user runs them, on the real models:
 //! the README's example on the default model, the rest on the fast one.
 
-mod common;
-
-use common::{model_path, TempDir, SMOLLM};
+use crate::common::{model_path, TempDir, SMOLLM};
 use loopd::models::{Manifest, MODEL_ENV};
 use std::process::{Command, Output};
 

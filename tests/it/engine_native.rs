@@ -3,9 +3,8 @@
 //! messages, malformed calls retried, the ReAct fallback for templates
 //! without tool support, and the plain turn without tools.
 
-mod common;
-
-use common::engines::{run, run_with, test_tools, Scripted};
+use crate::common;
+use crate::common::engines::{run, run_with, test_tools, Scripted};
 use loopd::brain::{Message, Role, ScriptedBrain};
 use loopd::engine::{Budget, LoopEvent};
 use loopd::tools::Toolset;

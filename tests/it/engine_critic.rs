@@ -1,9 +1,7 @@
 //! The CRITIC engine on scripted replies: draft, critique blocks verified
 //! with tools, revisions, and the answer spoken exactly once.
 
-mod common;
-
-use common::engines::{run, run_with, settings, test_tools};
+use crate::common::engines::{run, run_with, settings, test_tools};
 use loopd::brain::{Role, ScriptedBrain};
 use loopd::engine::{self, Budget, LoopEvent};
 use loopd::tools::Toolset;

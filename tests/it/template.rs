@@ -1,9 +1,7 @@
 //! Each reference model's own chat template renders exactly what Hugging
 //! Face transformers renders for the same conversation.
 
-mod common;
-
-use common::{golden, model_path, QWEN, SMOLLM};
+use crate::common::{golden, model_path, QWEN, SMOLLM};
 use loopd::brain::gguf::GgufFile;
 use loopd::brain::template::ChatTemplate;
 use loopd::brain::Message;
