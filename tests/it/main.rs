@@ -5,6 +5,8 @@
 //! All the tests share one process: nothing here may change process-wide
 //! state (environment variables, the current directory) or count on a
 //! process of its own; pass the environment to child `Command`s instead.
+//! A test that needs a different environment from its start runs itself
+//! again in a child process, as `reference` does.
 
 /// Shared helpers: the real models, golden files, tiny GGUF files, engine
 /// runs on scripted replies, `loopd serve` as a child process.
