@@ -1,6 +1,5 @@
 //! Helpers shared by the integration tests: the real models, the golden
 //! files, and tiny GGUF files written on the spot.
-#![allow(dead_code)]
 
 pub mod engines;
 pub mod serve;

@@ -4,7 +4,7 @@
 
 use std::io::Read;
 use std::os::unix::net::UnixDatagram;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -116,11 +116,6 @@ impl Serve {
     /// The JSON-lines socket under the private runtime directory.
     pub fn socket_path(&self) -> PathBuf {
         self.dir.join("run/loopd/bus.sock")
-    }
-
-    /// The private config directory (`$XDG_CONFIG_HOME`).
-    pub fn config_dir(&self) -> &Path {
-        &self.dir
     }
 
     /// Sends SIGTERM and waits for the exit; returns whether it exited 0.

@@ -247,12 +247,6 @@ impl Tiny {
         self
     }
 
-    /// Removes a metadata value.
-    pub fn remove(&mut self, key: &str) -> &mut Self {
-        self.metadata.retain(|(k, _)| k != key);
-        self
-    }
-
     /// Removes a tensor.
     pub fn drop_tensor(&mut self, name: &str) -> &mut Self {
         self.tensors.retain(|(n, _)| n != name);

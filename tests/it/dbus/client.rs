@@ -1,6 +1,5 @@
 //! A zbus client of `io.loopd.Loopd1` for the end-to-end tests, and the
 //! private bus and daemon they run against.
-#![allow(dead_code)]
 
 use crate::common::{
     self,
