@@ -1,0 +1,87 @@
+//! Helpers shared by the integration tests: the real models, the golden
+//! files, and tiny GGUF files written on the spot.
+
+pub mod engines;
+pub mod serve;
+pub mod tiny;
+
+use loopd::models::{path_of, Manifest};
+use std::path::PathBuf;
+
+/// The fast test model (135M): every test that does not judge answers.
+pub const SMOLLM: &str = "smollm2-135m";
+/// The larger reference model, loopd's default.
+pub const QWEN: &str = "qwen2.5-coder-0.5b";
+
+/// Path of a reference model; fails (never skips) when it is not fetched.
+pub fn model_path(name: &str) -> PathBuf {
+    let manifest = Manifest::builtin();
+    let entry = manifest
+        .get(name)
+        .unwrap_or_else(|| panic!("{name} is not in models/models.toml"));
+    let path = path_of(entry);
+    assert!(
+        path.exists(),
+        "the real model {name} is required but missing at {}.\nFetch it with `models/fetch {name}` (.ci/run does this).",
+        path.display()
+    );
+    path
+}
+
+/// The lines of a golden file as JSON.
+pub fn golden(file: &str) -> Vec<serde_json::Value> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(file);
+    std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("golden line is JSON"))
+        .collect()
+}
+
+/// Golden entries of one kind for one model.
+pub fn golden_for(file: &str, model: &str, kind: Option<&str>) -> Vec<serde_json::Value> {
+    golden(file)
+        .into_iter()
+        .filter(|g| g["model"] == model && kind.is_none_or(|k| g["kind"] == k))
+        .collect()
+}
+
+/// A JSON array of numbers as token ids.
+pub fn ids(v: &serde_json::Value) -> Vec<u32> {
+    v.as_array()
+        .expect("an array of ids")
+        .iter()
+        .map(|x| x.as_u64().expect("an id") as u32)
+        .collect()
+}
+
+/// A fresh temporary directory, removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "loopd-test-{tag}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+
+    pub fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
