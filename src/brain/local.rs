@@ -200,21 +200,18 @@ struct Worker {
 
 impl Worker {
     fn load(config: &LocalBrainConfig) -> Result<Self, BrainError> {
-        let load_err = |e: String| BrainError::Load(e);
-        let mut gguf = GgufFile::open(&config.model).map_err(|e| load_err(e.to_string()))?;
-        let device = device::open(config.device).map_err(load_err)?;
-        let tokenizer = Tokenizer::from_gguf(&gguf).map_err(|e| load_err(e.to_string()))?;
-        let model = Model::load(&mut gguf, &device, config.max_context)
-            .map_err(|e| load_err(e.to_string()))?;
+        let mut gguf = GgufFile::open(&config.model)?;
+        let device = device::open(config.device).map_err(BrainError::Load)?;
+        let tokenizer = Tokenizer::from_gguf(&gguf)?;
+        let model = Model::load(&mut gguf, &device, config.max_context)?;
         if tokenizer.vocab_size() > model.vocab_size() {
-            return Err(load_err(
-                gguf.error(format!(
+            return Err(gguf
+                .error(format!(
                     "the tokenizer has {} tokens but the embedding table only {} rows: token ids would be out of range",
                     tokenizer.vocab_size(),
                     model.vocab_size()
                 ))
-                .to_string(),
-            ));
+                .into());
         }
         let special_text = |key: &str| {
             gguf.opt_usize_in(key, 0..=tokenizer.vocab_size() - 1)
@@ -226,8 +223,8 @@ impl Worker {
         let bos = special_text("tokenizer.ggml.bos_token_id");
         let eos = special_text("tokenizer.ggml.eos_token_id");
         let template_source = gguf.opt_string("tokenizer.chat_template");
-        let template = ChatTemplate::new(template_source.as_deref(), &bos, &eos)
-            .map_err(|e| load_err(gguf.error(e).to_string()))?;
+        let template =
+            ChatTemplate::new(template_source.as_deref(), &bos, &eos).map_err(|e| gguf.error(e))?;
         let name = gguf
             .opt_string("general.name")
             .filter(|n| !n.trim().is_empty())

@@ -306,7 +306,12 @@ pub struct Completion {
 /// Something a brain could not do.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BrainError {
-    /// The model file could not be loaded.
+    /// The model file is unreadable, damaged or of a kind loopd cannot run;
+    /// the GGUF error names the file and what is wrong with it.
+    #[error(transparent)]
+    Model(#[from] gguf::GgufError),
+    /// The model could not be loaded for another reason (its device, its
+    /// thread).
     #[error("{0}")]
     Load(String),
     /// The chat template failed to render the conversation.
