@@ -95,6 +95,10 @@ impl Drop for DbusFrontEnd {
     }
 }
 
+/// How long connecting to the bus may take: a bus whose policy rejects
+/// the replies to this connection never answers.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// Connects to the session bus (the system bus with `options.system`),
 /// serves [`OBJECT_PATH`] and takes the name [`NAME`]; fails if another
 /// process owns it.
@@ -107,9 +111,14 @@ pub async fn start(daemon: Daemon, options: DbusOptions) -> Result<DbusFrontEnd,
         zbus::connection::Builder::session()
     }
     .map_err(|e| fail("no bus address", e))?;
-    let conn = builder
-        .build()
+    let conn = tokio::time::timeout(CONNECT_TIMEOUT, builder.build())
         .await
+        .map_err(|_| {
+            format!(
+                "D-Bus ({which} bus): no answer from the bus within {} s (does its policy let this user connect?)",
+                CONNECT_TIMEOUT.as_secs()
+            )
+        })?
         .map_err(|e| fail("cannot connect", e))?;
     let bus = DBusProxy::new(&conn)
         .await

@@ -2,6 +2,7 @@
 //! `loopd serve` on the default model, and a zbus client.
 
 mod client;
+mod system;
 
 use client::*;
 use futures_util::StreamExt;

@@ -1,0 +1,215 @@
+//! `loopd serve --system` on a private bus configured as a system bus is
+//! (deny by default), with the shipped policy `systemd/dbus/io.loopd.Loopd1.conf`
+//! included: the service's user (root here) owns the name, anyone may
+//! call it, nobody else may own it.
+
+use super::client::{NAME, ONE_AT_A_TIME, PATH};
+use crate::common::serve::{temp_dir, Serve};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+/// The uid and gid of `nobody`, the caller with no privileges.
+const NOBODY: &str = "65534";
+
+/// A private dbus-daemon with the system bus's default policy and the
+/// shipped loopd policy; killed when dropped.
+struct SystemBus {
+    child: Child,
+    address: String,
+}
+
+impl SystemBus {
+    fn start(dir: &Path) -> SystemBus {
+        let policy =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("systemd/dbus/io.loopd.Loopd1.conf");
+        let config = dir.join("system.conf");
+        // The socket goes where `nobody` can reach it, whatever the
+        // permissions of the directories above the target directory.
+        let socket = std::env::temp_dir().join(format!(
+            "loopd-system-bus-{}-{}",
+            std::process::id(),
+            dir.file_name().unwrap().to_string_lossy()
+        ));
+        let _ = std::fs::remove_file(&socket);
+        std::fs::write(
+            &config,
+            format!(
+                r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+  </policy>
+  <include>{policy}</include>
+</busconfig>
+"#,
+                socket = socket.display(),
+                policy = policy.display()
+            ),
+        )
+        .unwrap();
+        let mut child = Command::new("dbus-daemon")
+            .arg(format!("--config-file={}", config.display()))
+            .args(["--nofork", "--print-address=1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("cannot run dbus-daemon ({e}); install the Debian package `dbus`")
+            });
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .expect("dbus-daemon prints its address");
+        let address = line.trim().to_string();
+        assert!(
+            !address.is_empty(),
+            "dbus-daemon printed no address: {config:?}"
+        );
+        SystemBus { child, address }
+    }
+
+    /// `busctl call ARGS` on this bus, as `nobody` when `unprivileged`.
+    fn busctl(&self, unprivileged: bool, args: &[&str]) -> Output {
+        let mut command = if unprivileged {
+            let mut c = Command::new("setpriv");
+            c.args([
+                &format!("--reuid={NOBODY}"),
+                &format!("--regid={NOBODY}"),
+                "--clear-groups",
+                "busctl",
+            ]);
+            c
+        } else {
+            Command::new("busctl")
+        };
+        command
+            .arg(format!("--address={}", self.address))
+            .arg("call")
+            .args(args)
+            .output()
+            .expect("busctl (Debian `systemd`) and setpriv (`util-linux`) must be installed")
+    }
+}
+
+impl Drop for SystemBus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if let Some(path) = self.address.strip_prefix("unix:path=") {
+            let _ = std::fs::remove_file(path.split(',').next().unwrap_or(path));
+        }
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn serve_system_owns_its_name_under_the_shipped_policy_and_anyone_may_call() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = temp_dir("system-bus");
+    let bus = SystemBus::start(&dir);
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "").unwrap();
+    let socket = dir.join("bus.sock");
+    let args = [
+        "--system",
+        "--no-bus",
+        "--config",
+        config.to_str().unwrap(),
+        "--socket",
+        socket.to_str().unwrap(),
+    ];
+    let env = [("DBUS_SYSTEM_BUS_ADDRESS", bus.address.as_str())];
+    let serve = Serve::start(&args, &env);
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        // Only the service's user and root may own the name: as anyone
+        // else, `serve --system` says so and serves without D-Bus.
+        assert!(
+            serve.stderr().contains("not allowed to own"),
+            "{}",
+            serve.stderr()
+        );
+        return;
+    }
+
+    let ask = [
+        NAME,
+        PATH,
+        NAME,
+        "AskSync",
+        "sa{sv}",
+        "Say hello.",
+        "2",
+        "loop",
+        "s",
+        "none",
+        "max_tokens",
+        "u",
+        "8",
+    ];
+    let asked = bus.busctl(false, &ask);
+    assert!(
+        asked.status.success(),
+        "root's AskSync: {}",
+        text(&asked.stderr)
+    );
+    assert!(
+        text(&asked.stdout).starts_with("sa{sv} \""),
+        "{}",
+        text(&asked.stdout)
+    );
+
+    let asked = bus.busctl(true, &ask);
+    assert!(
+        asked.status.success(),
+        "the policy lets anyone call loopd, but nobody's AskSync failed: {}",
+        text(&asked.stderr)
+    );
+    assert!(
+        text(&asked.stdout).starts_with("sa{sv} \""),
+        "{}",
+        text(&asked.stdout)
+    );
+
+    let own = [
+        "org.freedesktop.DBus",
+        "/org/freedesktop/DBus",
+        "org.freedesktop.DBus",
+        "RequestName",
+        "su",
+        NAME,
+        "0",
+    ];
+    let taken = bus.busctl(true, &own);
+    assert!(!taken.status.success(), "nobody took {NAME}");
+    assert!(
+        text(&taken.stderr).contains("Access denied"),
+        "{}",
+        text(&taken.stderr)
+    );
+    assert!(
+        !serve.stderr().contains("serving without D-Bus"),
+        "{}",
+        serve.stderr()
+    );
+}
