@@ -62,6 +62,7 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         );
     }
 
+    let stop = stop_signal()?;
     let bus = match options.bus {
         Some(o) => Some(bus::start(daemon.clone(), o).await?),
         None => None,
@@ -98,7 +99,7 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     ));
     let watchdog = notify::start_watchdog();
 
-    stop_signal().await?;
+    stop.await;
     notify::stopping();
     tracing::info!(
         "stopping: {} request(s) in flight get their last reply",
@@ -118,7 +119,10 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     Ok(())
 }
 
-async fn stop_signal() -> Result<(), String> {
+/// Listens for SIGTERM and SIGINT from now on (installed before `READY=1`,
+/// so a stop that follows at once is not the default "die" of a signal);
+/// the future ends at the first.
+fn stop_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
@@ -126,16 +130,17 @@ async fn stop_signal() -> Result<(), String> {
             .map_err(|e| format!("cannot listen for SIGTERM: {e}"))?;
         let mut int = signal(SignalKind::interrupt())
             .map_err(|e| format!("cannot listen for SIGINT: {e}"))?;
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-        Ok(())
+        Ok(async move {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        })
     }
     #[cfg(not(unix))]
     {
-        tokio::signal::ctrl_c()
-            .await
-            .map_err(|e| format!("cannot listen for Ctrl-C: {e}"))
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }
