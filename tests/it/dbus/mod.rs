@@ -433,3 +433,139 @@ fn sixteen_callers_times_four_asks_get_answers_or_busy() {
     assert!(busy.unwrap_or(0) >= 1, "{kinds:?}");
     assert_eq!(kinds.len(), 2, "only answers and Busy: {kinds:?}");
 }
+
+/// The `i`-th of many kinds of bad calls: a body of the wrong signature,
+/// wrong option types, out-of-range and unknown options, unknown loops,
+/// personas and toolboxes, a bad handle token, an empty prompt, an unknown
+/// method, and `Cancel` on a request that does not exist.
+async fn bad_call(conn: &zbus::Connection, i: usize) -> zbus::Result<zbus::Message> {
+    let opts = |pairs: &[(&'static str, Value<'static>)]| options(pairs);
+    let call = |method: &'static str, body: (&'static str, Options)| async move {
+        conn.call_method(Some(NAME), PATH, Some(NAME), method, &body)
+            .await
+    };
+    match i % 12 {
+        0 => {
+            conn.call_method(Some(NAME), PATH, Some(NAME), "AskSync", &("hi",))
+                .await
+        }
+        1 => {
+            conn.call_method(Some(NAME), PATH, Some(NAME), "AskSync", &(42u32, opts(&[])))
+                .await
+        }
+        2 => {
+            call(
+                "AskSync",
+                ("hi", opts(&[("temperature", Value::from("hot"))])),
+            )
+            .await
+        }
+        3 => {
+            call(
+                "AskSync",
+                ("hi", opts(&[("max_tokens", Value::from(-3i32))])),
+            )
+            .await
+        }
+        4 => {
+            call(
+                "AskSync",
+                ("hi", opts(&[("loop", Value::from("no-such-loop"))])),
+            )
+            .await
+        }
+        5 => call("AskSync", ("hi", opts(&[("nope", Value::from(1u32))]))).await,
+        6 => {
+            call(
+                "Ask",
+                ("hi", opts(&[("handle_token", Value::from("bad/token"))])),
+            )
+            .await
+        }
+        7 => call("Frobnicate", ("hi", opts(&[]))).await,
+        8 => call("AskSync", ("  ", opts(&[]))).await,
+        9 => {
+            call(
+                "AskSync",
+                ("hi", opts(&[("tools", Value::from(vec!["no-such"]))])),
+            )
+            .await
+        }
+        10 => {
+            call(
+                "AskSync",
+                ("hi", opts(&[("persona", Value::from("nobody"))])),
+            )
+            .await
+        }
+        _ => {
+            let path = format!("{PATH}/request/nobody/r{i}");
+            conn.call_method(Some(NAME), path.as_str(), Some(REQUEST), "Cancel", &())
+                .await
+        }
+    }
+}
+
+/// 10,000 bad calls from one client with 20 good `AskSync`s among them
+/// from another: every bad call gets a D-Bus error, every good one ends
+/// once (an answer or `Busy`), and the daemon goes on serving.
+#[test]
+fn ten_thousand_bad_calls_lose_no_good_request() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let fixture = Fixture::start();
+    let (kinds, errors) = runtime().block_on(async {
+        let bad = fixture.connect().await;
+        let good = fixture.connect().await;
+        let mut asks = Vec::new();
+        let mut errors = std::collections::BTreeMap::<String, usize>::new();
+        for i in 0..10_000 {
+            match bad_call(&bad, i).await {
+                Ok(reply) => panic!("bad call {i} succeeded: {reply:?}"),
+                Err(e) => *errors.entry(error_name(&e)).or_default() += 1,
+            }
+            if i % 500 == 250 {
+                let good = good.clone();
+                asks.push(tokio::spawn(async move {
+                    let opts = options(&[
+                        ("loop", Value::from("none")),
+                        ("max_tokens", Value::from(4u32)),
+                    ]);
+                    match loopd(&good).await.ask_sync("Say hello.", opts).await {
+                        Ok((answer, _)) if !answer.trim().is_empty() => "answer".to_string(),
+                        Ok(_) => "empty answer".to_string(),
+                        Err(e) => error_name(&e),
+                    }
+                }));
+            }
+        }
+        let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+        for ask in asks {
+            *kinds.entry(ask.await.unwrap()).or_default() += 1;
+        }
+        (kinds, errors)
+    });
+    eprintln!(
+        "D-Bus flood: 20 good AskSync calls ended {kinds:?}; 10,000 bad calls got {errors:?}"
+    );
+    assert_eq!(kinds.values().sum::<usize>(), 20);
+    assert!(kinds.get("answer").copied().unwrap_or(0) >= 1, "{kinds:?}");
+    assert!(
+        kinds.keys().all(|k| k == "answer" || k.ends_with("Busy")),
+        "{kinds:?}"
+    );
+    assert_eq!(errors.values().sum::<usize>(), 10_000);
+    assert!(
+        errors.contains_key("io.loopd.Loopd1.Error.InvalidArgs")
+            && errors.contains_key("io.loopd.Loopd1.Error.UnknownLoop"),
+        "{errors:?}"
+    );
+    // A body of the wrong signature is refused by zbus itself, before loopd
+    // sees it, under zbus's own error name.
+    let expected = |name: &str| {
+        name.starts_with("io.loopd.Loopd1.Error.")
+            || name == "org.freedesktop.DBus.Error.UnknownMethod"
+            || name == "org.freedesktop.DBus.Error.UnknownObject"
+            || name == "org.freedesktop.zbus.Error"
+    };
+    assert!(errors.keys().all(|name| expected(name)), "{errors:?}");
+}

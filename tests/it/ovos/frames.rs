@@ -327,74 +327,113 @@ fn sixteen_bus_clients_times_four_asks_get_one_reply_each() {
 
 /// 10,000 malformed frames of every kind on the hosted bus (bytes that are
 /// not UTF-8 as binary frames), with 20 good asks among them: the bus keeps
-/// serving, and every good ask ends exactly once. The sender waits for its
-/// own sync frame every 200 frames, so it does not fall behind the bus.
+/// serving, and every good ask ends exactly once.
 #[test]
 fn ten_thousand_malformed_frames_on_the_hosted_bus_lose_no_good_request() {
     let dir = temp_dir("bus-hosted-flood");
     let (serve, port) = hosting(&dir);
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let (ended, errors) = runtime.block_on(async {
-        let url = format!("ws://127.0.0.1:{port}/core");
-        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
-            .await
-            .unwrap();
-        assert_eq!(text(ws.next().await)["type"], "connected");
-        let (mut sink, mut stream) = ws.split();
-        let synced = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let seen = synced.clone();
-        let reader = tokio::spawn(async move {
-            let (mut ended, mut errors) = (std::collections::BTreeMap::new(), 0);
-            while ended.len() < 20 {
-                let m = text(stream.next().await);
-                if m["type"] == "test.sync" {
-                    let n = m["data"]["n"].as_u64().unwrap() as usize;
-                    seen.store(n, std::sync::atomic::Ordering::SeqCst);
-                    continue;
-                }
-                let id = m["data"]["request_id"].as_str().unwrap_or("").to_string();
-                let kind = match m["type"].as_str() {
-                    Some("loopd.answer") => "answer".to_string(),
-                    Some("loopd.error") => m["data"]["error"].as_str().unwrap().to_string(),
-                    _ => continue,
-                };
-                if id.starts_with("good-") {
-                    assert!(
-                        ended.insert(id, kind).is_none(),
-                        "a second terminal reply: {m}"
-                    );
-                } else {
-                    errors += 1;
-                }
-            }
-            (ended, errors)
-        });
-        for i in 0..10_000 {
-            let bad = malformed(i);
-            let frame = match String::from_utf8(bad) {
-                Ok(text) if text.len() <= MAX_FRAME => Frame::text(text),
-                Ok(_) => continue,
-                Err(e) => Frame::binary(e.into_bytes()),
+    let url = format!("ws://127.0.0.1:{port}/core");
+    let (ended, errors) = runtime.block_on(flood(&url, true));
+    check_flood(&ended, errors, "hosted bus");
+    assert!(serve.stderr().contains("ignoring a frame"));
+}
+
+/// The same flood through a real `ovos-messagebus` that loopd joined (text
+/// frames only: that bus relays bytes that are not UTF-8 as text frames,
+/// which no WebSocket client accepts). loopd stays joined throughout.
+#[test]
+fn ten_thousand_malformed_frames_on_a_joined_bus_lose_no_good_request() {
+    let dir = temp_dir("bus-join-flood");
+    let bus = OvosBus::start(free_port(), &dir);
+    let config = config(&dir);
+    let serve = Serve::start(
+        &["--no-dbus", "--bus", &bus.url(), "--config", &config],
+        &[],
+    );
+    wait_for_log(&serve, "bus: joined", 1, Duration::from_secs(20));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (ended, errors) = runtime.block_on(flood(&bus.url(), false));
+    check_flood(&ended, errors, "joined bus");
+    let log = serve.stderr();
+    assert!(log.contains("ignoring a frame"), "{log}");
+    assert_eq!(log.matches("bus: joined").count(), 1, "{log}");
+}
+
+/// Sends 10,000 malformed frames ([`malformed`]) with a good ask after
+/// every 500th, and collects how each good ask ended (by request id) and
+/// how many error replies the bad ones got. Bytes that are not UTF-8 go as
+/// binary frames when `binary` is set, else are left out. The sender waits
+/// for its own sync frame every 200 frames, so it does not fall behind.
+async fn flood(url: &str, binary: bool) -> (std::collections::BTreeMap<String, String>, usize) {
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    assert_eq!(text(ws.next().await)["type"], "connected");
+    let (mut sink, mut stream) = ws.split();
+    let synced = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = synced.clone();
+    let reader = tokio::spawn(async move {
+        let (mut ended, mut errors) = (std::collections::BTreeMap::new(), 0);
+        while ended.len() < 20 {
+            let frame = stream.next().await;
+            let Some(Ok(frame)) = frame else {
+                panic!("the bus closed: {frame:?}")
             };
-            sink.send(frame).await.unwrap();
-            if i % 500 == 250 {
-                let good = ask(&format!("good-{}", i / 500), json!({"max_tokens": 4}));
-                sink.send(Frame::text(good.to_string())).await.unwrap();
+            // A joined bus relays the bad frames too.
+            let Ok(m) = serde_json::from_slice::<Value>(&frame.into_data()) else {
+                continue;
+            };
+            if m["type"] == "test.sync" {
+                let n = m["data"]["n"].as_u64().unwrap() as usize;
+                seen.store(n, std::sync::atomic::Ordering::SeqCst);
+                continue;
             }
-            if i % 200 == 199 {
-                let sync = json!({"type": "test.sync", "data": {"n": i}});
-                sink.send(Frame::text(sync.to_string())).await.unwrap();
-                while synced.load(std::sync::atomic::Ordering::SeqCst) < i && !reader.is_finished()
-                {
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
+            let id = m["data"]["request_id"].as_str().unwrap_or("").to_string();
+            let kind = match m["type"].as_str() {
+                Some("loopd.answer") => "answer".to_string(),
+                Some("loopd.error") => m["data"]["error"].as_str().unwrap().to_string(),
+                _ => continue,
+            };
+            if id.starts_with("good-") {
+                assert!(
+                    ended.insert(id, kind).is_none(),
+                    "a second terminal reply: {m}"
+                );
+            } else {
+                errors += 1;
             }
         }
-        reader.await.unwrap()
+        (ended, errors)
     });
+    for i in 0..10_000 {
+        let frame = match String::from_utf8(malformed(i)) {
+            Ok(text) if text.len() <= MAX_FRAME => Some(Frame::text(text)),
+            Ok(_) => None,
+            Err(e) => binary.then(|| Frame::binary(e.into_bytes())),
+        };
+        if let Some(frame) = frame {
+            sink.send(frame).await.unwrap();
+        }
+        if i % 500 == 250 {
+            let good = ask(&format!("good-{}", i / 500), json!({"max_tokens": 4}));
+            sink.send(Frame::text(good.to_string())).await.unwrap();
+        }
+        if i % 200 == 199 {
+            let sync = json!({"type": "test.sync", "data": {"n": i}});
+            sink.send(Frame::text(sync.to_string())).await.unwrap();
+            while synced.load(std::sync::atomic::Ordering::SeqCst) < i && !reader.is_finished() {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        }
+    }
+    reader.await.unwrap()
+}
+
+/// Every good ask of a [`flood`] ended once, as an answer or `Busy`, at
+/// least one was answered, and the bad asks got error replies.
+fn check_flood(ended: &std::collections::BTreeMap<String, String>, errors: usize, front: &str) {
     let answers = ended.values().filter(|k| *k == "answer").count();
     eprintln!(
-        "hosted bus flood: 20 of 20 good asks ended ({answers} answered, the rest {:?}), \
+        "{front} flood: 20 of 20 good asks ended ({answers} answered, the rest {:?}), \
          {errors} error replies",
         ended
             .values()
@@ -408,7 +447,6 @@ fn ten_thousand_malformed_frames_on_the_hosted_bus_lose_no_good_request() {
         "{ended:?}"
     );
     assert!(errors >= 3_000, "bad asks get error replies: {errors}");
-    assert!(serve.stderr().contains("ignoring a frame"));
 }
 
 /// A client that stops reading is dropped once it falls a bounded number
