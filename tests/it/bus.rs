@@ -110,26 +110,41 @@ fn the_socket_streams_asks_and_cancels() {
     ));
     let token = lines.next();
     assert_eq!(token["type"], "loopd.token", "{token}");
+    let cancelled = Instant::now();
     lines.send(json!({"type": "loopd.cancel", "data": {"request_id": "s2"}}));
     let end = lines.until(answered("s2"));
     let last = end.last().unwrap();
     assert_eq!(last["type"], "loopd.error", "{last}");
     assert_eq!(last["data"]["error"], "Cancelled", "{last}");
+    eprintln!(
+        "cancel (socket loopd.cancel): {} token(s) after, Cancelled {:.1} ms later",
+        end.iter().filter(|m| m["type"] == "loopd.token").count(),
+        cancelled.elapsed().as_secs_f64() * 1000.0
+    );
 
     let story = json!({"max_tokens": 400, "utterance": "Write a long story about a cat."});
     lines.send(ask("s3", story));
     let token = lines.next();
     assert_eq!(token["type"], "loopd.token", "{token}");
-    let reader = std::thread::spawn(move || lines.until(answered("s3")));
+    let reader = std::thread::spawn(move || {
+        let end = lines.until(answered("s3"));
+        (end, Instant::now())
+    });
+    let stopped = Instant::now();
     assert!(
         serve.stop(),
         "loopd did not stop cleanly:\n{}",
         serve.stderr()
     );
-    let end = reader.join().unwrap();
+    let (end, ended) = reader.join().unwrap();
     let last = end.last().unwrap();
     assert_eq!(last["type"], "loopd.error", "in flight at shutdown: {last}");
     assert_eq!(last["data"]["error"], "Cancelled", "{last}");
+    eprintln!(
+        "cancel (SIGTERM, socket client): {} token(s) after, Cancelled {:.1} ms later",
+        end.iter().filter(|m| m["type"] == "loopd.token").count(),
+        ended.duration_since(stopped).as_secs_f64() * 1000.0
+    );
     assert!(
         !serve.socket_path().exists(),
         "the socket is removed on exit"

@@ -151,18 +151,25 @@ fn cancellation_stops_between_tokens() {
         cancel.clone(),
     );
     let mut seen = 0;
+    let mut cancelled = None;
     let done = loop {
         match generation.blocking_next().expect("an event") {
             GenerationEvent::Piece(_) => {
                 seen += 1;
                 if seen == 3 {
                     cancel.cancel();
+                    cancelled = Some(std::time::Instant::now());
                 }
             }
             GenerationEvent::Finished(done) => break done,
             GenerationEvent::Failed(e) => panic!("{e}"),
         }
     };
+    eprintln!(
+        "cancel (brain): {} token(s) generated after cancel(), finished {:.1} ms later",
+        done.usage.completion_tokens.saturating_sub(3),
+        cancelled.unwrap().elapsed().as_secs_f64() * 1000.0
+    );
     assert_eq!(done.end, EndReason::Cancelled);
     // The worker may run a few tokens ahead of this thread before it sees
     // the cancellation; it must stop long before the 400-token limit.

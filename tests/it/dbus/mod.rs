@@ -233,13 +233,7 @@ fn streaming_ask_cancel_and_cleanup() {
         conn.call_method(Some(NAME), path.as_str(), Some(REQUEST), "Cancel", &())
             .await
             .unwrap();
-        let (error, message) = loop {
-            match next_signal(&mut signals, Duration::from_secs(10)).await {
-                Signal::Failed(error, message) => break (error, message),
-                Signal::Finished(answer, _) => panic!("finished despite Cancel: {answer}"),
-                _ => {}
-            }
-        };
+        let (error, message) = stopped_by("Cancel()", &mut signals, cancelled).await;
         assert_eq!(error, "Cancelled", "{message}");
         assert!(cancelled.elapsed() < Duration::from_secs(3));
 
@@ -264,17 +258,36 @@ fn streaming_ask_cancel_and_cleanup() {
         ) {}
         signals
     });
+    let stopped = Instant::now();
     assert!(fixture.serve.stop(), "loopd serve exits 0 on SIGTERM");
     rt.block_on(async {
-        let (error, message) = loop {
-            match next_signal(&mut signals, Duration::from_secs(10)).await {
-                Signal::Failed(error, message) => break (error, message),
-                Signal::Finished(answer, _) => panic!("finished despite SIGTERM: {answer}"),
-                _ => {}
-            }
-        };
+        let (error, message) = stopped_by("SIGTERM", &mut signals, stopped).await;
         assert_eq!(error, "Cancelled", "{message}");
     });
+}
+
+/// Reads a request's signals until it fails, printing how many tokens
+/// came after `since` (when `what` cancelled it) and how long it took.
+async fn stopped_by(
+    what: &str,
+    signals: &mut zbus::MessageStream,
+    since: Instant,
+) -> (String, String) {
+    let mut tokens = 0;
+    loop {
+        match next_signal(signals, Duration::from_secs(10)).await {
+            Signal::Failed(error, message) => {
+                eprintln!(
+                    "cancel (D-Bus {what}): {tokens} token(s) after, Failed {:.1} ms later",
+                    since.elapsed().as_secs_f64() * 1000.0
+                );
+                return (error, message);
+            }
+            Signal::Finished(answer, _) => panic!("finished despite {what}: {answer}"),
+            Signal::Token(..) => tokens += 1,
+            Signal::Event(..) => {}
+        }
+    }
 }
 
 #[test]
