@@ -1,6 +1,8 @@
 //! Grading answers as `eval/README.md` says: a number within a tolerance,
 //! a weekday's name, a text, or a Game of 24 expression.
 
+use crate::tools::math::{calculate, CalculateArgs};
+
 /// Weekday names, as a weekday answer is written.
 const WEEKDAYS: [&str; 7] = [
     "Monday",
@@ -143,91 +145,22 @@ fn expressions(answer: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Whether `expression` uses exactly the puzzle's numbers, each once, and
-/// equals 24.
+/// equals 24, evaluated by the `math` toolbox's own calculator (only
+/// `+ - * /` and parentheses reach here; `**`, a power, is refused).
 fn makes_24(expression: &str, puzzle: &[f64]) -> bool {
-    let Some((value, mut used)) = Parser::evaluate(expression) else {
+    if expression.contains("**") {
+        return false;
+    }
+    let Ok(value) = calculate(CalculateArgs {
+        expression: expression.to_string(),
+    }) else {
         return false;
     };
+    let mut used = numbers(expression);
     let mut wanted = puzzle.to_vec();
     used.sort_by(f64::total_cmp);
     wanted.sort_by(f64::total_cmp);
-    used == wanted && (value - 24.0).abs() < 1e-6
-}
-
-/// A recursive-descent evaluator for `+ - * /` and parentheses over
-/// non-negative numbers, recording the numbers it reads.
-struct Parser<'a> {
-    rest: std::iter::Peekable<std::str::CharIndices<'a>>,
-    text: &'a str,
-    numbers: Vec<f64>,
-}
-
-impl<'a> Parser<'a> {
-    fn evaluate(text: &'a str) -> Option<(f64, Vec<f64>)> {
-        let mut parser = Parser {
-            rest: text.char_indices().peekable(),
-            text,
-            numbers: Vec::new(),
-        };
-        let value = parser.sum()?;
-        parser.skip_spaces();
-        (parser.rest.peek().is_none() && value.is_finite()).then_some((value, parser.numbers))
-    }
-
-    fn skip_spaces(&mut self) {
-        while self.rest.next_if(|(_, c)| c.is_whitespace()).is_some() {}
-    }
-
-    fn operator(&mut self, ops: &[char]) -> Option<char> {
-        self.skip_spaces();
-        self.rest.next_if(|(_, c)| ops.contains(c)).map(|(_, c)| c)
-    }
-
-    fn sum(&mut self) -> Option<f64> {
-        let mut value = self.product()?;
-        while let Some(op) = self.operator(&['+', '-']) {
-            let right = self.product()?;
-            value = if op == '+' {
-                value + right
-            } else {
-                value - right
-            };
-        }
-        Some(value)
-    }
-
-    fn product(&mut self) -> Option<f64> {
-        let mut value = self.factor()?;
-        while let Some(op) = self.operator(&['*', '/', '×', '÷']) {
-            let right = self.factor()?;
-            if matches!(op, '/' | '÷') {
-                if right == 0.0 {
-                    return None;
-                }
-                value /= right;
-            } else {
-                value *= right;
-            }
-        }
-        Some(value)
-    }
-
-    fn factor(&mut self) -> Option<f64> {
-        self.skip_spaces();
-        if self.rest.next_if(|(_, c)| *c == '(').is_some() {
-            let value = self.sum()?;
-            self.operator(&[')'])?;
-            return Some(value);
-        }
-        let (start, _) = *self.rest.peek()?;
-        let mut end = start;
-        while let Some((at, c)) = self.rest.next_if(|(_, c)| c.is_ascii_digit() || *c == '.') {
-            end = at + c.len_utf8();
-        }
-        let number: f64 = self.text[start..end].parse().ok()?;
-        self.numbers.push(number);
-        Some(number)
-    }
+    used == wanted && (value.result - 24.0).abs() < 1e-6
 }
 
 #[cfg(test)]
@@ -309,12 +242,19 @@ mod tests {
 
     #[test]
     fn expressions_that_do_not_parse_are_not_answers() {
-        for bad in ["(4 * 6", "4 ** 6 * 1 * 1", "4 6 1 1", "()", "1..2 * 4 * 6"] {
-            assert!(Parser::evaluate(bad).is_none(), "{bad}");
+        let puzzle = [1.0, 1.0, 4.0, 6.0];
+        for bad in [
+            "(4 * 6 * 1 * 1",
+            "4 ** 6 * 1 * 1",
+            "4 6 1 1",
+            "()",
+            "1..2 * 4 * 6",
+        ] {
+            assert!(!makes_24(bad, &puzzle), "{bad}");
         }
-        assert_eq!(
-            Parser::evaluate(" (1 + 2) * 3 - 4 / 2 "),
-            Some((7.0, vec![1.0, 2.0, 3.0, 4.0, 2.0]))
-        );
+        assert!(makes_24(
+            " ((1 + 1) * 4 * 6) / 2 ",
+            &[1.0, 1.0, 4.0, 6.0, 2.0]
+        ));
     }
 }
