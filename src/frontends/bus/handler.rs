@@ -1,11 +1,11 @@
 //! Turns bus messages into daemon requests, and their outcome into replies.
 
+use super::command::{Command, PersonaQuery, Refused};
 use super::message::BusMessage;
-use super::request::{self, type_name};
+use super::reply::{PersonaAnswer, PersonaEntry, PersonaList};
 use super::{ask, utterance};
-use crate::daemon::{Ask, Daemon, Reply, Ticket};
+use crate::daemon::{Daemon, Reply, Ticket};
 use crate::engine::LoopEvent;
-use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -130,109 +130,90 @@ impl Handler {
         self.tasks.spawn(task);
     }
 
-    /// Handles one message from `peer`; the work runs in its own task.
+    /// Handles one message from `peer`, read into its [`Command`]; the
+    /// work runs in its own task.
     pub fn handle(&self, peer: &Peer, message: BusMessage) {
+        let default_persona = &self.daemon.personas()[0].name;
+        let command = match Command::read(&message, self.handle_utterances, default_persona) {
+            Ok(Some(command)) => command,
+            Ok(None) => return tracing::trace!("bus: ignoring `{}`", message.kind),
+            Err(Refused::Log(why)) => return tracing::warn!("bus: {why}"),
+            Err(Refused::Reply(reply)) => {
+                let peer = peer.clone();
+                return self.spawn(async move {
+                    peer.send(*reply).await;
+                });
+            }
+        };
         let daemon = self.daemon.clone();
         let peer = peer.clone();
-        match message.kind.as_str() {
-            "ovos.persona.list" => {
+        match command {
+            Command::ListPersonas => {
                 self.spawn(async move { list_personas(&daemon, &peer, &message).await });
             }
-            "ovos.persona.query" => {
-                self.spawn(async move { query_persona(&daemon, &peer, &message).await });
+            Command::QueryPersona(query) => {
+                self.spawn(async move { query_persona(&daemon, &peer, &message, query).await });
             }
-            "loopd.ask" => {
-                self.spawn(async move { ask::run(&daemon, &peer, &message).await });
+            Command::Ask { request_id, ask } => {
+                self.spawn(
+                    async move { ask::run(&daemon, &peer, &message, request_id, ask).await },
+                );
             }
-            "loopd.cancel" => cancel(&peer, &message),
-            "recognizer_loop:utterance" | "ovos.utterance.handle" if self.handle_utterances => {
-                self.spawn(async move { utterance::run(&daemon, &peer, &message).await });
+            Command::Cancel { request_id } => {
+                if !peer.cancel(&request_id) {
+                    tracing::debug!("bus: loopd.cancel for `{request_id}`, which is not open here");
+                }
             }
-            other => tracing::trace!("bus: ignoring `{other}`"),
+            Command::Utterance { ask, lang } => {
+                self.spawn(
+                    async move { utterance::run(&daemon, &peer, &message, ask, lang).await },
+                );
+            }
         }
     }
 }
 
 async fn list_personas(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
-    let personas: Vec<Value> = daemon
+    let personas = daemon
         .personas()
         .iter()
-        .map(|p| json!({"persona_id": p.name, "name": p.name, "description": p.description}))
+        .map(|p| PersonaEntry {
+            persona_id: &p.name,
+            name: &p.name,
+            description: &p.description,
+        })
         .collect();
-    peer.send(message.reply(
-        "ovos.persona.list.response",
-        json!({ "personas": personas }),
-    ))
-    .await;
+    peer.send(PersonaList { personas }.reply(message)).await;
 }
 
 /// `ovos.persona.query` → `ovos.persona.answer` with `response` or `error`.
-async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
-    let data = &message.data;
-    let persona = request::string(data, "persona_id");
-    let utterance = data.get("utterance").cloned().unwrap_or(Value::Null);
-    let persona_id = match &persona {
-        Ok(Some(name)) => Value::String(name.clone()),
-        Ok(None) => Value::String(daemon.personas()[0].name.clone()),
-        Err(_) => data.get("persona_id").cloned().unwrap_or(Value::Null),
-    };
+async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage, query: PersonaQuery) {
+    let PersonaQuery {
+        persona_id,
+        utterance,
+        ask,
+    } = query;
     let failed = |name: &str, error: String| {
-        tracing::warn!("bus: ovos.persona.query failed: {error}");
-        message.reply(
-            "ovos.persona.answer",
-            json!({"persona_id": persona_id, "utterance": utterance,
-                   "error": error, "error_name": name}),
+        PersonaAnswer::failed(
+            message,
+            persona_id.as_str().into(),
+            utterance.as_str().into(),
+            name,
+            &error,
         )
     };
-    let mut open = None;
-    let reply = match (persona, &utterance) {
-        (Err(e), _) => failed("InvalidArgs", e),
-        (Ok(_), Value::String(_)) => {
-            let ask = request::ask_from(message, "utterance").map(|ask| Ask {
-                persona: persona_id.as_str().map(String::from),
-                ..ask
-            });
-            match ask {
-                Err(e) => failed("InvalidArgs", e),
-                Ok(ask) => match daemon.submit(ask) {
-                    Err(e) => failed(e.name(), e.to_string()),
-                    Ok(mut ticket) => {
-                        let reply = peer.finish(&mut ticket).await;
-                        if peer.left.is_cancelled() {
-                            return;
-                        }
-                        let answer = match reply {
-                            Ok(answer) => message.reply(
-                                "ovos.persona.answer",
-                                json!({"persona_id": persona_id, "utterance": utterance,
-                                       "response": answer.answer}),
-                            ),
-                            Err(e) => failed(e.name(), e.to_string()),
-                        };
-                        open = Some(ticket);
-                        answer
-                    }
-                },
-            }
+    let mut ticket = match daemon.submit(ask) {
+        Ok(ticket) => ticket,
+        Err(e) => {
+            peer.send(failed(e.name(), e.to_string())).await;
+            return;
         }
-        (Ok(_), Value::Null) => failed("InvalidArgs", "`utterance` is missing".into()),
-        (Ok(_), other) => failed(
-            "InvalidArgs",
-            format!("`utterance` must be a string, not {}", type_name(other)),
-        ),
+    };
+    let reply = match peer.finish(&mut ticket).await {
+        _ if peer.left.is_cancelled() => return,
+        Ok(answer) => PersonaAnswer::answered(message, &persona_id, &utterance, &answer.answer),
+        Err(e) => failed(e.name(), e.to_string()),
     };
     peer.send(reply).await;
-    drop(open);
-}
-
-fn cancel(peer: &Peer, message: &BusMessage) {
-    match request::string(&message.data, "request_id") {
-        Ok(Some(id)) => {
-            if !peer.cancel(&id) {
-                tracing::debug!("bus: loopd.cancel for `{id}`, which is not open here");
-            }
-        }
-        Ok(None) => tracing::warn!("bus: loopd.cancel without a request_id"),
-        Err(e) => tracing::warn!("bus: bad loopd.cancel: {e}"),
-    }
+    drop(ticket);
 }

@@ -2,7 +2,8 @@
 //! one ([`hub`]), and serves the same `{"type","data","context"}` envelope
 //! as JSON lines on a Unix socket ([`socket`]).
 //!
-//! Served messages ([`handler`]): `ovos.persona.list`, `ovos.persona.query`,
+//! Served messages, each read once into a [`command::Command`] and answered
+//! with the types in [`reply`]: `ovos.persona.list`, `ovos.persona.query`,
 //! `loopd.ask` / `loopd.cancel` (streamed as `loopd.token` … `loopd.answer`
 //! or `loopd.error`), and with `handle_utterances` also
 //! `recognizer_loop:utterance` and `ovos.utterance.handle`, answered with
@@ -11,10 +12,12 @@
 
 mod ask;
 mod client;
+pub mod command;
 mod handler;
 mod hub;
 pub use hub::Secret;
 pub mod message;
+pub mod reply;
 mod request;
 mod socket;
 pub mod speech;

@@ -3,14 +3,11 @@
 
 use super::handler::Peer;
 use super::message::BusMessage;
-use super::request;
+use super::reply::Speak;
 use super::speech::Sentences;
 use crate::daemon::{Ask, AskError, Daemon};
 use crate::engine::LoopEvent;
-use serde_json::{json, Value};
-
-/// Language used when neither the message nor its session names one.
-const DEFAULT_LANG: &str = "en-US";
+use serde_json::json;
 
 /// Spoken when the answer failed.
 const SORRY: &str = "Sorry, I could not answer that.";
@@ -18,24 +15,8 @@ const SORRY: &str = "Sorry, I could not answer that.";
 /// Spoken when the loop ended without an answer.
 const NO_ANSWER: &str = "Sorry, I have no answer to that.";
 
-/// Answers one utterance out loud.
-pub async fn run(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
-    let ask = first_utterance(message)
-        .and_then(|text| request::ask_with_prompt(message, text))
-        .and_then(|ask| Ok((ask, lang(message)?)));
-    let (ask, lang) = match ask {
-        Ok((ask, lang)) => (
-            Ask {
-                barge_in: true,
-                ..ask
-            },
-            lang,
-        ),
-        Err(e) => {
-            tracing::warn!("bus: ignoring {}: {e}", message.kind);
-            return;
-        }
-    };
+/// Answers one utterance out loud, in `lang`.
+pub async fn run(daemon: &Daemon, peer: &Peer, message: &BusMessage, ask: Ask, lang: String) {
     let mut voice = Voice {
         peer,
         message,
@@ -98,48 +79,8 @@ impl Voice<'_> {
         if self.gone {
             return;
         }
-        let speak = self.message.reply(
-            "speak",
-            json!({
-                "utterance": sentence,
-                "lang": self.lang,
-                "expect_response": false,
-                "meta": {"skill": "loopd"},
-            }),
-        );
+        let speak = Speak::reply(self.message, sentence, &self.lang);
         self.spoken += 1;
         self.gone = !self.peer.send(speak).await;
     }
-}
-
-/// The first utterance of `data.utterances`.
-fn first_utterance(message: &BusMessage) -> Result<String, String> {
-    match message.data.get("utterances") {
-        Some(Value::Array(items)) => match items.first() {
-            Some(Value::String(text)) if !text.trim().is_empty() => Ok(text.clone()),
-            Some(Value::String(_)) => Err("the utterance is empty".into()),
-            Some(other) => Err(format!(
-                "`utterances` must hold strings, not {}",
-                request::type_name(other)
-            )),
-            None => Err("`utterances` is empty".into()),
-        },
-        Some(other) => Err(format!(
-            "`utterances` must be a list of strings, not {}",
-            request::type_name(other)
-        )),
-        None => Err("`utterances` is missing".into()),
-    }
-}
-
-/// `data.lang`, else the session's `lang`, else [`DEFAULT_LANG`].
-fn lang(message: &BusMessage) -> Result<String, String> {
-    if let Some(lang) = request::string(&message.data, "lang")? {
-        return Ok(lang);
-    }
-    let session = message.context.get("session").and_then(|s| s.get("lang"));
-    Ok(session
-        .and_then(Value::as_str)
-        .unwrap_or(DEFAULT_LANG)
-        .to_string())
 }
