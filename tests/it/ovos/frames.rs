@@ -267,62 +267,89 @@ fn sixteen_bus_clients_times_four_asks_get_one_reply_each() {
     let dir = temp_dir("bus-hosted-load");
     let (_serve, port) = hosting(&dir);
     let runtime = tokio::runtime::Runtime::new().unwrap();
-    let kinds = runtime.block_on(async {
-        let url = format!("ws://127.0.0.1:{port}/core");
-        let clients = (0..16).map(|n| {
-            let url = url.clone();
-            tokio::spawn(async move {
-                let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
-                    .await
-                    .unwrap();
-                assert_eq!(text(ws.next().await)["type"], "connected");
-                let mine: Vec<String> = (0..4).map(|k| format!("h{n}-{k}")).collect();
-                for id in &mine {
-                    let frame = ask(id, json!({"max_tokens": 8})).to_string();
-                    ws.send(Frame::text(frame)).await.unwrap();
-                }
-                let after = format!("h{n}-after");
-                ws.send(Frame::text(
-                    ask(&after, json!({"max_tokens": 4})).to_string(),
-                ))
+    let kinds = runtime.block_on(load(format!("ws://127.0.0.1:{port}/core")));
+    check_load(&kinds, "the hosted bus");
+}
+
+/// The same load through a real `ovos-messagebus` that loopd joined: all
+/// 16 clients' asks reach loopd over its one link to the bus.
+#[test]
+fn sixteen_clients_of_a_joined_bus_times_four_asks_get_one_reply_each() {
+    let dir = temp_dir("bus-join-load");
+    let bus = OvosBus::start(free_port(), &dir);
+    let config = config(&dir);
+    let serve = Serve::start(
+        &["--no-dbus", "--bus", &bus.url(), "--config", &config],
+        &[],
+    );
+    wait_for_log(&serve, "bus: joined", 1, Duration::from_secs(20));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let kinds = runtime.block_on(load(bus.url()));
+    check_load(&kinds, "a joined bus");
+    assert_eq!(serve.stderr().matches("bus: joined").count(), 1);
+}
+
+/// 16 clients of the bus at `url`, each with 4 asks at once and one more
+/// after them: how the 64 ended, by kind; every client gets exactly one
+/// terminal reply per request. The clients stay connected until all are
+/// done: `ovos-messagebus` aborts the connection of a sender whose frame it
+/// was relaying to a client that had just closed.
+async fn load(url: String) -> std::collections::BTreeMap<String, usize> {
+    let done = std::sync::Arc::new(tokio::sync::Barrier::new(16));
+    let clients = (0..16).map(|n| {
+        let url = url.clone();
+        let done = done.clone();
+        tokio::spawn(async move {
+            let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
                 .await
                 .unwrap();
-                let mut ends: Vec<(String, String)> = Vec::new();
-                loop {
-                    let m = text(ws.next().await);
-                    let id = m["data"]["request_id"].as_str().unwrap_or("").to_string();
-                    let terminal = m["type"] == "loopd.answer" || m["type"] == "loopd.error";
-                    if !terminal || !id.starts_with(&format!("h{n}-")) {
-                        continue;
-                    }
-                    let kind = match m["type"].as_str().unwrap() {
-                        "loopd.answer" => "answer".to_string(),
-                        _ => m["data"]["error"].as_str().unwrap().to_string(),
-                    };
-                    ends.push((id, kind));
-                    if ends.len() == mine.len() + 1 {
-                        break;
-                    }
+            assert_eq!(text(ws.next().await)["type"], "connected");
+            let mine: Vec<String> = (0..4).map(|k| format!("h{n}-{k}")).collect();
+            for id in &mine {
+                let frame = ask(id, json!({"max_tokens": 8})).to_string();
+                ws.send(Frame::text(frame)).await.unwrap();
+            }
+            let after = format!("h{n}-after");
+            ws.send(Frame::text(
+                ask(&after, json!({"max_tokens": 4})).to_string(),
+            ))
+            .await
+            .unwrap();
+            let mut ends: Vec<(String, String)> = Vec::new();
+            loop {
+                let m = text(ws.next().await);
+                let id = m["data"]["request_id"].as_str().unwrap_or("").to_string();
+                let terminal = m["type"] == "loopd.answer" || m["type"] == "loopd.error";
+                if !terminal || !id.starts_with(&format!("h{n}-")) {
+                    continue;
                 }
-                let mut ids: Vec<&String> = ends.iter().map(|(id, _)| id).collect();
-                ids.sort();
-                let mut expected: Vec<&String> = mine.iter().chain([&after]).collect();
-                expected.sort();
-                assert_eq!(ids, expected, "one terminal reply per request, none twice");
-                ends
-            })
-        });
-        let mut kinds = std::collections::BTreeMap::<String, usize>::new();
-        for client in clients.collect::<Vec<_>>() {
-            for (id, kind) in client.await.unwrap() {
-                if !id.ends_with("after") {
-                    *kinds.entry(kind).or_default() += 1;
+                let kind = match m["type"].as_str().unwrap() {
+                    "loopd.answer" => "answer".to_string(),
+                    _ => m["data"]["error"].as_str().unwrap().to_string(),
+                };
+                ends.push((id, kind));
+                if ends.len() == mine.len() + 1 {
+                    break;
                 }
             }
-        }
-        kinds
+            let mut ids: Vec<&String> = ends.iter().map(|(id, _)| id).collect();
+            ids.sort();
+            let mut expected: Vec<&String> = mine.iter().chain([&after]).collect();
+            expected.sort();
+            assert_eq!(ids, expected, "one terminal reply per request, none twice");
+            done.wait().await;
+            ends
+        })
     });
-    check_load(&kinds, "the hosted bus");
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for client in clients.collect::<Vec<_>>() {
+        for (id, kind) in client.await.unwrap() {
+            if !id.ends_with("after") {
+                *kinds.entry(kind).or_default() += 1;
+            }
+        }
+    }
+    kinds
 }
 
 /// 10,000 malformed frames of every kind on the hosted bus (bytes that are
