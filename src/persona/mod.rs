@@ -147,7 +147,8 @@ impl Persona {
                 .collect(),
             None => self.toolboxes.clone(),
         };
-        let tools = Toolset::builtin(&toolboxes, tools).map_err(SetupError::Invalid)?;
+        let tools =
+            Toolset::builtin(&toolboxes, tools).map_err(|e| SetupError::Invalid(e.to_string()))?;
         let system_prompt = overrides
             .system_prompt
             .or_else(|| self.system_prompt.clone())
