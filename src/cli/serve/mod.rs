@@ -186,7 +186,7 @@ fn personas(config: &Config) -> Result<Vec<Persona>, String> {
     }
     let mut personas: Vec<Persona> = found.into_iter().map(|f| f.persona).collect();
     for name in &config.personas {
-        let p = persona::find(Some(name))?;
+        let p = persona::find(Some(name)).map_err(|e| e.to_string())?;
         personas.retain(|q| q.name != p.name);
         personas.push(p);
     }
