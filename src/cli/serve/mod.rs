@@ -70,7 +70,8 @@ pub struct ServeArgs {
 
 /// Runs `loopd serve`; `threads` is the global `--threads` flag.
 pub fn run(args: ServeArgs, threads: Option<usize>) -> Result<(), String> {
-    let (config, path) = Config::load(args.config.as_deref(), args.system)?;
+    let (config, path) =
+        Config::load(args.config.as_deref(), args.system).map_err(|e| e.to_string())?;
     device::set_threads(threads.or(config.threads));
     let options = options(&args, &config)?;
     match &path {
