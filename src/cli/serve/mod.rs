@@ -89,7 +89,8 @@ pub fn run(args: ServeArgs, threads: Option<usize>) -> Result<(), String> {
 
 /// The service's options: the config file with the flags applied.
 fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> {
-    let model = crate::models::resolve(args.model.as_deref().or(config.model.as_deref()))?;
+    let model = crate::models::resolve(args.model.as_deref().or(config.model.as_deref()))
+        .map_err(|e| e.to_string())?;
     let device = match (args.device, &config.device) {
         (Some(d), _) => d,
         (None, Some(name)) => name.parse().map_err(|e| format!("config device: {e}"))?,
