@@ -201,7 +201,7 @@ struct Worker {
 impl Worker {
     fn load(config: &LocalBrainConfig) -> Result<Self, BrainError> {
         let mut gguf = GgufFile::open(&config.model)?;
-        let device = device::open(config.device).map_err(BrainError::Load)?;
+        let device = device::open(config.device).map_err(|e| BrainError::Load(e.to_string()))?;
         let tokenizer = Tokenizer::from_gguf(&gguf)?;
         let model = Model::load(&mut gguf, &device, config.max_context)?;
         if tokenizer.vocab_size() > model.vocab_size() {
