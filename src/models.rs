@@ -76,10 +76,39 @@ pub fn path_of(entry: &ModelEntry) -> PathBuf {
 /// The environment variable that names the model when `--model` does not.
 pub const MODEL_ENV: &str = "LOOPD_MODEL";
 
+/// Why `--model` names no model file on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    /// The name is neither an existing file, nor looks like a path, nor is in
+    /// the manifest.
+    #[error(
+        "model `{name}` is neither a file nor a known model name (known: {})",
+        .known.join(", ")
+    )]
+    Unknown {
+        /// The name given.
+        name: String,
+        /// The manifest's model names.
+        known: Vec<String>,
+    },
+    /// A known model whose file is not in the models directory; the message
+    /// says how to fetch it.
+    #[error(
+        "model `{name}` is not downloaded yet ({} missing). Fetch it with:\n    models/fetch {name}",
+        .path.display()
+    )]
+    NotDownloaded {
+        /// The manifest name.
+        name: String,
+        /// Where its file should be.
+        path: PathBuf,
+    },
+}
+
 /// Resolves `--model`: a path to a file, a manifest name, or nothing (then
 /// `LOOPD_MODEL` if set, else the default model). A known model that is not
 /// fetched yet is an error that says how to fetch it.
-pub fn resolve(model: Option<&str>) -> Result<PathBuf, String> {
+pub fn resolve(model: Option<&str>) -> Result<PathBuf, ModelError> {
     let manifest = Manifest::builtin();
     let from_env = std::env::var(MODEL_ENV)
         .ok()
@@ -95,15 +124,10 @@ pub fn resolve(model: Option<&str>) -> Result<PathBuf, String> {
                 if path.exists() || looks_like_path {
                     return Ok(path);
                 }
-                return Err(format!(
-                    "model `{name}` is neither a file nor a known model name (known: {})",
-                    manifest
-                        .models
-                        .iter()
-                        .map(|m| m.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
+                return Err(ModelError::Unknown {
+                    name: name.to_string(),
+                    known: manifest.models.iter().map(|m| m.name.clone()).collect(),
+                });
             }
         },
     };
@@ -111,12 +135,10 @@ pub fn resolve(model: Option<&str>) -> Result<PathBuf, String> {
     if path.exists() {
         Ok(path)
     } else {
-        Err(format!(
-            "model `{}` is not downloaded yet ({} missing). Fetch it with:\n    models/fetch {}",
-            entry.name,
-            path.display(),
-            entry.name
-        ))
+        Err(ModelError::NotDownloaded {
+            name: entry.name.clone(),
+            path,
+        })
     }
 }
 

@@ -17,8 +17,13 @@ pub enum DeviceChoice {
     Metal,
 }
 
+/// A device name that is none of `auto`, `cpu`, `cuda` (`gpu`) or `metal`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown device `{0}` (expected auto, cpu, cuda or metal)")]
+pub struct UnknownDevice(pub String);
+
 impl FromStr for DeviceChoice {
-    type Err = String;
+    type Err = UnknownDevice;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s.to_ascii_lowercase().as_str() {
@@ -26,15 +31,35 @@ impl FromStr for DeviceChoice {
             "cpu" => Ok(DeviceChoice::Cpu),
             "cuda" | "gpu" => Ok(DeviceChoice::Cuda),
             "metal" => Ok(DeviceChoice::Metal),
-            other => Err(format!(
-                "unknown device `{other}` (expected auto, cpu, cuda or metal)"
-            )),
+            other => Err(UnknownDevice(other.to_string())),
         }
     }
 }
 
+/// Why the chosen device could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// This build has no support for the device.
+    #[error("this loopd was built without {backend}; rebuild with `--features {feature}`")]
+    NotBuilt {
+        /// `CUDA` or `Metal`.
+        backend: &'static str,
+        /// The cargo feature that adds it.
+        feature: &'static str,
+    },
+    /// The device is supported but could not be opened.
+    #[error("cannot open {backend} device 0: {source}")]
+    Open {
+        /// `CUDA` or `Metal`.
+        backend: &'static str,
+        /// What candle reported.
+        #[source]
+        source: candle_core::Error,
+    },
+}
+
 /// Opens the chosen device.
-pub fn open(choice: DeviceChoice) -> Result<Device, String> {
+pub fn open(choice: DeviceChoice) -> Result<Device, DeviceError> {
     match choice {
         DeviceChoice::Cpu => Ok(Device::Cpu),
         DeviceChoice::Cuda => open_cuda(),
@@ -55,18 +80,25 @@ pub fn open(choice: DeviceChoice) -> Result<Device, String> {
     }
 }
 
-fn open_cuda() -> Result<Device, String> {
-    if !cfg!(feature = "cuda") {
-        return Err("this loopd was built without CUDA; rebuild with `--features cuda`".into());
-    }
-    Device::new_cuda(0).map_err(|e| format!("cannot open CUDA device 0: {e}"))
+fn open_cuda() -> Result<Device, DeviceError> {
+    open_gpu("CUDA", "cuda", cfg!(feature = "cuda"), Device::new_cuda)
 }
 
-fn open_metal() -> Result<Device, String> {
-    if !cfg!(feature = "metal") {
-        return Err("this loopd was built without Metal; rebuild with `--features metal`".into());
+fn open_metal() -> Result<Device, DeviceError> {
+    open_gpu("Metal", "metal", cfg!(feature = "metal"), Device::new_metal)
+}
+
+/// Opens device 0 of a GPU backend, if this build has it (`built`).
+fn open_gpu(
+    backend: &'static str,
+    feature: &'static str,
+    built: bool,
+    new: fn(usize) -> candle_core::Result<Device>,
+) -> Result<Device, DeviceError> {
+    if !built {
+        return Err(DeviceError::NotBuilt { backend, feature });
     }
-    Device::new_metal(0).map_err(|e| format!("cannot open Metal device 0: {e}"))
+    new(0).map_err(|source| DeviceError::Open { backend, source })
 }
 
 /// A short name for a device: `cpu`, `cuda:0`, `metal:0`.

@@ -36,6 +36,29 @@ impl Grammar {
     }
 }
 
+/// Why a grammar could not be set up, compiled or followed.
+#[derive(Debug, thiserror::Error)]
+pub enum GrammarError {
+    /// The vocabulary has no token that ends a turn.
+    #[error("the model has no end-of-turn token to end a constrained reply")]
+    NoEndOfTurn,
+    /// An end-of-turn token id is past the end of the vocabulary.
+    #[error("an end-of-turn token is outside the vocabulary")]
+    EndOfTurnOutOfRange,
+    /// llguidance could not build its parser factory for the vocabulary.
+    #[error("grammar setup: {0}")]
+    Setup(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The grammar does not compile; the message names the problem.
+    #[error("grammar: {0}")]
+    Compile(String),
+    /// llguidance failed while following the grammar.
+    #[error("grammar: {0}")]
+    Match(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// Every token is ruled out: the reply cannot go on.
+    #[error("grammar: no token can continue the reply")]
+    DeadEnd,
+}
+
 /// Compiles grammars against one model's vocabulary.
 pub struct GrammarCompiler {
     factory: ParserFactory,
@@ -45,7 +68,7 @@ pub struct GrammarCompiler {
 impl GrammarCompiler {
     /// The token environment of `tokenizer`, for logits `width` wide (the
     /// embedding table may have more rows than the vocabulary).
-    pub fn new(tokenizer: &Tokenizer, width: usize) -> Result<Self, String> {
+    pub fn new(tokenizer: &Tokenizer, width: usize) -> Result<Self, GrammarError> {
         let width = width.max(tokenizer.vocab_size());
         let words: Vec<Vec<u8>> = (0..width as u32)
             .map(|id| match tokenizer.kind(id) {
@@ -62,18 +85,18 @@ impl GrammarCompiler {
     /// The token environment of a vocabulary given as each id's bytes
     /// (special tokens start with [`TokTrie::SPECIAL_TOKEN_MARKER`]) and
     /// the tokens that end a turn.
-    pub fn from_words(words: Vec<Vec<u8>>, end_of_turn: &[u32]) -> Result<Self, String> {
+    pub fn from_words(words: Vec<Vec<u8>>, end_of_turn: &[u32]) -> Result<Self, GrammarError> {
         let Some(&eos) = end_of_turn.first() else {
-            return Err("the model has no end-of-turn token to end a constrained reply".into());
+            return Err(GrammarError::NoEndOfTurn);
         };
         if end_of_turn.iter().any(|&id| id as usize >= words.len()) {
-            return Err("an end-of-turn token is outside the vocabulary".into());
+            return Err(GrammarError::EndOfTurnOutOfRange);
         }
         let info = TokRxInfo::new(words.len() as u32, eos);
         let trie = TokTrie::from(&info, &words).with_eos_tokens(end_of_turn);
         let env: toktrie::TokEnv = Arc::new(TrieOnly { trie });
         let mut factory =
-            ParserFactory::new_simple(&env).map_err(|e| format!("grammar setup: {e}"))?;
+            ParserFactory::new_simple(&env).map_err(|e| GrammarError::Setup(e.into()))?;
         factory.quiet();
         Ok(GrammarCompiler {
             factory,
@@ -83,13 +106,13 @@ impl GrammarCompiler {
 
     /// A fresh constraint for one generation; a grammar that does not
     /// compile is an error naming the problem.
-    pub fn start(&self, grammar: &Grammar) -> Result<Constraint, String> {
+    pub fn start(&self, grammar: &Grammar) -> Result<Constraint, GrammarError> {
         let parser = self
             .factory
             .create_parser(TopLevelGrammar::from_lark(grammar.lark.clone()));
         let matcher = Matcher::new(parser);
         if let Some(e) = matcher.get_error() {
-            return Err(format!("grammar: {e}"));
+            return Err(GrammarError::Compile(e));
         }
         Ok(Constraint {
             matcher,
@@ -145,12 +168,12 @@ impl Constraint {
 
     /// Sets every token the grammar does not allow next to −∞. An error
     /// means the grammar can go nowhere (an internal llguidance error).
-    pub fn mask(&mut self, logits: &mut [f32]) -> Result<(), String> {
+    pub fn mask(&mut self, logits: &mut [f32]) -> Result<(), GrammarError> {
         self.masks += 1;
         let allowed = self
             .matcher
             .compute_mask_or_eos()
-            .map_err(|e| format!("grammar: {e}"))?;
+            .map_err(|e| GrammarError::Match(e.into()))?;
         let ending: Vec<(usize, f32)> = if self.is_accepting() {
             self.end_of_turn
                 .iter()
@@ -168,19 +191,19 @@ impl Constraint {
             logits[id] = logit;
         }
         if logits.iter().all(|l| *l == f32::NEG_INFINITY) {
-            return Err("grammar: no token can continue the reply".into());
+            return Err(GrammarError::DeadEnd);
         }
         Ok(())
     }
 
     /// Moves the grammar past a generated token.
-    pub fn accept(&mut self, token: u32) -> Result<(), String> {
+    pub fn accept(&mut self, token: u32) -> Result<(), GrammarError> {
         if self.end_of_turn.contains(&token) {
             return Ok(());
         }
         self.matcher
             .consume_token(token)
-            .map_err(|e| format!("grammar: {e}"))
+            .map_err(|e| GrammarError::Match(e.into()))
     }
 
     /// Whether the text so far is a complete sentence of the grammar.
@@ -272,7 +295,8 @@ mod tests {
         let e = compiler
             .start(&Grammar::lark("start: nowhere"))
             .err()
-            .unwrap();
+            .unwrap()
+            .to_string();
         assert!(e.starts_with("grammar:"), "{e}");
     }
 }

@@ -8,7 +8,7 @@
 use super::device::{self, DeviceChoice};
 use super::fit;
 use super::gguf::GgufFile;
-use super::grammar::{Constraint, GrammarCompiler};
+use super::grammar::{Constraint, GrammarCompiler, GrammarError};
 use super::kv_cache::KvCache;
 use super::model::Model;
 use super::prefix_cache::{CacheUsage, PrefixCaches};
@@ -195,13 +195,13 @@ struct Worker {
     caches: PrefixCaches,
     info: BrainInfo,
     /// Built on the first request that carries a grammar.
-    grammars: Option<Result<GrammarCompiler, String>>,
+    grammars: Option<Result<GrammarCompiler, GrammarError>>,
 }
 
 impl Worker {
     fn load(config: &LocalBrainConfig) -> Result<Self, BrainError> {
         let mut gguf = GgufFile::open(&config.model)?;
-        let device = device::open(config.device).map_err(BrainError::Load)?;
+        let device = device::open(config.device).map_err(|e| BrainError::Load(e.to_string()))?;
         let tokenizer = Tokenizer::from_gguf(&gguf)?;
         let model = Model::load(&mut gguf, &device, config.max_context)?;
         if tokenizer.vocab_size() > model.vocab_size() {
@@ -223,8 +223,8 @@ impl Worker {
         let bos = special_text("tokenizer.ggml.bos_token_id");
         let eos = special_text("tokenizer.ggml.eos_token_id");
         let template_source = gguf.opt_string("tokenizer.chat_template");
-        let template =
-            ChatTemplate::new(template_source.as_deref(), &bos, &eos).map_err(|e| gguf.error(e))?;
+        let template = ChatTemplate::new(template_source.as_deref(), &bos, &eos)
+            .map_err(|e| gguf.error(e.to_string()))?;
         let name = gguf
             .opt_string("general.name")
             .filter(|n| !n.trim().is_empty())
@@ -271,11 +271,11 @@ impl Worker {
             .get_or_insert_with(|| GrammarCompiler::new(&self.tokenizer, self.model.vocab_size()));
         let compiler = compiler
             .as_ref()
-            .map_err(|e| BrainError::Grammar(e.clone()))?;
+            .map_err(|e| BrainError::Grammar(e.to_string()))?;
         compiler
             .start(grammar)
             .map(Some)
-            .map_err(BrainError::Grammar)
+            .map_err(|e| BrainError::Grammar(e.to_string()))
     }
 
     fn serve(&mut self, job: Job) {
@@ -346,11 +346,11 @@ impl Worker {
             let mut text = self
                 .template
                 .render(messages, &request.tools, true)
-                .map_err(BrainError::Template)?;
+                .map_err(|e| BrainError::Template(e.to_string()))?;
             text.push_str(&request.assistant_prefix);
             self.tokenizer
                 .encode_prompt(&text)
-                .map_err(BrainError::Generation)
+                .map_err(|e| BrainError::Generation(e.to_string()))
         };
         let context = self.model.max_positions();
         let budget = context - request.options.max_tokens.clamp(1, context / 4);
@@ -442,10 +442,14 @@ impl Worker {
             if let Some(constraint) = constraint.as_mut() {
                 if !constraint.allows(token) {
                     let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
-                    constraint.mask(&mut values).map_err(BrainError::Grammar)?;
+                    constraint
+                        .mask(&mut values)
+                        .map_err(|e| BrainError::Grammar(e.to_string()))?;
                     token = sampler.sample(&mut values, &history);
                 }
-                constraint.accept(token).map_err(BrainError::Grammar)?;
+                constraint
+                    .accept(token)
+                    .map_err(|e| BrainError::Grammar(e.to_string()))?;
             }
             if decode_started.is_none() {
                 usage.time_to_first_token = received.elapsed();

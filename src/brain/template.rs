@@ -15,6 +15,18 @@ use serde::Serialize;
 /// ChatML, used when a model ships no template of its own.
 pub const CHATML: &str = "{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
 
+/// Why a chat template did not compile or render.
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateError {
+    /// The template source does not compile.
+    #[error("cannot compile the chat template: {0}")]
+    Compile(#[source] Error),
+    /// Rendering failed; a `raise_exception` in the template shows as its
+    /// own message.
+    #[error("{}", describe_error(.0))]
+    Render(#[source] Error),
+}
+
 /// A compiled chat template.
 pub struct ChatTemplate {
     env: Environment<'static>,
@@ -35,7 +47,11 @@ struct TemplateContext<'a> {
 
 impl ChatTemplate {
     /// Compiles `source`; `None` selects the ChatML fallback.
-    pub fn new(source: Option<&str>, bos_token: &str, eos_token: &str) -> Result<Self, String> {
+    pub fn new(
+        source: Option<&str>,
+        bos_token: &str,
+        eos_token: &str,
+    ) -> Result<Self, TemplateError> {
         let is_fallback = source.is_none();
         let source = source.unwrap_or(CHATML).to_string();
         let supports_tools = source.contains("tools");
@@ -47,7 +63,7 @@ impl ChatTemplate {
         env.add_function("raise_exception", raise_exception);
         env.add_function("strftime_now", strftime_now);
         env.add_template_owned("chat_template", source)
-            .map_err(|e| format!("cannot compile the chat template: {e}"))?;
+            .map_err(TemplateError::Compile)?;
         Ok(ChatTemplate {
             env,
             bos_token: bos_token.to_string(),
@@ -74,11 +90,11 @@ impl ChatTemplate {
         messages: &[Message],
         tools: &[serde_json::Value],
         add_generation_prompt: bool,
-    ) -> Result<String, String> {
+    ) -> Result<String, TemplateError> {
         let template = self
             .env
             .get_template("chat_template")
-            .map_err(|e| e.to_string())?;
+            .map_err(TemplateError::Render)?;
         let context = TemplateContext {
             messages,
             tools: (!tools.is_empty()).then_some(tools),
@@ -86,7 +102,7 @@ impl ChatTemplate {
             bos_token: &self.bos_token,
             eos_token: &self.eos_token,
         };
-        template.render(context).map_err(|e| describe_error(&e))
+        template.render(context).map_err(TemplateError::Render)
     }
 }
 
@@ -318,7 +334,10 @@ mod tests {
     #[test]
     fn raise_exception_becomes_an_error() {
         let t = ChatTemplate::new(Some("{{ raise_exception('no system role') }}"), "", "").unwrap();
-        assert_eq!(t.render(&[], &[], true).unwrap_err(), "no system role");
+        assert_eq!(
+            t.render(&[], &[], true).unwrap_err().to_string(),
+            "no system role"
+        );
     }
 
     #[test]

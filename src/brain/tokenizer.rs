@@ -189,16 +189,16 @@ impl Tokenizer {
     }
 
     /// Encodes text; special tokens written as text become their single token.
-    pub fn encode(&self, text: &str) -> Result<Vec<u32>, String> {
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>, EncodeError> {
         self.inner
             .encode_fast(text, false)
             .map(|enc| enc.get_ids().to_vec())
-            .map_err(|e| format!("cannot tokenize: {e}"))
+            .map_err(EncodeError)
     }
 
     /// Encodes a rendered chat prompt, adding BOS when the model wants it and
     /// the template did not write it.
-    pub fn encode_prompt(&self, text: &str) -> Result<Vec<u32>, String> {
+    pub fn encode_prompt(&self, text: &str) -> Result<Vec<u32>, EncodeError> {
         let mut ids = self.encode(text)?;
         if let (true, Some(bos)) = (self.add_bos, self.bos) {
             if ids.first() != Some(&bos) {
@@ -257,6 +257,11 @@ impl Tokenizer {
         String::from_utf8_lossy(&bytes).into_owned()
     }
 }
+
+/// Why text could not be encoded: what the `tokenizers` crate reported.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot tokenize: {0}")]
+pub struct EncodeError(#[source] pub tokenizers::Error);
 
 /// The GPT-2 byte-to-character table: printable bytes map to themselves, the
 /// others to U+0100 onwards, so that every byte string is a printable string.

@@ -195,7 +195,8 @@ pub fn run(args: AskArgs) -> Result<(), Failure> {
 /// The daemon core's settings for one question: the persona alone, the
 /// flags' sampling options and tools, no memory, no queue.
 fn daemon_settings(args: &AskArgs) -> Result<DaemonSettings, Failure> {
-    let persona = persona::find(args.persona.as_deref()).map_err(Failure::usage)?;
+    let persona =
+        persona::find(args.persona.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     Ok(DaemonSettings {
         personas: vec![persona],
         toolboxes: TOOLBOXES.iter().map(|s| s.to_string()).collect(),

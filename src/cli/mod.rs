@@ -90,6 +90,15 @@ impl From<String> for Failure {
     }
 }
 
+impl From<crate::models::ModelError> for Failure {
+    fn from(error: crate::models::ModelError) -> Failure {
+        Failure {
+            message: error.to_string(),
+            code: 1,
+        }
+    }
+}
+
 impl From<crate::daemon::AskError> for Failure {
     fn from(error: crate::daemon::AskError) -> Failure {
         Failure {

@@ -74,7 +74,7 @@ fn list() -> Result<(), String> {
 }
 
 fn info(model: Option<&str>) -> Result<(), String> {
-    let path = models::resolve(model)?;
+    let path = models::resolve(model).map_err(|e| e.to_string())?;
     let gguf = GgufFile::open(&path).map_err(|e| e.to_string())?;
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     println!("file:          {} ({} bytes)", path.display(), size);

@@ -37,7 +37,8 @@ pub fn run(args: PersonasArgs) -> Result<(), String> {
     match args.command {
         PersonasCommand::List => list(),
         PersonasCommand::Show { persona } => {
-            print!("{}", persona::find(persona.as_deref())?.to_toml()?);
+            let found = persona::find(persona.as_deref()).map_err(|e| e.to_string())?;
+            print!("{}", found.to_toml().map_err(|e| e.to_string())?);
             Ok(())
         }
         PersonasCommand::Import { file, output } => import(&file, output.as_deref()),
@@ -69,7 +70,7 @@ fn import(file: &std::path::Path, output: Option<&std::path::Path>) -> Result<()
     for note in &imported.notes {
         eprintln!("note: {note}");
     }
-    let toml = imported.persona.to_toml()?;
+    let toml = imported.persona.to_toml().map_err(|e| e.to_string())?;
     match output {
         Some(path) => {
             std::fs::write(path, toml).map_err(|e| format!("cannot write {}: {e}", path.display()))

@@ -36,7 +36,7 @@ fn builtin_specs() -> Result<Vec<(&'static str, Vec<ToolSpec>)>, String> {
     TOOLBOXES
         .iter()
         .map(|&name| {
-            let tools = toolbox(name, &config)?.tools;
+            let tools = toolbox(name, &config).map_err(|e| e.to_string())?.tools;
             Ok((name, tools.iter().map(|t| t.spec().clone()).collect()))
         })
         .collect()

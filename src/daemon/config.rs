@@ -210,17 +210,43 @@ impl Default for BusSection {
     }
 }
 
+/// Why the config file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {}: {source}", .path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why it could not be read.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not TOML, or has a key or value the config does not take.
+    #[error("config {origin}: {}", .source.message().trim())]
+    Parse {
+        /// The file, or what else the text came from.
+        origin: String,
+        /// What the TOML parser found wrong.
+        #[source]
+        source: toml::de::Error,
+    },
+}
+
 impl Config {
     /// Parses config text; `origin` names it in errors.
-    pub fn parse(text: &str, origin: &str) -> Result<Config, String> {
-        toml::from_str(text).map_err(|e| format!("config {origin}: {}", e.message().trim()))
+    pub fn parse(text: &str, origin: &str) -> Result<Config, ConfigError> {
+        toml::from_str(text).map_err(|source| ConfigError::Parse {
+            origin: origin.to_string(),
+            source,
+        })
     }
 
     /// Reads the config: `explicit` must exist; the default file may be missing.
     pub fn load(
         explicit: Option<&Path>,
         system: bool,
-    ) -> Result<(Config, Option<PathBuf>), String> {
+    ) -> Result<(Config, Option<PathBuf>), ConfigError> {
         let path = match explicit {
             Some(path) => path.to_path_buf(),
             None => default_path(system),
@@ -233,7 +259,7 @@ impl Config {
             Err(e) if explicit.is_none() && e.kind() == std::io::ErrorKind::NotFound => {
                 Ok((Config::default(), None))
             }
-            Err(e) => Err(format!("cannot read config {}: {e}", path.display())),
+            Err(source) => Err(ConfigError::Unreadable { path, source }),
         }
     }
 }
@@ -308,17 +334,23 @@ mod tests {
 
     #[test]
     fn a_wrong_key_or_type_is_named() {
-        let err = Config::parse("[requests]\nqeue = 2", "t").unwrap_err();
+        let err = Config::parse("[requests]\nqeue = 2", "t")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("qeue"), "{err}");
-        let err = Config::parse("[memory]\nturns = \"four\"", "t").unwrap_err();
+        let err = Config::parse("[memory]\nturns = \"four\"", "t")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("config t"), "{err}");
-        let err = Config::parse("modle = \"x\"", "t").unwrap_err();
+        let err = Config::parse("modle = \"x\"", "t").unwrap_err().to_string();
         assert!(err.contains("modle"), "{err}");
     }
 
     #[test]
     fn a_missing_explicit_file_is_an_error() {
-        let err = Config::load(Some(Path::new("/nonexistent/loopd.toml")), false).unwrap_err();
+        let err = Config::load(Some(Path::new("/nonexistent/loopd.toml")), false)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("/nonexistent/loopd.toml"), "{err}");
     }
 }

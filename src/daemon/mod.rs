@@ -552,5 +552,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// A tool set check, for configs: every toolbox named can be built.
 pub fn check_toolboxes(names: &[String], tools: &ToolConfig) -> Result<(), String> {
-    Toolset::builtin(names, tools).map(|_| ())
+    Toolset::builtin(names, tools)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }

@@ -16,9 +16,9 @@
 pub mod ovos;
 
 use crate::engine::{self, Engine, Settings};
-use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
+use crate::tools::{ToolConfig, ToolboxError, Toolset, TOOLBOXES};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 const DEFAULT: &str = include_str!("default.toml");
@@ -53,43 +53,126 @@ impl Persona {
     }
 
     /// Reads and checks a persona from TOML text; `origin` names it in errors.
-    pub fn from_toml(text: &str, origin: &str) -> Result<Persona, String> {
-        let persona: Persona =
-            toml::from_str(text).map_err(|e| format!("persona {origin}: {}", e.message()))?;
-        persona
-            .check()
-            .map_err(|e| format!("persona {origin}: {e}"))?;
+    pub fn from_toml(text: &str, origin: &str) -> Result<Persona, PersonaError> {
+        let persona: Persona = toml::from_str(text).map_err(|source| PersonaError::Parse {
+            origin: origin.to_string(),
+            source,
+        })?;
+        persona.check().map_err(|source| PersonaError::Invalid {
+            origin: origin.to_string(),
+            source,
+        })?;
         Ok(persona)
     }
 
     /// Reads a persona file.
-    pub fn load(path: &Path) -> Result<Persona, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read persona {}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Persona, PersonaError> {
+        let text = std::fs::read_to_string(path).map_err(|source| PersonaError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Persona::from_toml(&text, &path.display().to_string())
     }
 
     /// The persona as TOML text.
-    pub fn to_toml(&self) -> Result<String, String> {
-        toml::to_string(self).map_err(|e| format!("persona {}: {e}", self.name))
+    pub fn to_toml(&self) -> Result<String, PersonaError> {
+        toml::to_string(self).map_err(|source| PersonaError::Serialize {
+            name: self.name.clone(),
+            source,
+        })
     }
 
     /// Checks that the engine, its settings and the toolboxes exist.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvalidPersona> {
         if self.name.trim().is_empty() {
-            return Err("the name is empty".into());
+            return Err(InvalidPersona::EmptyName);
         }
-        engine::build(&self.engine, &self.config)?;
+        engine::build(&self.engine, &self.config).map_err(InvalidPersona::Engine)?;
         for toolbox in &self.toolboxes {
             if !TOOLBOXES.contains(&toolbox.as_str()) {
-                return Err(format!(
-                    "unknown toolbox `{toolbox}` (available: {})",
-                    TOOLBOXES.join(", ")
-                ));
+                return Err(InvalidPersona::Toolbox(ToolboxError::Unknown(
+                    toolbox.clone(),
+                )));
             }
         }
         Ok(())
     }
+}
+
+/// Why a persona could not be found, read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum PersonaError {
+    /// No persona file of that name in the personas directories.
+    #[error(
+        "no persona named `{name}` (looked in {}; `default` is built in)",
+        shown(.searched)
+    )]
+    NotFound {
+        /// The name asked for.
+        name: String,
+        /// The directories looked in, first first.
+        searched: Vec<PathBuf>,
+    },
+    /// The persona file could not be read.
+    #[error("cannot read persona {}: {source}", .path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// Why it could not be read.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The text is not TOML, or not the shape of a persona.
+    #[error("persona {origin}: {}", .source.message())]
+    Parse {
+        /// The file, or what else the text came from.
+        origin: String,
+        /// What the TOML parser found wrong.
+        #[source]
+        source: toml::de::Error,
+    },
+    /// The persona parsed but names an engine, setting or toolbox that
+    /// does not exist.
+    #[error("persona {origin}: {source}")]
+    Invalid {
+        /// The file, or what else the text came from.
+        origin: String,
+        /// What is wrong with it.
+        #[source]
+        source: InvalidPersona,
+    },
+    /// The persona could not be written as TOML.
+    #[error("persona {name}: {source}")]
+    Serialize {
+        /// The persona's name.
+        name: String,
+        /// What the TOML writer refused.
+        #[source]
+        source: toml::ser::Error,
+    },
+}
+
+/// What is wrong with a persona that parsed.
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidPersona {
+    /// The name is empty or blank.
+    #[error("the name is empty")]
+    EmptyName,
+    /// The engine is unknown or its settings are wrong; the message names which.
+    #[error("{0}")]
+    Engine(String),
+    /// A toolbox is not one of the built-in ones.
+    #[error(transparent)]
+    Toolbox(ToolboxError),
+}
+
+/// Directories as one comma-separated line.
+fn shown(directories: &[PathBuf]) -> String {
+    directories
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// What one request changes about a persona (CLI flags, D-Bus options, bus fields).
@@ -147,7 +230,8 @@ impl Persona {
                 .collect(),
             None => self.toolboxes.clone(),
         };
-        let tools = Toolset::builtin(&toolboxes, tools).map_err(SetupError::Invalid)?;
+        let tools =
+            Toolset::builtin(&toolboxes, tools).map_err(|e| SetupError::Invalid(e.to_string()))?;
         let system_prompt = overrides
             .system_prompt
             .or_else(|| self.system_prompt.clone())
@@ -174,7 +258,7 @@ pub struct Found {
 /// then each `*.toml` in the personas directories, first directory first
 /// (a name seen twice keeps the first). Files that do not parse come back
 /// as errors beside the rest.
-pub fn discover() -> (Vec<Found>, Vec<String>) {
+pub fn discover() -> (Vec<Found>, Vec<PersonaError>) {
     let mut found: Vec<Found> = Vec::new();
     let mut errors = Vec::new();
     for dir in directories() {
@@ -212,7 +296,7 @@ pub fn discover() -> (Vec<Found>, Vec<String>) {
 /// Finds a persona by name or path: `default` (or nothing) is the built-in
 /// one, an existing path or a name with `.toml` is read as a file, any other
 /// name is looked up as `<dir>/<name>.toml` in the personas directories.
-pub fn find(name_or_path: Option<&str>) -> Result<Persona, String> {
+pub fn find(name_or_path: Option<&str>) -> Result<Persona, PersonaError> {
     let Some(wanted) = name_or_path else {
         return Ok(Persona::builtin());
     };
@@ -229,14 +313,10 @@ pub fn find(name_or_path: Option<&str>) -> Result<Persona, String> {
     if wanted == "default" {
         return Ok(Persona::builtin());
     }
-    Err(format!(
-        "no persona named `{wanted}` (looked in {}; `default` is built in)",
-        directories()
-            .iter()
-            .map(|d| d.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ))
+    Err(PersonaError::NotFound {
+        name: wanted.to_string(),
+        searched: directories(),
+    })
 }
 
 /// Where persona files live: `$XDG_CONFIG_HOME/loopd/personas` (or
@@ -286,7 +366,7 @@ mod tests {
             ("engine = \"react\"", "missing field `name`"),
         ];
         for (text, expected) in cases {
-            let err = Persona::from_toml(text, "t").unwrap_err();
+            let err = Persona::from_toml(text, "t").unwrap_err().to_string();
             assert!(err.contains(expected), "{text:?} → {err}");
         }
     }

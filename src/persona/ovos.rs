@@ -8,7 +8,7 @@
 //! toolboxes, and its `persona`/`system_prompt` text becomes the system
 //! prompt. What cannot be carried over is listed in [`Imported::notes`].
 
-use super::Persona;
+use super::{InvalidPersona, Persona};
 use crate::engine::{self, Settings};
 use serde_json::Value;
 
@@ -38,18 +38,51 @@ pub struct Imported {
     pub notes: Vec<String>,
 }
 
+/// Why an OVOS persona file could not be converted.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The text is not JSON.
+    #[error("the OVOS persona is not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// The JSON is not an object.
+    #[error("the OVOS persona must be a JSON object")]
+    NotAnObject,
+    /// There is no `name`, or it is blank.
+    #[error("the OVOS persona has no `name`")]
+    NoName,
+    /// Neither `solvers` nor `handlers` lists a plugin.
+    #[error("the OVOS persona lists no `solvers` or `handlers`")]
+    NoPlugins,
+    /// No listed plugin is an agent loop loopd has an engine for.
+    #[error(
+        "none of its plugins ({}) is an agent loop loopd runs (known: {})",
+        .plugins.join(", "),
+        PLUGINS.iter().map(|(p, _)| *p).collect::<Vec<_>>().join(", ")
+    )]
+    NoAgentLoop {
+        /// The plugins it lists.
+        plugins: Vec<String>,
+    },
+    /// The loop plugin's settings are not a JSON object.
+    #[error("the settings of `{plugin}` must be a JSON object")]
+    SettingsNotAnObject {
+        /// The plugin.
+        plugin: String,
+    },
+    /// The converted persona does not pass [`Persona::check`].
+    #[error("the converted persona is not valid: {0}")]
+    Invalid(#[source] InvalidPersona),
+}
+
 /// Converts OVOS persona JSON text.
-pub fn import(text: &str) -> Result<Imported, String> {
-    let json: Value =
-        serde_json::from_str(text).map_err(|e| format!("the OVOS persona is not JSON: {e}"))?;
-    let object = json
-        .as_object()
-        .ok_or("the OVOS persona must be a JSON object")?;
+pub fn import(text: &str) -> Result<Imported, ImportError> {
+    let json: Value = serde_json::from_str(text).map_err(ImportError::NotJson)?;
+    let object = json.as_object().ok_or(ImportError::NotAnObject)?;
     let name = object
         .get("name")
         .and_then(Value::as_str)
         .filter(|n| !n.trim().is_empty())
-        .ok_or("the OVOS persona has no `name`")?;
+        .ok_or(ImportError::NoName)?;
     let plugins: Vec<&str> = ["handlers", "solvers"]
         .iter()
         .filter_map(|key| object.get(*key))
@@ -58,20 +91,14 @@ pub fn import(text: &str) -> Result<Imported, String> {
         .filter_map(Value::as_str)
         .collect();
     if plugins.is_empty() {
-        return Err("the OVOS persona lists no `solvers` or `handlers`".into());
+        return Err(ImportError::NoPlugins);
     }
     let mut notes = Vec::new();
     let Some((plugin, engine_id)) = plugins.iter().find_map(|p| engine_of(p).map(|e| (*p, e)))
     else {
-        return Err(format!(
-            "none of its plugins ({}) is an agent loop loopd runs (known: {})",
-            plugins.join(", "),
-            PLUGINS
-                .iter()
-                .map(|(p, _)| *p)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        return Err(ImportError::NoAgentLoop {
+            plugins: plugins.iter().map(|p| p.to_string()).collect(),
+        });
     };
     for other in plugins.iter().filter(|p| **p != plugin) {
         notes.push(format!(
@@ -84,9 +111,12 @@ pub fn import(text: &str) -> Result<Imported, String> {
         .or_else(|| object.get("plugin-config").and_then(|c| c.get(plugin)))
         .cloned()
         .unwrap_or(Value::Object(Default::default()));
-    let plugin_config = plugin_config
-        .as_object()
-        .ok_or_else(|| format!("the settings of `{plugin}` must be a JSON object"))?;
+    let plugin_config =
+        plugin_config
+            .as_object()
+            .ok_or_else(|| ImportError::SettingsNotAnObject {
+                plugin: plugin.to_string(),
+            })?;
 
     let accepted = engine::accepted_keys(engine_id);
     let mut config = Settings::new();
@@ -145,9 +175,7 @@ pub fn import(text: &str) -> Result<Imported, String> {
         system_prompt,
         config,
     };
-    persona
-        .check()
-        .map_err(|e| format!("the converted persona is not valid: {e}"))?;
+    persona.check().map_err(ImportError::Invalid)?;
     Ok(Imported { persona, notes })
 }
 
@@ -256,7 +284,7 @@ mod tests {
             ),
         ];
         for (text, expected) in cases {
-            let err = import(text).unwrap_err();
+            let err = import(text).unwrap_err().to_string();
             assert!(err.contains(expected), "{text} → {err}");
         }
     }

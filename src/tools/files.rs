@@ -44,7 +44,7 @@ const SNIFF_BYTES: usize = 8192;
 
 /// The tools of the `files` toolbox: `read_file`, `list_dir`, `search_files`.
 /// Fails when `config.file_roots` is empty or a root is not a readable folder.
-pub fn tools(config: &ToolConfig) -> Result<Vec<Arc<dyn Tool>>, String> {
+pub fn tools(config: &ToolConfig) -> Result<Vec<Arc<dyn Tool>>, FileRootError> {
     let roots = Arc::new(Roots::new(&config.file_roots)?);
     let (a, b, c) = (roots.clone(), roots.clone(), roots);
     Ok(vec![
@@ -161,6 +161,29 @@ pub struct SearchMatch {
     pub text: Option<String>,
 }
 
+/// Why the `files` toolbox cannot use its configured folders.
+#[derive(Debug, thiserror::Error)]
+pub enum FileRootError {
+    /// No folder is configured.
+    #[error("the files toolbox needs at least one folder it may read (configure file roots)")]
+    NoRoots,
+    /// A folder cannot be resolved (it is missing or unreadable).
+    #[error("file root `{}` cannot be used: {source}", .path.display())]
+    Unusable {
+        /// The folder as configured.
+        path: PathBuf,
+        /// Why it cannot be resolved.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A configured root is not a folder.
+    #[error("file root `{}` is not a folder", .path.display())]
+    NotAFolder {
+        /// The root as configured.
+        path: PathBuf,
+    },
+}
+
 /// One allowed folder: as configured (made absolute and normalised) and with
 /// symlinks resolved.
 #[derive(Debug)]
@@ -174,11 +197,9 @@ struct Root {
 struct Roots(Vec<Root>);
 
 impl Roots {
-    fn new(paths: &[PathBuf]) -> Result<Self, String> {
+    fn new(paths: &[PathBuf]) -> Result<Self, FileRootError> {
         if paths.is_empty() {
-            return Err("the files toolbox needs at least one folder it may read \
-                        (configure file roots)"
-                .into());
+            return Err(FileRootError::NoRoots);
         }
         paths
             .iter()
@@ -334,14 +355,18 @@ impl Roots {
 }
 
 impl Root {
-    fn new(path: &Path) -> Result<Self, String> {
-        let real = fs::canonicalize(path)
-            .map_err(|e| format!("file root `{}` cannot be used: {e}", path.display()))?;
+    fn new(path: &Path) -> Result<Self, FileRootError> {
+        let unusable = |source| FileRootError::Unusable {
+            path: path.to_path_buf(),
+            source,
+        };
+        let real = fs::canonicalize(path).map_err(unusable)?;
         if !real.is_dir() {
-            return Err(format!("file root `{}` is not a folder", path.display()));
+            return Err(FileRootError::NotAFolder {
+                path: path.to_path_buf(),
+            });
         }
-        let absolute = std::path::absolute(path)
-            .map_err(|e| format!("file root `{}` cannot be used: {e}", path.display()))?;
+        let absolute = std::path::absolute(path).map_err(unusable)?;
         Ok(Root {
             given: normalize(&absolute),
             real,
@@ -796,7 +821,7 @@ mod tests {
 
     #[test]
     fn the_toolbox_needs_a_root() {
-        let message = tools(&ToolConfig::default()).err().unwrap();
+        let message = tools(&ToolConfig::default()).err().unwrap().to_string();
         assert_eq!(
             message,
             "the files toolbox needs at least one folder it may read (configure file roots)"
@@ -805,7 +830,7 @@ mod tests {
             file_roots: vec![PathBuf::from("/no/such/folder/anywhere")],
             ..ToolConfig::default()
         };
-        let message = tools(&config).err().unwrap();
+        let message = tools(&config).err().unwrap().to_string();
         assert!(
             message.starts_with("file root `/no/such/folder/anywhere` cannot be used"),
             "{message}"

@@ -246,19 +246,37 @@ pub struct ToolConfig {
 /// Names of the built-in toolboxes.
 pub const TOOLBOXES: &[&str] = &["clock", "math", "files"];
 
+/// Why a toolbox or a toolset could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolboxError {
+    /// No built-in toolbox has this name.
+    #[error("unknown toolbox `{0}` (available: {available})", available = TOOLBOXES.join(", "))]
+    Unknown(String),
+    /// The `files` toolbox has no usable folder.
+    #[error(transparent)]
+    FileRoot(#[from] files::FileRootError),
+    /// Two tools of one toolset have the same name.
+    #[error("two tools are named `{0}`")]
+    DuplicateName(String),
+    /// A tool's argument schema does not compile.
+    #[error("tool `{tool}` has an invalid argument schema: {source}")]
+    InvalidSchema {
+        /// The tool.
+        tool: String,
+        /// What the schema compiler found wrong.
+        #[source]
+        source: jsonschema::ValidationError<'static>,
+    },
+}
+
 /// A built-in toolbox by name. Fails on an unknown name, or for `files`
 /// when no readable root is configured.
-pub fn toolbox(name: &str, config: &ToolConfig) -> Result<ToolBox, String> {
+pub fn toolbox(name: &str, config: &ToolConfig) -> Result<ToolBox, ToolboxError> {
     let tools = match name {
         "clock" => clock::tools(config),
         "math" => math::tools(),
         "files" => files::tools(config)?,
-        _ => {
-            return Err(format!(
-                "unknown toolbox `{name}` (available: {})",
-                TOOLBOXES.join(", ")
-            ))
-        }
+        _ => return Err(ToolboxError::Unknown(name.to_string())),
     };
     Ok(ToolBox {
         name: name.to_string(),
@@ -292,7 +310,7 @@ impl Toolset {
 
     /// The tools of these toolboxes. Fails on a duplicate tool name or a
     /// schema that does not compile.
-    pub fn new(toolboxes: Vec<ToolBox>) -> Result<Self, String> {
+    pub fn new(toolboxes: Vec<ToolBox>) -> Result<Self, ToolboxError> {
         let mut set = Toolset::default();
         for toolbox in toolboxes {
             for tool in toolbox.tools {
@@ -303,7 +321,7 @@ impl Toolset {
     }
 
     /// The built-in toolboxes with these names (`["clock", "math"]`).
-    pub fn builtin<S: AsRef<str>>(names: &[S], config: &ToolConfig) -> Result<Self, String> {
+    pub fn builtin<S: AsRef<str>>(names: &[S], config: &ToolConfig) -> Result<Self, ToolboxError> {
         let boxes = names
             .iter()
             .map(|n| toolbox(n.as_ref(), config))
@@ -312,13 +330,17 @@ impl Toolset {
     }
 
     /// Adds one tool.
-    pub fn add(&mut self, tool: Arc<dyn Tool>) -> Result<(), String> {
+    pub fn add(&mut self, tool: Arc<dyn Tool>) -> Result<(), ToolboxError> {
         let spec = tool.spec();
         if self.get(&spec.name).is_some() {
-            return Err(format!("two tools are named `{}`", spec.name));
+            return Err(ToolboxError::DuplicateName(spec.name.clone()));
         }
-        let validator = jsonschema::validator_for(&spec.argument_schema)
-            .map_err(|e| format!("tool `{}` has an invalid argument schema: {e}", spec.name))?;
+        let validator = jsonschema::validator_for(&spec.argument_schema).map_err(|source| {
+            ToolboxError::InvalidSchema {
+                tool: spec.name.clone(),
+                source,
+            }
+        })?;
         self.entries.push(Entry { tool, validator });
         Ok(())
     }

@@ -179,7 +179,9 @@ fn schemas_are_trimmed_for_small_models() {
 #[test]
 fn files_needs_a_root_and_reads_inside_it() {
     assert_eq!(
-        Toolset::builtin(&["files"], &ToolConfig::default()).err(),
+        Toolset::builtin(&["files"], &ToolConfig::default())
+            .err()
+            .map(|e| e.to_string()),
         Some(
             "the files toolbox needs at least one folder it may read (configure file roots)".into()
         )
@@ -195,7 +197,9 @@ fn files_needs_a_root_and_reads_inside_it() {
     );
     invalid(tools.call("read_file", json!({})), "read_file");
     assert_eq!(
-        toolbox("weather", &ToolConfig::default()).err(),
+        toolbox("weather", &ToolConfig::default())
+            .err()
+            .map(|e| e.to_string()),
         Some("unknown toolbox `weather` (available: clock, math, files)".into())
     );
 }

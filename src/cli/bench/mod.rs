@@ -203,7 +203,7 @@ fn plan(args: &BenchArgs) -> Result<runner::Plan, String> {
             ..GenerateOptions::default()
         },
         timeout,
-        model: crate::models::resolve(args.model.as_deref())?,
+        model: crate::models::resolve(args.model.as_deref()).map_err(|e| e.to_string())?,
         device: args.device,
         max_context: args.max_context,
     })

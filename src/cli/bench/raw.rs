@@ -16,8 +16,8 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     if args.prompt_tokens == 0 || args.gen_tokens == 0 || args.repeat == 0 {
         return Err("--prompt-tokens, --gen-tokens and --repeat must be at least 1".into());
     }
-    let path = crate::models::resolve(args.model.as_deref())?;
-    let device = device::open(args.device)?;
+    let path = crate::models::resolve(args.model.as_deref()).map_err(|e| e.to_string())?;
+    let device = device::open(args.device).map_err(|e| e.to_string())?;
     let mut gguf = GgufFile::open(&path).map_err(|e| e.to_string())?;
     let context = args.prompt_tokens + args.gen_tokens + 1;
     let model = Model::load(&mut gguf, &device, context).map_err(|e| e.to_string())?;

@@ -70,7 +70,8 @@ pub struct ServeArgs {
 
 /// Runs `loopd serve`; `threads` is the global `--threads` flag.
 pub fn run(args: ServeArgs, threads: Option<usize>) -> Result<(), String> {
-    let (config, path) = Config::load(args.config.as_deref(), args.system)?;
+    let (config, path) =
+        Config::load(args.config.as_deref(), args.system).map_err(|e| e.to_string())?;
     device::set_threads(threads.or(config.threads));
     let options = options(&args, &config)?;
     match &path {
@@ -88,7 +89,8 @@ pub fn run(args: ServeArgs, threads: Option<usize>) -> Result<(), String> {
 
 /// The service's options: the config file with the flags applied.
 fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> {
-    let model = crate::models::resolve(args.model.as_deref().or(config.model.as_deref()))?;
+    let model = crate::models::resolve(args.model.as_deref().or(config.model.as_deref()))
+        .map_err(|e| e.to_string())?;
     let device = match (args.device, &config.device) {
         (Some(d), _) => d,
         (None, Some(name)) => name.parse().map_err(|e| format!("config device: {e}"))?,
@@ -186,7 +188,7 @@ fn personas(config: &Config) -> Result<Vec<Persona>, String> {
     }
     let mut personas: Vec<Persona> = found.into_iter().map(|f| f.persona).collect();
     for name in &config.personas {
-        let p = persona::find(Some(name))?;
+        let p = persona::find(Some(name)).map_err(|e| e.to_string())?;
         personas.retain(|q| q.name != p.name);
         personas.push(p);
     }
