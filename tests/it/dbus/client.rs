@@ -66,8 +66,15 @@ pub struct Bus {
 impl Bus {
     /// Starts `dbus-daemon --session` and reads its address.
     pub fn start() -> Bus {
+        Bus::with(&["--session"])
+    }
+
+    /// Starts `dbus-daemon ARGS --nofork --print-address=1` and reads its
+    /// address.
+    pub fn with(args: &[&str]) -> Bus {
         let mut child = Command::new("dbus-daemon")
-            .args(["--session", "--nofork", "--print-address=1"])
+            .args(args)
+            .args(["--nofork", "--print-address=1"])
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -79,7 +86,10 @@ impl Bus {
             .read_line(&mut line)
             .expect("dbus-daemon prints its address");
         let address = line.trim().to_string();
-        assert!(!address.is_empty(), "dbus-daemon printed no address");
+        assert!(
+            !address.is_empty(),
+            "dbus-daemon {args:?} printed no address"
+        );
         Bus { child, address }
     }
 }

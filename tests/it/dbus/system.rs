@@ -3,11 +3,10 @@
 //! included: the service's user (root here) owns the name, anyone may
 //! call it, nobody else may own it.
 
-use super::client::{NAME, ONE_AT_A_TIME, PATH};
+use super::client::{Bus, NAME, ONE_AT_A_TIME, PATH};
 use crate::common::serve::{temp_dir, Serve};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 
 /// The uid and gid of `nobody`, the caller with no privileges.
 const NOBODY: &str = "65534";
@@ -15,8 +14,8 @@ const NOBODY: &str = "65534";
 /// A private dbus-daemon with the system bus's default policy and the
 /// shipped loopd policy; killed when dropped.
 struct SystemBus {
-    child: Child,
-    address: String,
+    bus: Bus,
+    socket: PathBuf,
 }
 
 impl SystemBus {
@@ -64,25 +63,8 @@ impl SystemBus {
             ),
         )
         .unwrap();
-        let mut child = Command::new("dbus-daemon")
-            .arg(format!("--config-file={}", config.display()))
-            .args(["--nofork", "--print-address=1"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("cannot run dbus-daemon ({e}); install the Debian package `dbus`")
-            });
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .expect("dbus-daemon prints its address");
-        let address = line.trim().to_string();
-        assert!(
-            !address.is_empty(),
-            "dbus-daemon printed no address: {config:?}"
-        );
-        SystemBus { child, address }
+        let bus = Bus::with(&[&format!("--config-file={}", config.display())]);
+        SystemBus { bus, socket }
     }
 
     /// `busctl call ARGS` on this bus, as `nobody` when `unprivileged`.
@@ -100,7 +82,7 @@ impl SystemBus {
             Command::new("busctl")
         };
         command
-            .arg(format!("--address={}", self.address))
+            .arg(format!("--address={}", self.bus.address))
             .arg("call")
             .args(args)
             .output()
@@ -110,11 +92,7 @@ impl SystemBus {
 
 impl Drop for SystemBus {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if let Some(path) = self.address.strip_prefix("unix:path=") {
-            let _ = std::fs::remove_file(path.split(',').next().unwrap_or(path));
-        }
+        let _ = std::fs::remove_file(&self.socket);
     }
 }
 
@@ -138,7 +116,7 @@ fn serve_system_owns_its_name_under_the_shipped_policy_and_anyone_may_call() {
         "--socket",
         socket.to_str().unwrap(),
     ];
-    let env = [("DBUS_SYSTEM_BUS_ADDRESS", bus.address.as_str())];
+    let env = [("DBUS_SYSTEM_BUS_ADDRESS", bus.bus.address.as_str())];
     let serve = Serve::start(&args, &env);
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
