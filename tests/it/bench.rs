@@ -1,22 +1,7 @@
 //! `loopd bench` as a user runs it, on the real fast test model.
 
-use crate::common::{model_path, TempDir, SMOLLM};
-use loopd::models::MODEL_ENV;
+use crate::common::{loopd, text, TempDir};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn loopd(args: &[&str]) -> Output {
-    model_path(SMOLLM);
-    Command::new(env!("CARGO_BIN_EXE_loopd"))
-        .env(MODEL_ENV, SMOLLM)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 const TASKS: &str = r#"{"id": "mul", "question": "What is 47 multiplied by 23?", "answer": 1081, "tools": ["math"], "follow_up": "And what is that divided by 47?"}
 {"id": "percent", "question": "What is 15 percent of 240?", "answer": 36, "tolerance": 0, "tools": ["math"]}

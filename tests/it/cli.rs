@@ -1,23 +1,9 @@
 //! `loopd ask` and `loopd models` as a user runs them, on the real models:
 //! the README's example on the default model, the rest on the fast one.
 
-use crate::common::{model_path, TempDir, SMOLLM};
+use crate::common::{loopd, model_path, text, TempDir, SMOLLM};
 use loopd::models::{Manifest, MODEL_ENV};
-use std::process::{Command, Output};
-
-/// `loopd ARGS` on the fast test model unless ARGS name another.
-fn loopd(args: &[&str]) -> Output {
-    model_path(SMOLLM);
-    Command::new(env!("CARGO_BIN_EXE_loopd"))
-        .env(MODEL_ENV, SMOLLM)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use std::process::Command;
 
 #[test]
 fn the_readme_example_answers_on_the_default_model() {

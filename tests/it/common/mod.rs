@@ -13,6 +13,22 @@ pub const SMOLLM: &str = "smollm2-135m";
 /// The larger reference model, loopd's default.
 pub const QWEN: &str = "qwen2.5-coder-0.5b";
 
+/// `loopd ARGS` on the fast test model (unless ARGS name another), run to
+/// its end.
+pub fn loopd(args: &[&str]) -> std::process::Output {
+    model_path(SMOLLM);
+    std::process::Command::new(env!("CARGO_BIN_EXE_loopd"))
+        .env(loopd::models::MODEL_ENV, SMOLLM)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// A process's output as text (lossily).
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// Path of a reference model; fails (never skips) when it is not fetched.
 pub fn model_path(name: &str) -> PathBuf {
     let manifest = Manifest::builtin();

@@ -5,6 +5,7 @@
 
 use super::client::{Bus, NAME, ONE_AT_A_TIME, PATH};
 use crate::common::serve::{temp_dir, Serve};
+use crate::common::text;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -94,10 +95,6 @@ impl Drop for SystemBus {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.socket);
     }
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]
