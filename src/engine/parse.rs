@@ -5,6 +5,7 @@
 //! and stop mid-sentence. Everything here takes arbitrary text and never
 //! panics; "not found" is `None`.
 
+use crate::tools::math::evaluate;
 use serde_json::Value;
 
 /// Final-answer markers of the ReAct family, in the spellings models use.
@@ -341,6 +342,121 @@ fn tool_call_from(value: &Value) -> Result<ToolCall, String> {
     })
 }
 
+/// The first equation in `text` whose arithmetic is wrong, e.g.
+/// `(1 + 1) * 4 * 6 = 24`, said as "… is 48, not 24"; `None` when every
+/// equation that can be checked holds. Only a computation on the left of
+/// `=` (at least one operator) is checked, against a number or computation
+/// on the right; a right side with decimals may be rounded to them.
+pub fn false_equation(text: &str) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    for (at, &c) in chars.iter().enumerate() {
+        let neighbours = [
+            at.checked_sub(1).map(|i| chars[i]),
+            chars.get(at + 1).copied(),
+        ];
+        if c != '=' || neighbours.iter().flatten().any(|n| "=<>!".contains(*n)) {
+            continue;
+        }
+        let left = arithmetic_before(&chars, at);
+        let right = arithmetic_after(&chars, at + 1);
+        if !has_operator(&left) || !right.chars().any(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let (Ok(value), Ok(claimed)) = (evaluate(&left), evaluate(&right)) else {
+            continue;
+        };
+        let decimals = right
+            .split_once('.')
+            .filter(|_| right.parse::<f64>().is_ok())
+            .map_or(0, |(_, fraction)| fraction.len() as i32);
+        let tolerance = if decimals > 0 {
+            0.5 * 10f64.powi(-decimals) + 1e-9
+        } else {
+            1e-9 * claimed.abs().max(1.0)
+        };
+        if (value - claimed).abs() > tolerance {
+            return Some(format!(
+                "{left} = {right} is wrong: {left} is {}",
+                crate::tools::math::round_significant(value, 6)
+            ));
+        }
+    }
+    None
+}
+
+/// Characters an arithmetic expression is written with.
+fn is_arithmetic(c: char) -> bool {
+    c.is_ascii_digit() || " .+-*/×÷−^%()".contains(c)
+}
+
+/// A comma between digits that groups thousands (`1,200`).
+fn is_digit_group(chars: &[char], comma: usize) -> bool {
+    let digit = |i: usize| chars.get(i).is_some_and(|c| c.is_ascii_digit());
+    comma > 0 && digit(comma - 1) && (1..=3).all(|k| digit(comma + k)) && !digit(comma + 4)
+}
+
+/// The expression that ends just before `end`.
+fn arithmetic_before(chars: &[char], end: usize) -> String {
+    let mut start = end;
+    while start > 0
+        && (is_arithmetic(chars[start - 1])
+            || chars[start - 1] == ',' && is_digit_group(chars, start - 1))
+    {
+        start -= 1;
+    }
+    expression_of(&chars[start..end])
+}
+
+/// The expression that starts at `start`.
+fn arithmetic_after(chars: &[char], start: usize) -> String {
+    let mut end = start;
+    while end < chars.len()
+        && (is_arithmetic(chars[end]) || chars[end] == ',' && is_digit_group(chars, end))
+    {
+        end += 1;
+    }
+    expression_of(&chars[start..end])
+}
+
+/// `chars` trimmed to an expression: thousands commas and unmatched
+/// brackets dropped, dangling operators or full stops at the ends removed.
+fn expression_of(chars: &[char]) -> String {
+    let mut unmatched = Vec::new();
+    let mut open = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '(' => open.push(i),
+            ')' if open.pop().is_none() => unmatched.push(i),
+            _ => {}
+        }
+    }
+    unmatched.extend(open);
+    let text: String = chars
+        .iter()
+        .enumerate()
+        .filter(|&(i, &c)| c != ',' && !unmatched.contains(&i))
+        .map(|(_, &c)| c)
+        .collect();
+    let mut text = text.as_str();
+    loop {
+        let trimmed = text
+            .trim()
+            .trim_end_matches(['.', '+', '-', '*', '/', '×', '÷', '−', '^'])
+            .trim_start_matches(['+', '*', '/', '×', '÷', '^', '%', '.']);
+        if trimmed == text {
+            return text.to_string();
+        }
+        text = trimmed;
+    }
+}
+
+/// Whether `expression` computes something rather than being one number.
+fn has_operator(expression: &str) -> bool {
+    expression
+        .char_indices()
+        .any(|(i, c)| "+*/×÷^".contains(c) || (c == '-' || c == '−') && i > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -571,6 +687,39 @@ mod tests {
         assert_eq!(
             tool_calls("<tool_call>{\"name\":\"é\"}</tool_call>ü").len(),
             1
+        );
+    }
+    #[test]
+    fn false_equations_are_found_and_true_ones_pass() {
+        for wrong in [
+            "(1 + 1) * 4 * 6 = 24",
+            "First 4 * 6 = 25, then done.",
+            "1,200 + 300 = 1,600",
+            "so 10 / 4 = 2 apples",
+            "x = 3 + 3 = 7",
+            "so (2 + 2 = 5)",
+        ] {
+            assert!(false_equation(wrong).is_some(), "{wrong}");
+        }
+        for right in [
+            "(1 + 1) * (4 + 8) = 24",
+            "4 * 6 = 24 (left: 1 1 24)",
+            "1,200 + 300 = 1,500.",
+            "22 / 7 = 3.14",
+            "15% of 240 = 36",
+            "15% * 240 = 36",
+            "x = 4 * 6 = 24",
+            "The answer is 24.",
+            "a <= 3 + 4, a == 7",
+            "Step 2: 10 - 3 = 7, so 7 * 2 = 14",
+            "4 x 6 = 24",
+            "-3 = -3",
+        ] {
+            assert_eq!(false_equation(right), None, "{right}");
+        }
+        assert_eq!(
+            false_equation("(1 + 1) * 4 * 6 = 24").unwrap(),
+            "(1 + 1) * 4 * 6 = 24 is wrong: (1 + 1) * 4 * 6 is 48"
         );
     }
 }

@@ -3,9 +3,11 @@
 //! At each depth every branch in the beam asks the model for `n_branches`
 //! candidate next steps (each after the first is asked to differ from those
 //! before it, and sampled warmer), and each candidate is scored 0–10 by a
-//! separate grading call. The `beam_width` best branches go on to the
-//! next depth. A step that contains `ANSWER:` ends the search at once, its
-//! answer streamed live. At `max_depth` the best branch is asked for the
+//! separate grading call. A candidate whose arithmetic is wrong (`2 * 5 =
+//! 12`) or that repeats a step scores 0 without one, and the next sibling
+//! is told the mistake. The
+//! `beam_width` best branches go on to the next depth. A step that contains
+//! `ANSWER:` and no wrong arithmetic ends the search at once. At `max_depth` the best branch is asked for the
 //! answer. Calls: depth × branches in the beam × n_branches × 2, plus one.
 //!
 //! The calls that expand one branch form one conversation: the problem and
@@ -129,6 +131,9 @@ enum Thought {
     Step(String),
     /// The step answered the problem.
     Answer(String),
+    /// A step or answer with an equation that does not hold: it scores 0
+    /// without a grading call, and the next sibling is told why.
+    Miscalculated { thought: String, error: String },
 }
 
 impl TreeOfThoughts {
@@ -147,16 +152,32 @@ impl TreeOfThoughts {
                     THINK_SYSTEM,
                     self.step_prompt(conversation, branch),
                 );
+                let mut mistake: Option<String> = None;
                 for sibling in 0..self.config.n_branches {
                     if sibling > 0 {
-                        thread.push(Message::user(OTHER.trim_end()));
+                        thread.push(Message::user(asking_another(mistake.take())));
                     }
-                    let thought = match think(run, &thread, sibling > 0).await? {
-                        Thought::Answer(answer) => return Ok(Finish::answered(answer)),
-                        Thought::Step(thought) => thought,
+                    let (thought, score) = match think(run, &thread, sibling > 0).await? {
+                        Thought::Answer(answer) => {
+                            run.say(&answer);
+                            return Ok(Finish::answered(answer));
+                        }
+                        Thought::Step(thought) if repeats(&thought, branch, &candidates) => {
+                            thread.push(Message::assistant(thought.clone()));
+                            mistake = Some("That step repeats an earlier one.".into());
+                            (zero(run, thought), 0.0)
+                        }
+                        Thought::Step(thought) => {
+                            thread.push(Message::assistant(thought.clone()));
+                            let score = score(run, &thread, &thought).await?;
+                            (thought, score)
+                        }
+                        Thought::Miscalculated { thought, error } => {
+                            thread.push(Message::assistant(thought.clone()));
+                            mistake = Some(format!("Your arithmetic is wrong: {error}."));
+                            (zero(run, thought), 0.0)
+                        }
                     };
-                    thread.push(Message::assistant(thought.clone()));
-                    let score = score(run, &thread, &thought).await?;
                     candidates.push(Scored {
                         branch: branch.extended(&thought),
                         score,
@@ -223,6 +244,8 @@ impl TreeOfThoughts {
 
 /// Asks for the next step at the end of `thread`; a `sibling` (a second,
 /// third, … candidate) is sampled warmer so a greedy model still differs.
+/// Its text is reasoning: an answer is spoken only once its arithmetic
+/// checks out.
 async fn think(run: &mut Run, thread: &[Message], sibling: bool) -> Result<Thought, Halt> {
     let call = CallOptions {
         max_tokens: Some(THOUGHT_MAX_TOKENS),
@@ -231,9 +254,15 @@ async fn think(run: &mut Run, thread: &[Message], sibling: bool) -> Result<Thoug
         ..CallOptions::default()
     };
     let reply = run
-        .generate("thought", thread.to_vec(), call, Route::AnswerAfter(ANSWER))
+        .generate("thought", thread.to_vec(), call, Route::Thought)
         .await?;
     let text = reply.text.trim().to_string();
+    if let Some(error) = parse::false_equation(&text) {
+        return Ok(Thought::Miscalculated {
+            thought: text,
+            error,
+        });
+    }
     match parse::after_marker(&text, ANSWER) {
         Some(answer) if !answer.is_empty() => Ok(Thought::Answer(answer)),
         Some(_) => {
@@ -242,6 +271,35 @@ async fn think(run: &mut Run, thread: &[Message], sibling: bool) -> Result<Thoug
         }
         None => Ok(Thought::Step(text)),
     }
+}
+
+/// The request for another candidate, saying first what was wrong with the
+/// last one when something was.
+fn asking_another(mistake: Option<String>) -> String {
+    match mistake {
+        Some(mistake) => format!("{mistake} {}", OTHER.trim_end()),
+        None => OTHER.trim_end().to_string(),
+    }
+}
+
+/// Whether `thought` is already a step of `branch` or a candidate of this
+/// depth: it adds nothing, so it is not graded.
+fn repeats(thought: &str, branch: &Branch, candidates: &[Scored]) -> bool {
+    let same = |step: &String| step.trim().eq_ignore_ascii_case(thought.trim());
+    branch.steps.iter().any(same)
+        || candidates
+            .iter()
+            .filter_map(|c| c.branch.steps.last())
+            .any(same)
+}
+
+/// Scores `thought` 0 without asking the model, and says so.
+fn zero(run: &mut Run, thought: String) -> String {
+    run.emit(LoopEvent::Score {
+        candidate: thought.clone(),
+        score: 0.0,
+    });
+    thought
 }
 
 /// Scores `thought`, the last reply of `thread`, 0–10; an unreadable score
@@ -349,5 +407,21 @@ mod tests {
         assert_eq!(Branch::default().listed(), "(none yet)");
         let branch = Branch::default().extended("one\ntwo").extended("three");
         assert_eq!(branch.listed(), "1. one two\n2. three");
+    }
+    #[test]
+    fn a_step_already_taken_or_offered_is_a_repeat() {
+        let branch = Branch::default().extended("4 * 6 = 24");
+        let candidates = vec![scored("1 + 1 = 2", 5.0)];
+        assert!(repeats(" 4 * 6 = 24 ", &branch, &candidates));
+        assert!(repeats("1 + 1 = 2", &branch, &candidates));
+        assert!(!repeats("24 / 1 = 24", &branch, &candidates));
+    }
+
+    #[test]
+    fn another_candidate_is_told_the_last_ones_mistake() {
+        assert_eq!(asking_another(None), OTHER.trim_end());
+        let asked = asking_another(Some("That step repeats an earlier one.".into()));
+        assert!(asked.starts_with("That step repeats an earlier one. "));
+        assert!(asked.ends_with(OTHER.trim_end()));
     }
 }

@@ -55,29 +55,59 @@ pub struct CalculateOutput {
     pub result: f64,
 }
 
-/// Evaluates an arithmetic expression.
+/// Evaluates an arithmetic expression. An equation is read for its
+/// computation: `80000 + 50000 = 130000` is `80000 + 50000`, and
+/// `profit = 5*3` is `5*3`, since small models write their steps that way.
 pub fn calculate(args: CalculateArgs) -> Result<CalculateOutput, ToolError> {
-    let text = normalize_expression(&args.expression)?;
-    let expression = FlatEx::<f64, CalculatorOps, DecimalLiteral>::parse(&text)
-        .map_err(|e| expression_error(&args.expression, e.msg()))?;
-    if let Some(name) = expression.var_names().first() {
-        return Err(expression_error(
-            &args.expression,
-            &format!("unknown name `{name}`"),
-        ));
-    }
-    let value = expression
-        .eval(&[])
-        .map_err(|e| expression_error(&args.expression, e.msg()))?;
-    if !value.is_finite() {
-        return Err(ToolError::Failed(format!(
-            "`{}` has no finite value (division by zero, overflow, or outside a function's domain)",
-            args.expression
-        )));
-    }
+    let value = evaluate(computation(&args.expression))?;
     Ok(CalculateOutput {
         result: round_significant(value, 12),
     })
+}
+
+/// The value of an arithmetic expression in the calculator's syntax
+/// (`17*6+14`, `7.5% of 80`, `sqrt(16)/2`, `3 × 4`); an error says what is
+/// wrong with it.
+pub fn evaluate(expression: &str) -> Result<f64, ToolError> {
+    let text = normalize_expression(expression)?;
+    let parsed = FlatEx::<f64, CalculatorOps, DecimalLiteral>::parse(&text)
+        .map_err(|e| expression_error(expression, e.msg()))?;
+    if let Some(name) = parsed.var_names().first() {
+        return Err(expression_error(
+            expression,
+            &format!("unknown name `{name}`"),
+        ));
+    }
+    let value = parsed
+        .eval(&[])
+        .map_err(|e| expression_error(expression, e.msg()))?;
+    if !value.is_finite() {
+        return Err(ToolError::Failed(format!(
+            "`{expression}` has no finite value (division by zero, overflow, or outside a function's domain)"
+        )));
+    }
+    Ok(value)
+}
+
+/// The side of an equation that holds the computation: the right side
+/// when the left is empty or a name, otherwise the left.
+fn computation(expression: &str) -> &str {
+    let mut sides = expression.split('=');
+    let (Some(left), Some(right), None) = (sides.next(), sides.next(), sides.next()) else {
+        return expression;
+    };
+    if left.ends_with(['<', '>', '!']) {
+        return expression;
+    }
+    let name = left.trim();
+    if name
+        .chars()
+        .all(|c| c.is_alphabetic() || c == '_' || c == ' ')
+    {
+        right
+    } else {
+        left
+    }
 }
 
 fn normalize_expression(expression: &str) -> Result<String, ToolError> {
@@ -212,17 +242,19 @@ pub fn round_significant(value: f64, digits: usize) -> f64 {
 pub struct ConvertArgs {
     /// The amount to convert.
     pub value: f64,
-    /// Unit of the amount, a name or abbreviation, e.g. "km", "miles", "C", "GB".
+    /// The unit the amount is in now, as the question names it (a unit name or symbol).
     pub from: String,
-    /// Unit to convert to, e.g. "mi", "kilometers", "F", "MB".
+    /// The unit the amount is wanted in (a unit name or symbol).
     pub to: String,
 }
 
 /// Result of `convert_units`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ConvertOutput {
+    /// The conversion done, in words: "5 km = 3.10686 mi".
+    pub conversion: String,
     /// The converted amount (6 significant digits).
-    pub value: f64,
+    pub result: f64,
     /// Its unit's symbol.
     pub unit: String,
 }
@@ -415,8 +447,10 @@ pub fn convert_units(args: ConvertArgs) -> Result<ConvertOutput, ToolError> {
     if !value.is_finite() {
         return Err(ToolError::Failed("the result is out of range".into()));
     }
+    let result = round_significant(value, 6);
     Ok(ConvertOutput {
-        value: round_significant(value, 6),
+        conversion: format!("{} {} = {result} {}", args.value, from.symbol, to.symbol),
+        result,
         unit: to.symbol.to_string(),
     })
 }
@@ -578,6 +612,16 @@ fn modes(sorted: &[f64]) -> Vec<f64> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn an_equation_is_read_for_its_computation() {
+        assert_eq!(calc("80000 + 50000 = 130000").unwrap(), 130000.0);
+        assert_eq!(calc("16 - 3 - 4 = 10").unwrap(), 9.0);
+        assert_eq!(calc("profit = 200000 - 130000").unwrap(), 70000.0);
+        assert_eq!(calc("= 2*3").unwrap(), 6.0);
+        assert!(calc("1 = 2 = 3").is_err());
+        assert!(calc("2 <= 3").is_err());
+    }
+
     fn calc(expression: &str) -> Result<f64, ToolError> {
         calculate(CalculateArgs {
             expression: expression.into(),
@@ -591,7 +635,7 @@ mod tests {
             from: from.into(),
             to: to.into(),
         })
-        .map(|o| (o.value, o.unit))
+        .map(|o| (o.result, o.unit))
     }
 
     fn failure(result: Result<impl std::fmt::Debug, ToolError>) -> String {

@@ -1,6 +1,7 @@
 //! The Tree-of-Thoughts engine on scripted replies: an answer ends the
 //! search at once, the beam keeps the best-scored branches, the best branch
-//! is asked for the answer at max depth, unreadable scores count as 0.
+//! is asked for the answer at max depth, unreadable scores count as 0, and
+//! wrong arithmetic or a repeated step scores 0 without a grading call.
 
 use crate::common;
 use crate::common::engines::{run, run_with, test_tools};
@@ -269,4 +270,52 @@ fn settings_must_be_at_least_one() {
         .expect("rejected");
         assert!(err.contains(key), "{err}");
     }
+}
+
+#[test]
+fn wrong_arithmetic_scores_zero_ungraded_and_a_wrong_answer_does_not_end_the_search() {
+    let r = run(
+        "tree-of-thoughts",
+        &small(),
+        &[
+            "ANSWER: (1 + 1) * 4 * 6 = 24",
+            "(1 + 1) * (4 + 8) = 24",
+            "6",
+            "ANSWER: (1 + 1) * (4 + 8)",
+        ],
+    );
+    assert_eq!(r.outcome.answer, "(1 + 1) * (4 + 8)");
+    assert_eq!(r.spoken(), "(1 + 1) * (4 + 8)");
+    assert!(!r.spoken().contains("* 4 * 6"), "{}", r.spoken());
+    assert_eq!(r.llm_calls(), 4);
+    let graded = scores(&r.events);
+    assert_eq!(graded[0], ("ANSWER: (1 + 1) * 4 * 6 = 24".into(), 0.0));
+    assert_eq!(graded[1].1, 6.0);
+    let told = prompt(&r, 1);
+    assert!(
+        told.starts_with(
+            "Your arithmetic is wrong: (1 + 1) * 4 * 6 = 24 is wrong: (1 + 1) * 4 * 6 is 48."
+        ),
+        "{told}"
+    );
+}
+
+#[test]
+fn a_repeated_step_scores_zero_ungraded_and_the_next_sibling_is_told() {
+    let mut settings = small();
+    settings[0].1 = json!(3);
+    let r = run(
+        "tree-of-thoughts",
+        &settings,
+        &["Add them.", "5", "Add them.", "Multiply.", "4", "ANSWER: 7"],
+    );
+    assert_eq!(r.outcome.answer, "7");
+    assert_eq!(r.llm_calls(), 6);
+    let graded = scores(&r.events);
+    assert_eq!(graded[1], ("Add them.".into(), 0.0));
+    let told = prompt(&r, 3);
+    assert!(
+        told.starts_with("That step repeats an earlier one. "),
+        "{told}"
+    );
 }

@@ -58,7 +58,7 @@ fn clock_and_math_tools_are_called_through_the_toolset() {
                 json!({"value": 5, "from": "km", "to": "mi"})
             )
             .unwrap(),
-        json!({"value": 3.10686, "unit": "mi"})
+        json!({"conversion": "5 km = 3.10686 mi", "result": 3.10686, "unit": "mi"})
     );
     assert_eq!(
         tools
