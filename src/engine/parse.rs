@@ -5,7 +5,7 @@
 //! and stop mid-sentence. Everything here takes arbitrary text and never
 //! panics; "not found" is `None`.
 
-use crate::tools::math::evaluate;
+use crate::tools::math::{evaluate, round_significant};
 use serde_json::Value;
 
 /// Final-answer markers of the ReAct family, in the spellings models use.
@@ -343,7 +343,7 @@ fn tool_call_from(value: &Value) -> Result<ToolCall, String> {
 }
 
 /// The first equation in `text` whose arithmetic is wrong, e.g.
-/// `(1 + 1) * 4 * 6 = 24`, said as "… is 48, not 24"; `None` when every
+/// `(1 + 1) * 4 * 6 = 24`, said as "(1 + 1) * 4 * 6 is 48, not 24"; `None` when every
 /// equation that can be checked holds. Only a computation on the left of
 /// `=` (at least one operator) is checked, against a number or computation
 /// on the right; a right side with decimals may be rounded to them.
@@ -376,8 +376,8 @@ pub fn false_equation(text: &str) -> Option<String> {
         };
         if (value - claimed).abs() > tolerance {
             return Some(format!(
-                "{left} = {right} is wrong: {left} is {}",
-                crate::tools::math::round_significant(value, 6)
+                "{left} is {}, not {right}",
+                round_significant(value, 6)
             ));
         }
     }
@@ -689,6 +689,7 @@ mod tests {
             1
         );
     }
+
     #[test]
     fn false_equations_are_found_and_true_ones_pass() {
         for wrong in [
@@ -719,7 +720,7 @@ mod tests {
         }
         assert_eq!(
             false_equation("(1 + 1) * 4 * 6 = 24").unwrap(),
-            "(1 + 1) * 4 * 6 = 24 is wrong: (1 + 1) * 4 * 6 is 48"
+            "(1 + 1) * 4 * 6 is 48, not 24"
         );
     }
 }

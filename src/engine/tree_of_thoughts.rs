@@ -5,10 +5,9 @@
 //! before it, and sampled warmer), and each candidate is scored 0–10 by a
 //! separate grading call. A candidate whose arithmetic is wrong (`2 * 5 =
 //! 12`) or that repeats a step scores 0 without one, and the next sibling
-//! is told the mistake. The
-//! `beam_width` best branches go on to the next depth. A step that contains
-//! `ANSWER:` and no wrong arithmetic ends the search at once. At `max_depth` the best branch is asked for the
-//! answer. Calls: depth × branches in the beam × n_branches × 2, plus one.
+//! is told the mistake. The `beam_width` best branches go on to the next
+//! depth. A step that contains `ANSWER:` and no wrong arithmetic ends the
+//! search at once. At `max_depth` the best branch is asked for the answer. Calls: depth × branches in the beam × n_branches × 2, plus one.
 //!
 //! The calls that expand one branch form one conversation: the problem and
 //! the branch's steps, the first candidate, then "a different next step" and
@@ -157,25 +156,30 @@ impl TreeOfThoughts {
                     if sibling > 0 {
                         thread.push(Message::user(asking_another(mistake.take())));
                     }
-                    let (thought, score) = match think(run, &thread, sibling > 0).await? {
+                    let (thought, problem) = match think(run, &thread, sibling > 0).await? {
                         Thought::Answer(answer) => {
                             run.say(&answer);
                             return Ok(Finish::answered(answer));
                         }
-                        Thought::Step(thought) if repeats(&thought, branch, &candidates) => {
-                            thread.push(Message::assistant(thought.clone()));
-                            mistake = Some("That step repeats an earlier one.".into());
-                            (zero(run, thought), 0.0)
-                        }
-                        Thought::Step(thought) => {
-                            thread.push(Message::assistant(thought.clone()));
-                            let score = score(run, &thread, &thought).await?;
-                            (thought, score)
-                        }
+                        Thought::Step(thought) if repeats(&thought, branch, &candidates) => (
+                            thought,
+                            Some("That step repeats an earlier one.".to_string()),
+                        ),
+                        Thought::Step(thought) => (thought, None),
                         Thought::Miscalculated { thought, error } => {
-                            thread.push(Message::assistant(thought.clone()));
-                            mistake = Some(format!("Your arithmetic is wrong: {error}."));
-                            (zero(run, thought), 0.0)
+                            (thought, Some(format!("Your arithmetic is wrong: {error}.")))
+                        }
+                    };
+                    thread.push(Message::assistant(thought.clone()));
+                    let score = match problem {
+                        None => score(run, &thread, &thought).await?,
+                        Some(problem) => {
+                            run.emit(LoopEvent::Score {
+                                candidate: thought.clone(),
+                                score: 0.0,
+                            });
+                            mistake = Some(problem);
+                            0.0
                         }
                     };
                     candidates.push(Scored {
@@ -291,15 +295,6 @@ fn repeats(thought: &str, branch: &Branch, candidates: &[Scored]) -> bool {
             .iter()
             .filter_map(|c| c.branch.steps.last())
             .any(same)
-}
-
-/// Scores `thought` 0 without asking the model, and says so.
-fn zero(run: &mut Run, thought: String) -> String {
-    run.emit(LoopEvent::Score {
-        candidate: thought.clone(),
-        score: 0.0,
-    });
-    thought
 }
 
 /// Scores `thought`, the last reply of `thread`, 0–10; an unreadable score
