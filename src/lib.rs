@@ -11,6 +11,7 @@
 //!   [`persona`]: who answers;
 //! - [`daemon`]: `loopd serve` — one request queue in front of the brain;
 //!   [`frontends`]: D-Bus and the OVOS message bus;
+//! - [`voice`]: audio, speech to text and text to speech;
 //! - [`cli`]: the `loopd` command line.
 
 #![deny(missing_docs)]
@@ -23,3 +24,4 @@ pub mod frontends;
 pub mod models;
 pub mod persona;
 pub mod tools;
+pub mod voice;

@@ -29,6 +29,34 @@ pub struct ModelEntry {
     pub source: String,
 }
 
+/// A speech model: a directory of files.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SpeechEntry {
+    /// Short name used on the command line.
+    pub name: String,
+    /// What reads it: `whisper`.
+    pub kind: String,
+    /// Directory name in the models directory.
+    pub dir: String,
+    /// Licence of the weights.
+    pub license: String,
+    /// Where `models/fetch` gets it.
+    pub source: String,
+    /// The files in the directory.
+    pub files: Vec<SpeechFile>,
+}
+
+/// One file of a speech model.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SpeechFile {
+    /// File name inside the model's directory.
+    pub file: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// SHA-256 of the file.
+    pub sha256: String,
+}
+
 /// The parsed manifest.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Manifest {
@@ -37,6 +65,11 @@ pub struct Manifest {
     /// Every known model.
     #[serde(rename = "model")]
     pub models: Vec<ModelEntry>,
+    /// Name of the speech-to-text model used when none is given.
+    pub default_speech: String,
+    /// Every known speech model.
+    #[serde(rename = "speech")]
+    pub speech: Vec<SpeechEntry>,
 }
 
 impl Manifest {
@@ -142,6 +175,32 @@ pub fn resolve(model: Option<&str>) -> Result<PathBuf, ModelError> {
     }
 }
 
+/// Resolves a speech model: a directory path, or a manifest name (default:
+/// the manifest's `default_speech`). A known model that is not fetched yet
+/// is an error that says how to fetch it.
+pub fn resolve_speech(model: Option<&str>) -> Result<PathBuf, ModelError> {
+    let manifest = Manifest::builtin();
+    let name = model.unwrap_or(&manifest.default_speech);
+    let Some(entry) = manifest.speech.iter().find(|s| s.name == name) else {
+        let path = PathBuf::from(name);
+        if path.is_dir() || name.contains(std::path::MAIN_SEPARATOR) {
+            return Ok(path);
+        }
+        return Err(ModelError::Unknown {
+            name: name.to_string(),
+            known: manifest.speech.iter().map(|s| s.name.clone()).collect(),
+        });
+    };
+    let dir = models_dir().join(&entry.dir);
+    match entry.files.iter().find(|f| !dir.join(&f.file).exists()) {
+        None => Ok(dir),
+        Some(missing) => Err(ModelError::NotDownloaded {
+            name: entry.name.clone(),
+            path: dir.join(&missing.file),
+        }),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,5 +211,14 @@ mod tests {
         assert_eq!(m.default_model().name, "qwen2.5-coder-0.5b");
         assert!(m.get("qwen2.5-coder-0.5b").is_some());
         assert!(m.models.iter().all(|e| e.sha256.len() == 64));
+        let speech = m
+            .speech
+            .iter()
+            .find(|s| s.name == m.default_speech)
+            .unwrap();
+        assert_eq!(speech.kind, "whisper");
+        let files: Vec<&str> = speech.files.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(files, ["model.bin", "tokenizer.json", "config.json"]);
+        assert!(speech.files.iter().all(|f| f.sha256.len() == 64));
     }
 }

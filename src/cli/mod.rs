@@ -6,6 +6,7 @@ mod models;
 mod personas;
 mod serve;
 mod tools;
+mod voice;
 
 use clap::{Parser, Subcommand};
 
@@ -45,6 +46,10 @@ pub enum Command {
     Serve(Box<serve::ServeArgs>),
     /// List the built-in tools.
     Tools(tools::ToolsArgs),
+    /// Transcribe a WAV file with Whisper.
+    Transcribe(voice::TranscribeArgs),
+    /// Speak text into a WAV file.
+    Say(voice::SayArgs),
 }
 
 /// Runs a parsed command line; the error is one line for the user.
@@ -60,6 +65,8 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Personas(args) => Ok(personas::run(args)?),
         Command::Serve(args) => Ok(serve::run(*args, cli.threads)?),
         Command::Tools(args) => Ok(tools::run(args)?),
+        Command::Transcribe(args) => Ok(voice::transcribe(args)?),
+        Command::Say(args) => Ok(voice::say(args)?),
     }
 }
 

@@ -70,6 +70,25 @@ fn list() -> Result<(), String> {
             m.license
         );
     }
+    for s in &manifest.speech {
+        let status = match models::resolve_speech(Some(&s.name)) {
+            Ok(dir) => format!("present: {}", dir.display()),
+            Err(_) => format!("not fetched (models/fetch {})", s.name),
+        };
+        let default = if s.name == manifest.default_speech {
+            " (default speech)"
+        } else {
+            ""
+        };
+        let size: u64 = s.files.iter().map(|f| f.size).sum();
+        println!(
+            "{:<20} {:<7} {:>5} MB  {:<11} {status}{default}",
+            s.name,
+            s.kind,
+            size / 1_000_000,
+            s.license
+        );
+    }
     Ok(())
 }
 

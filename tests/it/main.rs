@@ -68,3 +68,5 @@ mod cli;
 mod dbus;
 /// `loopd serve` under a stand-in for systemd, and the systemd units.
 mod service;
+/// `loopd say` and `loopd transcribe` on espeak-ng and the real Whisper.
+mod voice;

@@ -1,0 +1,32 @@
+//! Voice: audio in and out, speech to text, text to speech.
+//!
+//! - [`audio`]: mono samples, WAV files, resampling;
+//! - [`whisper`]: speech to text with Whisper on candle, read from a
+//!   CTranslate2 conversion by [`ct2`], with the filter bank of [`mel`];
+//! - [`speech`]: text to speech with espeak-ng.
+
+pub mod audio;
+pub mod ct2;
+pub mod mel;
+pub mod speech;
+pub mod whisper;
+
+/// Why a voice stage failed.
+#[derive(Debug, thiserror::Error)]
+pub enum VoiceError {
+    /// A speech model could not be loaded or run.
+    #[error("speech model: {0}")]
+    Model(String),
+    /// Audio could not be read, written or converted.
+    #[error("audio: {0}")]
+    Audio(String),
+    /// The speech synthesizer failed.
+    #[error("text to speech: {0}")]
+    Speech(String),
+}
+
+impl From<candle_core::Error> for VoiceError {
+    fn from(e: candle_core::Error) -> Self {
+        VoiceError::Model(e.to_string())
+    }
+}
