@@ -21,6 +21,15 @@ pub struct AskArgs {
     /// The question.
     pub question: String,
 
+    /// How to answer it.
+    #[command(flatten)]
+    pub options: AskOptions,
+}
+
+/// How a question is answered: the persona, loop, tools, limits, model and
+/// sampling (shared by `loopd ask` and `loopd listen`).
+#[derive(Debug, Args)]
+pub struct AskOptions {
     /// Agent loop to run (default: the persona's; `none`: a plain chat turn).
     #[arg(long = "loop", value_name = "ID")]
     pub loop_id: Option<String>,
@@ -115,26 +124,11 @@ pub struct AskArgs {
 /// every front end's, in this process, with the persona and flags as its
 /// settings.
 pub fn run(args: AskArgs) -> Result<(), Failure> {
-    let settings = daemon_settings(&args)?;
-    let ask = ask(&args)?;
-    settings.check(&ask)?;
-    if args.max_context < 16 {
-        return Err(Failure::usage(format!(
-            "--max-context must be at least 16, not {}",
-            args.max_context
-        )));
-    }
+    let (settings, ask) = prepare(&args.options, &args.question)?;
+    let args = args.options;
     let persona = settings.personas[0].name.clone();
     let started = Instant::now();
-    let path = crate::models::resolve(args.model.as_deref())?;
-    let brain = LocalBrain::load(LocalBrainConfig {
-        model: path,
-        device: args.device,
-        max_context: args.max_context,
-        prefix_cache: !args.no_prefix_cache,
-        cache_budget: None,
-    })
-    .map_err(|e| e.to_string())?;
+    let brain = load_brain(&args)?;
     let model = brain.info().model.clone();
     let loaded = started.elapsed();
 
@@ -192,9 +186,36 @@ pub fn run(args: AskArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// The daemon core's settings and the request for one `question`, checked.
+pub(super) fn prepare(args: &AskOptions, question: &str) -> Result<(DaemonSettings, Ask), Failure> {
+    let settings = daemon_settings(args)?;
+    let ask = ask(args, question)?;
+    settings.check(&ask)?;
+    if args.max_context < 16 {
+        return Err(Failure::usage(format!(
+            "--max-context must be at least 16, not {}",
+            args.max_context
+        )));
+    }
+    Ok((settings, ask))
+}
+
+/// The local model the options name.
+pub(super) fn load_brain(args: &AskOptions) -> Result<LocalBrain, Failure> {
+    let path = crate::models::resolve(args.model.as_deref())?;
+    Ok(LocalBrain::load(LocalBrainConfig {
+        model: path,
+        device: args.device,
+        max_context: args.max_context,
+        prefix_cache: !args.no_prefix_cache,
+        cache_budget: None,
+    })
+    .map_err(|e| e.to_string())?)
+}
+
 /// The daemon core's settings for one question: the persona alone, the
 /// flags' sampling options and tools, no memory, no queue.
-fn daemon_settings(args: &AskArgs) -> Result<DaemonSettings, Failure> {
+fn daemon_settings(args: &AskOptions) -> Result<DaemonSettings, Failure> {
     let persona =
         persona::find(args.persona.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
     Ok(DaemonSettings {
@@ -219,7 +240,7 @@ fn daemon_settings(args: &AskArgs) -> Result<DaemonSettings, Failure> {
 }
 
 /// The request the flags make.
-fn ask(args: &AskArgs) -> Result<Ask, Failure> {
+fn ask(args: &AskOptions, question: &str) -> Result<Ask, Failure> {
     let mut settings = Settings::new();
     for text in &args.settings {
         let (key, value) =
@@ -235,7 +256,7 @@ fn ask(args: &AskArgs) -> Result<Ask, Failure> {
         })?),
     };
     Ok(Ask {
-        prompt: args.question.clone(),
+        prompt: question.to_string(),
         loop_id: args.loop_id.clone(),
         max_tokens: Some(args.max_tokens),
         temperature: Some(f64::from(args.temperature)),

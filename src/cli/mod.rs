@@ -2,6 +2,7 @@
 
 mod ask;
 mod bench;
+mod listen;
 mod models;
 mod personas;
 mod serve;
@@ -46,6 +47,8 @@ pub enum Command {
     Serve(Box<serve::ServeArgs>),
     /// List the built-in tools.
     Tools(tools::ToolsArgs),
+    /// Hear a spoken question and answer it aloud (WAV in, WAV out).
+    Listen(Box<listen::ListenArgs>),
     /// Transcribe a WAV file with Whisper.
     Transcribe(voice::TranscribeArgs),
     /// Speak text into a WAV file.
@@ -65,6 +68,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Personas(args) => Ok(personas::run(args)?),
         Command::Serve(args) => Ok(serve::run(*args, cli.threads)?),
         Command::Tools(args) => Ok(tools::run(args)?),
+        Command::Listen(args) => listen::run(*args),
         Command::Transcribe(args) => Ok(voice::transcribe(args)?),
         Command::Say(args) => Ok(voice::say(args)?),
     }

@@ -3,7 +3,8 @@
 //! - [`dbus`]: `io.loopd.Loopd1` on the session or system bus, for voice
 //!   skills and desktop apps;
 //! - [`bus`]: the OVOS message bus (joined or hosted over WebSocket) and the
-//!   same envelope as JSON lines on a Unix socket, for voice front ends.
+//!   same envelope as JSON lines on a Unix socket, for voice front ends;
+//! - [`listen`]: loopd's own ears and voice — speech in, speech out.
 //!
 //! Front ends only talk to [`crate::daemon::Daemon`]: they turn what they
 //! receive into an [`crate::daemon::Ask`], and a ticket's events and reply
@@ -11,3 +12,4 @@
 
 pub mod bus;
 pub mod dbus;
+pub mod listen;

@@ -3,12 +3,16 @@
 //! - [`audio`]: mono samples, WAV files, resampling;
 //! - [`whisper`]: speech to text with Whisper on candle, read from a
 //!   CTranslate2 conversion by [`ct2`], with the filter bank of [`mel`];
-//! - [`speech`]: text to speech with espeak-ng.
+//! - [`speech`]: text to speech with espeak-ng, fed by [`sentences`], which
+//!   cuts a streamed answer into sentences to speak one by one;
+//! - [`vad`]: where an utterance starts and ends.
 
 pub mod audio;
 pub mod ct2;
 pub mod mel;
+pub mod sentences;
 pub mod speech;
+pub mod vad;
 pub mod whisper;
 
 /// Why a voice stage failed.

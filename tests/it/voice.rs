@@ -102,3 +102,104 @@ fn bad_audio_and_unknown_models_are_clear_errors() {
         text(&unknown.stderr)
     );
 }
+
+#[test]
+fn the_endpointer_finds_speech_between_silences() {
+    use loopd::voice::vad::{Endpointer, Endpointing, FRAME, RATE};
+    let dir = TempDir::new("vad");
+    let path = dir.join("q.wav");
+    say("turn off the kitchen lights", &path);
+    let speech = Pcm::read_wav(&path)
+        .unwrap()
+        .resampled(RATE as u32)
+        .unwrap();
+    let mut audio = vec![0.0; RATE];
+    audio.extend(&speech.samples);
+    audio.extend(vec![0.0; RATE]);
+    let mut vad = Endpointer::new(Endpointing::default());
+    let found = vad.push(&audio);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let u = found[0];
+    let speech_end = RATE + speech.samples.len();
+    assert!(u.start < RATE && u.start > RATE / 2, "{u:?}");
+    assert!(
+        u.end > RATE + speech.samples.len() / 2 && u.end <= speech_end,
+        "{u:?}"
+    );
+    assert!((u.endpoint_delay_ms() - 480.0).abs() <= 16.0 + 1.0, "{u:?}");
+    assert_eq!(u.decided % FRAME, 0);
+    assert!(!vad.in_speech());
+    assert_eq!(vad.finish(), None);
+}
+
+#[test]
+fn listen_answers_a_spoken_question_aloud() {
+    whisper_dir();
+    crate::common::model_path(crate::common::QWEN);
+    let dir = TempDir::new("listen");
+    let question = dir.join("q.wav");
+    let answer = dir.join("a.wav");
+    say("what is twelve times twelve", &question);
+    let listened = loopd(&[
+        "listen",
+        "--model",
+        crate::common::QWEN,
+        "--input",
+        question.to_str().unwrap(),
+        "--output",
+        answer.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(listened.status.success(), "{}", text(&listened.stderr));
+    let out: Value = serde_json::from_slice(&listened.stdout).unwrap();
+    let transcript = out["transcript"].as_str().unwrap();
+    assert_eq!(
+        normalised(transcript),
+        "what is 12 times 12",
+        "{transcript}"
+    );
+    assert!(out["answer"].as_str().unwrap().contains("144"), "{out}");
+    let stage = |key: &str| {
+        out[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{key} in {out}"))
+    };
+    assert!(stage("stt_ms") > 0.0);
+    assert!(stage("first_answer_token_ms") > stage("stt_ms") + stage("vad_ms"));
+    assert!(stage("first_audio_ms") >= stage("first_answer_token_ms"));
+    let heard_back = loopd(&["transcribe", answer.to_str().unwrap()]);
+    assert!(heard_back.status.success(), "{}", text(&heard_back.stderr));
+    assert!(
+        text(&heard_back.stdout).contains("144"),
+        "Whisper heard the answer as {}",
+        text(&heard_back.stdout)
+    );
+}
+
+#[test]
+fn listen_to_silence_is_a_clear_error() {
+    whisper_dir();
+    let dir = TempDir::new("listen-silence");
+    let path = dir.join("silence.wav");
+    Pcm {
+        rate: 16_000,
+        samples: vec![0.0; 16_000],
+    }
+    .write_wav(&path)
+    .unwrap();
+    let out = dir.join("a.wav");
+    let listened = loopd(&[
+        "listen",
+        "--input",
+        path.to_str().unwrap(),
+        "--output",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!listened.status.success());
+    assert!(
+        text(&listened.stderr).contains("no speech heard"),
+        "{}",
+        text(&listened.stderr)
+    );
+    assert!(!out.exists(), "no answer file without a question");
+}

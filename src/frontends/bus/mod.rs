@@ -7,7 +7,7 @@
 //! `loopd.ask` / `loopd.cancel` (streamed as `loopd.token` … `loopd.answer`
 //! or `loopd.error`), and with `handle_utterances` also
 //! `recognizer_loop:utterance` and `ovos.utterance.handle`, answered with
-//! one `speak` per sentence as the answer streams ([`speech`]). Replies keep
+//! one `speak` per sentence as the answer streams ([`crate::voice::sentences`]). Replies keep
 //! the request's context with `source` and `destination` swapped.
 
 mod ask;
@@ -20,7 +20,6 @@ pub mod message;
 pub mod reply;
 mod request;
 mod socket;
-pub mod speech;
 mod utterance;
 
 use crate::daemon::Daemon;

@@ -4,9 +4,9 @@
 use super::handler::Peer;
 use super::message::BusMessage;
 use super::reply::Speak;
-use super::speech::Sentences;
 use crate::daemon::{Ask, AskError, Daemon};
 use crate::engine::LoopEvent;
+use crate::voice::sentences::Sentences;
 use serde_json::json;
 
 /// Spoken when the answer failed.
