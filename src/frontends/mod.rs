@@ -4,7 +4,9 @@
 //!   skills and desktop apps;
 //! - [`bus`]: the OVOS message bus (joined or hosted over WebSocket) and the
 //!   same envelope as JSON lines on a Unix socket, for voice front ends;
-//! - [`listen`]: loopd's own ears and voice — speech in, speech out.
+//! - [`listen`]: loopd's own ears and voice — speech in, speech out;
+//! - [`wyoming`]: speech to text, text to speech and answers for Home
+//!   Assistant over the Wyoming protocol.
 //!
 //! Front ends only talk to [`crate::daemon::Daemon`]: they turn what they
 //! receive into an [`crate::daemon::Ask`], and a ticket's events and reply
@@ -13,3 +15,4 @@
 pub mod bus;
 pub mod dbus;
 pub mod listen;
+pub mod wyoming;

@@ -68,5 +68,7 @@ mod cli;
 mod dbus;
 /// `loopd serve` under a stand-in for systemd, and the systemd units.
 mod service;
-/// `loopd say` and `loopd transcribe` on espeak-ng and the real Whisper.
+/// `loopd say`, `transcribe` and `listen` on espeak-ng and the real Whisper.
 mod voice;
+/// `loopd serve --wyoming` with the real `wyoming` client.
+mod wyoming;

@@ -66,6 +66,29 @@ pub struct ServeArgs {
     /// Where to run the model: auto, cpu, cuda or metal.
     #[arg(long, value_name = "D")]
     pub device: Option<DeviceChoice>,
+
+    /// Serve Wyoming (speech to text, text to speech, answers) for Home
+    /// Assistant at this address, e.g. tcp://127.0.0.1:10700.
+    #[arg(long, value_name = "tcp://HOST:PORT")]
+    pub wyoming: Option<String>,
+
+    /// Speech-to-text model for Wyoming (default: the manifest's default).
+    #[arg(long, value_name = "NAME", requires = "wyoming")]
+    pub speech_model: Option<String>,
+}
+
+/// A `tcp://HOST:PORT` address; a bare `HOST:PORT` is taken as TCP.
+fn tcp_address(url: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    let bad = || format!("--wyoming {url}: expected tcp://HOST:PORT, e.g. tcp://127.0.0.1:10700");
+    let rest = url.strip_prefix("tcp://").unwrap_or(url);
+    if rest.contains("://") {
+        return Err(bad());
+    }
+    rest.to_socket_addrs()
+        .map_err(|_| bad())?
+        .next()
+        .ok_or_else(bad)
 }
 
 /// Runs `loopd serve`; `threads` is the global `--threads` flag.
@@ -167,7 +190,20 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
             secret,
         }
     });
+    let wyoming = match &args.wyoming {
+        None => None,
+        Some(url) => Some(service::WyomingSettings {
+            listen: tcp_address(url)?,
+            speech_dir: crate::models::resolve_speech(args.speech_model.as_deref())
+                .map_err(|e| e.to_string())?,
+            speech_model: args
+                .speech_model
+                .clone()
+                .unwrap_or_else(|| crate::models::Manifest::builtin().default_speech),
+        }),
+    };
     Ok(ServiceOptions {
+        wyoming,
         model,
         device,
         max_context: config.max_context.unwrap_or(8192).max(16),
@@ -211,4 +247,21 @@ fn read_secret(path: &Path) -> Result<Secret, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("bus secret file {}: {e}", path.display()))?;
     Secret::new(&text).map_err(|e| format!("bus secret file {}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn wyoming_addresses_are_tcp() {
+        assert_eq!(
+            super::tcp_address("tcp://127.0.0.1:10700").unwrap(),
+            "127.0.0.1:10700".parse().unwrap()
+        );
+        assert!(super::tcp_address("127.0.0.1:0").is_ok());
+        for bad in ["udp://1.2.3.4:5", "tcp://nowhere", "tcp://1.2.3.4:99999"] {
+            assert!(super::tcp_address(bad)
+                .unwrap_err()
+                .contains("tcp://HOST:PORT"));
+        }
+    }
 }

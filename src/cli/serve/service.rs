@@ -5,7 +5,9 @@
 use crate::brain::device::DeviceChoice;
 use crate::brain::{Brain, LocalBrain, LocalBrainConfig};
 use crate::daemon::{notify, Daemon, DaemonSettings};
-use crate::frontends::{bus, dbus};
+use crate::frontends::{bus, dbus, wyoming};
+use crate::voice::speech::Espeak;
+use crate::voice::whisper::Whisper;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -32,6 +34,19 @@ pub struct ServiceOptions {
     pub dbus: Option<dbus::DbusOptions>,
     /// The message-bus front end, unless turned off.
     pub bus: Option<bus::BusOptions>,
+    /// The Wyoming front end, when asked for.
+    pub wyoming: Option<WyomingSettings>,
+}
+
+/// Where the Wyoming service listens and the speech model it loads.
+#[derive(Debug, Clone)]
+pub struct WyomingSettings {
+    /// The TCP address.
+    pub listen: std::net::SocketAddr,
+    /// The speech model's directory.
+    pub speech_dir: PathBuf,
+    /// Its name, as `info` reports it.
+    pub speech_model: String,
 }
 
 /// Runs the service until SIGTERM or SIGINT.
@@ -62,6 +77,20 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         );
     }
 
+    let speech = match &options.wyoming {
+        None => None,
+        Some(w) => {
+            let (dir, device) = (w.speech_dir.clone(), options.device);
+            let whisper = tokio::task::spawn_blocking(move || {
+                let device = crate::brain::device::open(device).map_err(|e| e.to_string())?;
+                Whisper::load(&dir, &device).map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(|e| format!("the speech model loader stopped: {e}"))??;
+            Some(whisper)
+        }
+    };
+
     let stop = stop_signal()?;
     let bus = match options.bus {
         Some(o) => Some(bus::start(daemon.clone(), o).await?),
@@ -78,12 +107,30 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         },
         None => None,
     };
+    let wyoming = match (options.wyoming, speech) {
+        (Some(w), Some(whisper)) => Some(
+            wyoming::start(
+                daemon.clone(),
+                wyoming::WyomingOptions {
+                    listen: w.listen,
+                    whisper,
+                    speech_model: w.speech_model,
+                    voice: Espeak::default(),
+                },
+            )
+            .await?,
+        ),
+        _ => None,
+    };
     let mut fronts = Vec::new();
     if let Some(d) = &dbus {
         fronts.push(d.describe());
     }
     if let Some(b) = &bus {
         fronts.push(b.describe());
+    }
+    if let Some(w) = &wyoming {
+        fronts.push(w.describe());
     }
     notify::ready(&format!(
         "ready in {:.1} s: {} on {} ({} threads); {}",
@@ -111,6 +158,9 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     }
     if let Some(bus) = bus {
         bus.stop().await;
+    }
+    if let Some(wyoming) = wyoming {
+        wyoming.stop().await;
     }
     if let Some(dbus) = dbus {
         dbus.stop().await;

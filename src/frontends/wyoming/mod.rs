@@ -1,0 +1,343 @@
+//! The Wyoming front end, for Home Assistant and its satellites: speech to
+//! text (`asr`), text to speech (`tts`) and answering (`handle`) over TCP.
+//!
+//! - `describe` → `info`, advertising Whisper, the espeak-ng voice and the
+//!   personas (with `supports_handled_streaming`);
+//! - `transcribe`, `audio-start`, `audio-chunk`…, `audio-stop` → `transcript`;
+//! - `synthesize` → `audio-start`, `audio-chunk`…, `audio-stop`;
+//! - `transcript` → `handled-start`, `handled-chunk` per streamed piece of
+//!   the answer, `handled`, `handled-stop` (or `not-handled` when the
+//!   request fails); `ping` → `pong`.
+//!
+//! Each connection is read one event at a time; a malformed frame gets an
+//! `error` event and the connection is closed, and nothing else is lost.
+
+pub mod event;
+
+use crate::daemon::{Ask, Daemon};
+use crate::engine::LoopEvent;
+use crate::voice::audio::Pcm;
+use crate::voice::speech::Espeak;
+use crate::voice::whisper::{self, Whisper};
+use crate::voice::VoiceError;
+use event::{read_event, write_event, Event};
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use tokio::io::BufReader;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+/// Samples in each `audio-chunk` loopd writes.
+const CHUNK_SAMPLES: usize = 1024;
+/// Languages Whisper tiny.en and the default voice speak.
+const LANGUAGES: &[&str] = &["en"];
+
+/// What the Wyoming service listens on and speaks with.
+pub struct WyomingOptions {
+    /// The TCP address (`127.0.0.1:10700` by default).
+    pub listen: SocketAddr,
+    /// Speech to text.
+    pub whisper: Whisper,
+    /// The speech model's name, as `info` reports it.
+    pub speech_model: String,
+    /// Text to speech.
+    pub voice: Espeak,
+}
+
+/// The running service.
+pub struct WyomingFrontEnd {
+    address: SocketAddr,
+    accept: JoinHandle<()>,
+}
+
+impl WyomingFrontEnd {
+    /// One line for the ready notice.
+    pub fn describe(&self) -> String {
+        format!("Wyoming on tcp://{}", self.address)
+    }
+
+    /// Stops accepting connections.
+    pub async fn stop(self) {
+        self.accept.abort();
+        let _ = self.accept.await;
+    }
+}
+
+/// What every connection shares.
+struct Service {
+    daemon: Daemon,
+    whisper: Mutex<Whisper>,
+    speech_model: String,
+    voice: Espeak,
+}
+
+/// Binds the address and serves connections until stopped.
+pub async fn start(daemon: Daemon, options: WyomingOptions) -> Result<WyomingFrontEnd, String> {
+    let listener = TcpListener::bind(options.listen)
+        .await
+        .map_err(|e| format!("Wyoming: cannot listen on {}: {e}", options.listen))?;
+    let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let service = Arc::new(Service {
+        daemon,
+        whisper: Mutex::new(options.whisper),
+        speech_model: options.speech_model,
+        voice: options.voice,
+    });
+    let accept = tokio::spawn(async move {
+        loop {
+            match listener.accept().await {
+                Ok((stream, peer)) => {
+                    let service = service.clone();
+                    tokio::spawn(async move {
+                        if let Err(e) = serve(stream, service).await {
+                            tracing::debug!("Wyoming {peer}: {e}");
+                        }
+                    });
+                }
+                Err(e) => tracing::warn!("Wyoming: accept failed: {e}"),
+            }
+        }
+    });
+    Ok(WyomingFrontEnd { address, accept })
+}
+
+/// Audio being collected for a transcription.
+#[derive(Default)]
+struct Recording {
+    rate: u32,
+    width: u16,
+    channels: u16,
+    samples: Vec<f32>,
+}
+
+async fn serve(stream: TcpStream, service: Arc<Service>) -> Result<(), String> {
+    let (read, mut write) = stream.into_split();
+    let mut read = BufReader::new(read);
+    let mut recording: Option<Recording> = None;
+    loop {
+        let event = match read_event(&mut read).await {
+            Ok(Some(event)) => event,
+            Ok(None) => return Ok(()),
+            Err(e) => {
+                let error = Event::new("error", json!({"text": e.to_string(), "code": "frame"}));
+                let _ = write_event(&mut write, &error).await;
+                return Err(e.to_string());
+            }
+        };
+        let replies = match event.kind.as_str() {
+            "describe" => vec![info(&service)],
+            "ping" => vec![Event::new("pong", json!({}))],
+            "transcribe" => {
+                recording = Some(Recording::default());
+                Vec::new()
+            }
+            "audio-start" | "audio-chunk" | "audio-stop" => match recording.as_mut() {
+                None => Vec::new(),
+                Some(r) => match record(r, &event) {
+                    Err(text) => {
+                        recording = None;
+                        vec![Event::new("error", json!({"text": text, "code": "audio"}))]
+                    }
+                    Ok(false) => Vec::new(),
+                    Ok(true) => {
+                        let done = recording.take().unwrap_or_default();
+                        vec![transcript(service.clone(), done).await]
+                    }
+                },
+            },
+            "synthesize" => {
+                let text = event.text("text").unwrap_or("").to_string();
+                synthesize(service.clone(), text).await
+            }
+            "transcript" => {
+                let text = event.text("text").unwrap_or("").to_string();
+                handle(&service, &text, &mut write).await?;
+                Vec::new()
+            }
+            other => {
+                tracing::debug!("Wyoming: ignoring a `{other}` event");
+                Vec::new()
+            }
+        };
+        for reply in replies {
+            write_event(&mut write, &reply)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+    }
+}
+
+/// Adds an audio event to the recording; `true` when it is complete.
+fn record(r: &mut Recording, event: &Event) -> Result<bool, String> {
+    let format = |e: &Event| -> (u32, u16, u16) {
+        (
+            e.number("rate").unwrap_or(16_000) as u32,
+            e.number("width").unwrap_or(2) as u16,
+            e.number("channels").unwrap_or(1) as u16,
+        )
+    };
+    match event.kind.as_str() {
+        "audio-start" => {
+            (r.rate, r.width, r.channels) = format(event);
+            Ok(false)
+        }
+        "audio-chunk" => {
+            if r.rate == 0 {
+                (r.rate, r.width, r.channels) = format(event);
+            }
+            if r.width != 2 || r.channels == 0 || r.rate == 0 {
+                return Err(format!(
+                    "audio must be 16-bit PCM (width 2), not width {} with {} channel(s) at {} Hz",
+                    r.width, r.channels, r.rate
+                ));
+            }
+            let frame = 2 * r.channels as usize;
+            r.samples.extend(event.payload.chunks_exact(frame).map(|f| {
+                f.chunks_exact(2)
+                    .map(|s| i16::from_le_bytes([s[0], s[1]]) as f32 / 32768.0)
+                    .sum::<f32>()
+                    / r.channels as f32
+            }));
+            Ok(false)
+        }
+        _ => Ok(true),
+    }
+}
+
+async fn transcript(service: Arc<Service>, recording: Recording) -> Event {
+    let pcm = Pcm {
+        rate: recording.rate.max(1),
+        samples: recording.samples,
+    };
+    let heard = tokio::task::spawn_blocking(move || {
+        let audio = pcm.resampled(whisper::SAMPLE_RATE as u32)?;
+        let mut whisper = service
+            .whisper
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        whisper.transcribe(&audio.samples)
+    })
+    .await
+    .unwrap_or_else(|e| Err(VoiceError::Model(format!("transcription stopped: {e}"))));
+    match heard {
+        Ok(text) => Event::new("transcript", json!({"text": text.trim(), "language": "en"})),
+        Err(e) => Event::new("error", json!({"text": e.to_string(), "code": "asr"})),
+    }
+}
+
+async fn synthesize(service: Arc<Service>, text: String) -> Vec<Event> {
+    let speech = tokio::task::spawn_blocking(move || service.voice.synthesize(&text))
+        .await
+        .unwrap_or_else(|e| Err(VoiceError::Speech(format!("synthesis stopped: {e}"))));
+    let speech = match speech {
+        Ok(speech) => speech,
+        Err(e) => {
+            return vec![Event::new(
+                "error",
+                json!({"text": e.to_string(), "code": "tts"}),
+            )]
+        }
+    };
+    let format = json!({"rate": speech.rate, "width": 2, "channels": 1});
+    let mut events = vec![Event::new("audio-start", format.clone())];
+    for chunk in speech.samples.chunks(CHUNK_SAMPLES) {
+        let mut event = Event::new("audio-chunk", format.clone());
+        event.payload = chunk
+            .iter()
+            .flat_map(|s| ((s.clamp(-1.0, 1.0) * i16::MAX as f32) as i16).to_le_bytes())
+            .collect();
+        events.push(event);
+    }
+    events.push(Event::new("audio-stop", json!({})));
+    events
+}
+
+/// Answers a transcript through the daemon, streaming the answer as it comes.
+async fn handle(
+    service: &Service,
+    text: &str,
+    write: &mut tokio::net::tcp::OwnedWriteHalf,
+) -> Result<(), String> {
+    let ask = Ask {
+        prompt: text.to_string(),
+        barge_in: true,
+        ..Ask::default()
+    };
+    let mut ticket = match service.daemon.submit(ask) {
+        Ok(ticket) => ticket,
+        Err(e) => {
+            let event = Event::new("not-handled", json!({"text": e.to_string()}));
+            return write_event(write, &event).await.map_err(|e| e.to_string());
+        }
+    };
+    write_event(write, &Event::new("handled-start", json!({})))
+        .await
+        .map_err(|e| e.to_string())?;
+    while let Some(event) = ticket.next_event().await {
+        if let LoopEvent::AnswerToken { text } = event {
+            write_event(write, &Event::new("handled-chunk", json!({"text": text})))
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    let last = match ticket.finish().await {
+        Ok(answer) => Event::new("handled", json!({"text": answer.answer})),
+        Err(e) => Event::new("not-handled", json!({"text": e.to_string()})),
+    };
+    write_event(write, &last).await.map_err(|e| e.to_string())?;
+    write_event(write, &Event::new("handled-stop", json!({})))
+        .await
+        .map_err(|e| e.to_string())
+}
+
+fn info(service: &Service) -> Event {
+    let attribution = |name: &str, url: &str| json!({"name": name, "url": url});
+    let loopd = attribution("loopd", "https://github.com/loopd/loopd");
+    let personas: Vec<Value> = service
+        .daemon
+        .personas()
+        .iter()
+        .map(|p| {
+            json!({
+                "name": p.name, "attribution": loopd, "installed": true,
+                "description": p.description, "version": env!("CARGO_PKG_VERSION"),
+                "languages": LANGUAGES,
+            })
+        })
+        .collect();
+    Event::new(
+        "info",
+        json!({
+            "asr": [{
+                "name": "loopd-whisper", "attribution": loopd, "installed": true,
+                "description": "Whisper on candle", "version": env!("CARGO_PKG_VERSION"),
+                "models": [{
+                    "name": service.speech_model,
+                    "attribution": attribution("OpenAI", "https://github.com/openai/whisper"),
+                    "installed": true, "description": "Whisper", "version": null,
+                    "languages": LANGUAGES,
+                }],
+                "supports_transcript_streaming": false,
+            }],
+            "tts": [{
+                "name": "loopd-espeak-ng", "attribution": loopd, "installed": true,
+                "description": "espeak-ng", "version": env!("CARGO_PKG_VERSION"),
+                "voices": [{
+                    "name": service.voice.voice,
+                    "attribution": attribution("eSpeak NG", "https://github.com/espeak-ng/espeak-ng"),
+                    "installed": true, "description": "espeak-ng voice", "version": null,
+                    "languages": LANGUAGES,
+                }],
+                "supports_synthesize_streaming": false,
+            }],
+            "handle": [{
+                "name": "loopd", "attribution": loopd, "installed": true,
+                "description": "agent loops on a local model", "version": env!("CARGO_PKG_VERSION"),
+                "models": personas,
+                "supports_handled_streaming": true,
+            }],
+            "intent": [], "wake": [], "mic": [], "snd": [],
+        }),
+    )
+}

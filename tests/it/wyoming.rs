@@ -1,0 +1,122 @@
+//! `loopd serve --wyoming` end to end, driven by the real `wyoming` client
+//! library (PyPI `wyoming` 1.10, in the tests' venv) through `client.py`:
+//! describe, transcribe, synthesize and a streamed handle.
+
+use crate::common::serve::Serve;
+use crate::common::{text, TempDir};
+use crate::ovos::{free_port, python};
+use serde_json::Value;
+use std::process::Command;
+
+/// The venv's Python with `wyoming` importable; fails with how to get it.
+fn wyoming_python() -> std::path::PathBuf {
+    let python = python();
+    let ok = Command::new(&python)
+        .args(["-c", "import wyoming"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "the Wyoming tests need the `wyoming` package in the tests' venv: run .ci/run, \
+         or {} -m pip install 'wyoming>=1.10,<1.11'",
+        python.display()
+    );
+    python
+}
+
+#[test]
+fn home_assistant_s_client_gets_asr_tts_and_streamed_answers() {
+    let python = wyoming_python();
+    loopd::models::resolve_speech(None).expect("Whisper is required: models/fetch whisper-tiny.en");
+    let dir = TempDir::new("wyoming");
+    let question = dir.join("q.wav");
+    let said = crate::common::loopd(&[
+        "say",
+        "what is twelve times twelve",
+        "-o",
+        question.to_str().unwrap(),
+    ]);
+    assert!(
+        said.status.success(),
+        "espeak-ng is required: {}",
+        text(&said.stderr)
+    );
+    let port = free_port();
+    let address = format!("tcp://127.0.0.1:{port}");
+    let mut serve = Serve::start(&["--no-dbus", "--no-bus", "--wyoming", &address], &[]);
+    assert!(
+        serve
+            .notices
+            .iter()
+            .any(|n| n.contains(&format!("Wyoming on {address}"))),
+        "{:?}",
+        serve.notices
+    );
+    let client = Command::new(&python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/it/wyoming/client.py"
+        ))
+        .args(["127.0.0.1", &port.to_string(), question.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        client.status.success(),
+        "client: {}\ndaemon: {}",
+        text(&client.stderr),
+        serve.stderr()
+    );
+    let out: Value = serde_json::from_slice(&client.stdout).unwrap();
+
+    let info = &out["describe"];
+    assert_eq!(info["asr_models"], serde_json::json!(["whisper-tiny.en"]));
+    assert_eq!(info["tts_voices"], serde_json::json!(["en-us"]));
+    assert!(info["handle_models"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|m| m == "default"));
+    assert_eq!(info["handled_streaming"], serde_json::json!([true]));
+
+    let transcript = out["transcript"].as_str().unwrap().to_lowercase();
+    assert!(transcript.contains("12 times 12"), "{transcript}");
+
+    let tts = &out["synthesize"];
+    assert_eq!(tts["first"], "audio-start");
+    assert_eq!(tts["last"], "audio-stop");
+    let seconds = tts["seconds"].as_f64().unwrap();
+    assert!((1.0..6.0).contains(&seconds), "{seconds} s of speech");
+
+    let handle = &out["handle"];
+    assert_eq!(handle["first"], "handled-start");
+    assert_eq!(handle["last"], "handled-stop");
+    assert!(handle["chunks"].as_u64().unwrap() >= 2, "{handle}");
+    let answer = handle["text"].as_str().unwrap();
+    assert!(
+        !answer.trim().is_empty() && !answer.starts_with("NOT HANDLED"),
+        "{handle}"
+    );
+    assert_eq!(handle["streamed"].as_str().unwrap().trim(), answer.trim());
+    assert!(serve.stop(), "the daemon stops cleanly: {}", serve.stderr());
+}
+
+#[test]
+fn a_malformed_frame_gets_an_error_event_and_the_service_lives_on() {
+    use std::io::{BufRead, BufReader, Write};
+    loopd::models::resolve_speech(None).expect("Whisper is required: models/fetch whisper-tiny.en");
+    let port = free_port();
+    let address = format!("tcp://127.0.0.1:{port}");
+    let mut serve = Serve::start(&["--no-dbus", "--no-bus", "--wyoming", &address], &[]);
+    let exchange = |bytes: &[u8]| -> String {
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.write_all(bytes).unwrap();
+        let mut line = String::new();
+        BufReader::new(stream).read_line(&mut line).unwrap();
+        line
+    };
+    let reply = exchange(b"{\"type\": \"describe\", \"payload_length\": -1}\n");
+    assert!(reply.contains("\"error\""), "{reply}");
+    let reply = exchange(b"{\"type\":\"describe\"}\n");
+    assert!(reply.contains("\"info\""), "{reply}");
+    assert!(serve.stop(), "{}", serve.stderr());
+}
