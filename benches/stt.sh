@@ -35,7 +35,7 @@ PY
 best=""
 for _ in 1 2 3; do
     ms=$("$loopd" --threads "$threads" transcribe --json "$wav" | "$venv/bin/python" -c \
-        'import json,sys; d=json.load(sys.stdin); print(f"{d[\"stt_ms\"]:.0f} {d[\"real_time_factor\"]:.3f} {d[\"transcript\"]!r}")')
+        'import json,sys; d=json.load(sys.stdin); print("%.0f %.3f %r" % (d["stt_ms"], d["real_time_factor"], d["transcript"]))')
     if [ -z "$best" ] || [ "${ms%% *}" -lt "${best%% *}" ]; then best="$ms"; fi
 done
 echo "loopd (candle, f32):          ${best%% *} ms, RTF $(echo "$best" | cut -d' ' -f2), $(echo "$best" | cut -d' ' -f3-)"
