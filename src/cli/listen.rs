@@ -1,20 +1,22 @@
-//! `loopd listen`: a spoken question from a WAV file, answered aloud into
-//! another, sentence by sentence as the loop generates.
+//! `loopd listen`: a conversation by voice, from the microphone or a WAV
+//! file, answered aloud on the loudspeaker or into a WAV file, sentence by
+//! sentence as the loop generates.
 
 use super::ask::{self, AskOptions};
 use super::Failure;
 use crate::brain::device;
-use crate::daemon::{AskError, Daemon};
-use crate::engine::{self, Trace};
-use crate::frontends::listen::{hear, speak_answer, Speaker};
+use crate::daemon::Daemon;
+use crate::engine;
+use crate::frontends::listen::{converse, Answering, ListenSettings, Turn};
 use crate::models;
-use crate::voice::audio::Pcm;
-use crate::voice::speech::Espeak;
+use crate::voice::speech::{Espeak, Voice};
+use crate::voice::stream::{self, Sink, Source};
 use crate::voice::vad::Endpointing;
-use crate::voice::whisper::{self, Whisper};
+use crate::voice::whisper::Whisper;
 use clap::Args;
 use serde_json::json;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -22,13 +24,41 @@ use std::time::Instant;
 #[derive(Debug, Args)]
 #[command(allow_negative_numbers = true)]
 pub struct ListenArgs {
-    /// The spoken question, a WAV file (any rate, mono or stereo).
-    #[arg(long, value_name = "IN.wav")]
-    pub input: PathBuf,
+    /// Hear a WAV file (any rate, mono or stereo) at its recorded pace
+    /// instead of the microphone.
+    #[arg(long, value_name = "IN.wav", conflicts_with_all = ["mic", "push_to_talk"])]
+    pub input: Option<PathBuf>,
 
-    /// Where the spoken answer goes, a WAV file.
-    #[arg(long, value_name = "OUT.wav")]
-    pub output: PathBuf,
+    /// Write what the loudspeaker would play into a WAV file instead.
+    #[arg(long, value_name = "OUT.wav", conflicts_with = "speaker")]
+    pub output: Option<PathBuf>,
+
+    /// The microphone (`loopd audio devices` lists them; default: the
+    /// system's default input).
+    #[arg(long, value_name = "NAME")]
+    pub mic: Option<String>,
+
+    /// The loudspeaker (default: the system's default output).
+    #[arg(long, value_name = "NAME")]
+    pub speaker: Option<String>,
+
+    /// Answer only what begins with this phrase (e.g. "hey loop"); the
+    /// phrase alone makes the next utterance a question.
+    #[arg(long, value_name = "PHRASE")]
+    pub wake: Option<String>,
+
+    /// Talk while a key is down: Enter starts and Enter ends each question.
+    #[arg(long)]
+    pub push_to_talk: bool,
+
+    /// Do not stop an answer when someone talks over it; ignore what is
+    /// heard while answering (for open speakers without echo cancellation).
+    #[arg(long)]
+    pub no_barge_in: bool,
+
+    /// Stop after the first answered question.
+    #[arg(long)]
+    pub once: bool,
 
     /// Speech-to-text model: a known name or a directory (default: the
     /// manifest's default speech model).
@@ -39,7 +69,7 @@ pub struct ListenArgs {
     #[arg(long, default_value = "en-us", value_name = "VOICE")]
     pub voice: String,
 
-    /// Silence that ends the question, in milliseconds.
+    /// Silence that ends a question, in milliseconds.
     #[arg(long, default_value_t = 480, value_name = "MS")]
     pub trailing_silence: u32,
 
@@ -51,74 +81,155 @@ pub struct ListenArgs {
 /// Runs `loopd listen`.
 pub fn run(args: ListenArgs) -> Result<(), Failure> {
     let speech_dir = models::resolve_speech(args.speech_model.as_deref())?;
-    let audio = Pcm::read_wav(&args.input)
-        .and_then(|pcm| pcm.resampled(whisper::SAMPLE_RATE as u32))
-        .map_err(|e| e.to_string())?;
     let brain = ask::load_brain(&args.options)?;
     let device = device::open(args.options.device).map_err(|e| e.to_string())?;
-    let mut whisper = Whisper::load(&speech_dir, &device).map_err(|e| e.to_string())?;
-    let rules = Endpointing {
-        trailing_silence_ms: args.trailing_silence,
-        ..Endpointing::default()
-    };
+    let whisper = Whisper::load(&speech_dir, &device).map_err(|e| e.to_string())?;
 
     // The persona's prompt is computed once, before anyone speaks, as
     // `loopd serve` does at start; only the question is new when it comes.
-    let (settings, _) = ask::prepare(&args.options, "warm-up")?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    let (mut settings, _) = ask::prepare(&args.options, "warm-up")?;
+    settings.memory_turns = 6;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let daemon = runtime.block_on(async { Daemon::start(Arc::new(brain), settings) });
     let warming = Instant::now();
     runtime.block_on(daemon.warm())?;
-    let warm_ms = warming.elapsed().as_secs_f64() * 1000.0;
+    let warm_ms = engine::round1(warming.elapsed().as_secs_f64() * 1000.0);
 
-    let heard = hear(&audio.samples, &mut whisper, rules)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no speech heard in {}", args.input.display()))?;
-    let decided = Instant::now() - heard.stt;
-    let vad_ms = heard.utterance.endpoint_delay_ms();
-    let since_speech = |at: Instant| vad_ms + (at - decided).as_secs_f64() * 1000.0;
-
-    let (_, request) = ask::prepare(&args.options, &heard.transcript)?;
-    let speaker = Speaker::start(Espeak { voice: args.voice });
-    let (reply, ran, trace, first_token) = runtime.block_on(async {
-        let mut ticket = daemon.submit(request)?;
-        let mut trace = Trace::new();
-        let first_token = speak_answer(&mut ticket, &speaker, &mut trace).await;
-        let reply = ticket.finish().await;
-        Ok::<_, AskError>((reply, ticket.ran().cloned(), trace, first_token))
-    })?;
-    let spoken = speaker.finish().map_err(|e| e.to_string())?;
-    spoken
-        .audio
-        .write_wav(&args.output)
-        .map_err(|e| e.to_string())?;
-
-    let answer = reply?;
-    if args.options.json {
-        let report = json!({
-            "transcript": heard.transcript,
-            "answer": answer.answer,
-            "sentences": spoken.sentences,
-            "loop": ran.as_ref().map(|r| r.loop_id.clone()),
-            "termination": answer.termination.as_str(),
-            "stats": ran.map(|r| r.stats),
-            "trace": trace,
-            "warm_ms": engine::round1(warm_ms),
-            "vad_ms": engine::round1(vad_ms),
-            "stt_ms": engine::round1(heard.stt.as_secs_f64() * 1000.0),
-            "first_answer_token_ms": first_token.map(|t| engine::round1(since_speech(t))),
-            "first_audio_ms": spoken.first_audio.map(|t| engine::round1(since_speech(t))),
-        });
-        println!("{report}");
-    } else {
-        println!("heard: {}", heard.transcript);
-        println!("said:  {}", answer.answer);
+    let start = Instant::now();
+    let source = match &args.input {
+        Some(path) => Source::Wav(path.clone()),
+        None => Source::Microphone(args.mic.clone()),
+    };
+    let sink = match &args.output {
+        Some(path) => Sink::Wav(path.clone()),
+        None => Sink::Loudspeaker(args.speaker.clone()),
+    };
+    let mut input = stream::hear(&source, start).map_err(|e| e.to_string())?;
+    let output = stream::play(&sink, stream::ANSWER_RATE, start).map_err(|e| e.to_string())?;
+    let json = args.options.json;
+    let options = args.options;
+    let mut parts = Answering {
+        daemon,
+        runtime: runtime.handle().clone(),
+        ask: Box::new(move |question| {
+            ask::prepare(&options, question)
+                .map(|(_, ask)| ask)
+                .map_err(|e| e.message)
+        }),
+        whisper,
+        voice: Voice::Espeak(Espeak { voice: args.voice }),
+        output: output.clone(),
+    };
+    let talking = args.push_to_talk.then(push_to_talk_keys);
+    let settings = ListenSettings {
+        rules: Endpointing {
+            trailing_silence_ms: args.trailing_silence,
+            ..Endpointing::default()
+        },
+        barge_in: !args.no_barge_in,
+        wake: args.wake.clone(),
+        push_to_talk: talking,
+        once: args.once,
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopping = stop.clone();
+    runtime.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            stopping.store(true, Ordering::Relaxed);
+        }
+    });
+    if args.input.is_none() {
+        eprintln!(
+            "loopd: listening{} (Ctrl-C to stop)",
+            match (&args.wake, args.push_to_talk) {
+                (_, true) => " (Enter to talk, Enter when done)".to_string(),
+                (Some(w), _) => format!(" for \"{w}\""),
+                _ => String::new(),
+            }
+        );
     }
-    if let Some(note) = &answer.note {
-        eprintln!("loopd: stopped ({}): {note}", answer.termination.as_str());
+
+    let mut print_turn = |turn: Turn| report(&turn, json, warm_ms);
+    let answered = converse(
+        input.as_mut(),
+        &mut parts,
+        &settings,
+        &stop,
+        &mut print_turn,
+    )
+    .map_err(|e| e.to_string())?;
+    if let (0, Some(path)) = (answered, &args.input) {
+        return Err(format!("no question heard in {}", path.display()).into());
     }
+    output.close().map_err(|e| e.to_string())?;
     Ok(())
+}
+
+/// Prints one turn: two lines, or one JSON object with the stage timings.
+fn report(turn: &Turn, json: bool, warm_ms: f64) {
+    let (answer, termination, note) = match &turn.reply {
+        Ok(a) => (
+            a.answer.clone(),
+            a.termination.as_str().to_string(),
+            a.note.clone(),
+        ),
+        Err(e) => (String::new(), e.name().to_string(), Some(e.to_string())),
+    };
+    if json {
+        let out = json!({
+            "transcript": turn.transcript,
+            "question": turn.question,
+            "answer": answer,
+            "sentences": turn.sentences,
+            "loop": turn.ran.as_ref().map(|r| r.loop_id.clone()),
+            "termination": termination,
+            "stats": turn.ran.as_ref().map(|r| r.stats.clone()),
+            "trace": turn.trace,
+            "warm_ms": warm_ms,
+            "vad_ms": engine::round1(turn.vad_ms),
+            "stt_ms": turn.stt_ms,
+            "first_answer_token_ms": turn.first_answer_token_ms,
+            "first_audio_ms": turn.first_audio_ms,
+            "barge_in_ms": turn.barge_in_ms,
+        });
+        println!("{out}");
+    } else {
+        println!("heard: {}", turn.transcript);
+        println!("said:  {answer}");
+        if let Some(ms) = turn.barge_in_ms {
+            println!("(interrupted; playback stopped {ms} ms after you spoke)");
+        }
+    }
+    if let Some(note) = note {
+        if turn.barge_in_ms.is_none() {
+            eprintln!("loopd: stopped ({termination}): {note}");
+        }
+    }
+}
+
+/// Enter toggles talking, read from stdin on a thread of its own.
+fn push_to_talk_keys() -> Arc<AtomicBool> {
+    let talking = Arc::new(AtomicBool::new(false));
+    let keys = talking.clone();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        while std::io::stdin().read_line(&mut line).is_ok_and(|n| n > 0) {
+            let now = !keys.load(Ordering::Relaxed);
+            keys.store(now, Ordering::Relaxed);
+            eprintln!(
+                "loopd: {}",
+                if now {
+                    "listening… Enter when done"
+                } else {
+                    "heard; Enter to talk again"
+                }
+            );
+            line.clear();
+        }
+    });
+    talking
 }

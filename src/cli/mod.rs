@@ -51,8 +51,10 @@ pub enum Command {
     Listen(Box<listen::ListenArgs>),
     /// Transcribe a WAV file with Whisper.
     Transcribe(voice::TranscribeArgs),
-    /// Speak text into a WAV file.
+    /// Speak text aloud or into a WAV file.
     Say(voice::SayArgs),
+    /// The sound devices.
+    Audio(voice::AudioArgs),
 }
 
 /// Runs a parsed command line; the error is one line for the user.
@@ -71,6 +73,7 @@ pub fn run(cli: Cli) -> Result<(), Failure> {
         Command::Listen(args) => listen::run(*args),
         Command::Transcribe(args) => Ok(voice::transcribe(args)?),
         Command::Say(args) => Ok(voice::say(args)?),
+        Command::Audio(args) => Ok(voice::audio(args)?),
     }
 }
 

@@ -5,6 +5,7 @@ use crate::brain::device::{self, DeviceChoice};
 use crate::models;
 use crate::voice::audio::Pcm;
 use crate::voice::speech::Espeak;
+use crate::voice::stream::{self, Sink};
 use crate::voice::whisper::{self, Whisper};
 use clap::Args;
 use serde_json::json;
@@ -68,9 +69,14 @@ pub struct SayArgs {
     /// What to say.
     pub text: String,
 
-    /// The WAV file to write.
+    /// The WAV file to write (default: play it on a loudspeaker).
     #[arg(long, short, value_name = "OUT.wav")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
+
+    /// The loudspeaker to play on (`loopd audio devices` lists them;
+    /// default: the system's default output).
+    #[arg(long, value_name = "NAME", conflicts_with = "output")]
+    pub device: Option<String>,
 
     /// espeak-ng voice.
     #[arg(long, default_value = "en-us", value_name = "VOICE")]
@@ -81,5 +87,77 @@ pub struct SayArgs {
 pub fn say(args: SayArgs) -> Result<(), String> {
     let voice = Espeak { voice: args.voice };
     let speech = voice.synthesize(&args.text).map_err(|e| e.to_string())?;
-    speech.write_wav(&args.output).map_err(|e| e.to_string())
+    match &args.output {
+        Some(path) => speech.write_wav(path).map_err(|e| e.to_string()),
+        None => play(&speech, args.device.as_deref()),
+    }
+}
+
+fn play(speech: &Pcm, device: Option<&str>) -> Result<(), String> {
+    let sink = Sink::Loudspeaker(device.map(String::from));
+    let speaker = stream::play(&sink, speech.rate, Instant::now()).map_err(|e| e.to_string())?;
+    speaker.play(speech).map_err(|e| e.to_string())?;
+    speaker.close().map_err(|e| e.to_string())
+}
+
+/// Arguments of `loopd audio`.
+#[derive(Debug, Args)]
+pub struct AudioArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: AudioCommand,
+}
+
+/// The `loopd audio` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum AudioCommand {
+    /// List the sound devices (microphones and loudspeakers).
+    Devices {
+        /// One JSON array.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs `loopd audio`.
+pub fn audio(args: AudioArgs) -> Result<(), String> {
+    match args.command {
+        AudioCommand::Devices { json } => devices(json),
+    }
+}
+
+#[cfg(feature = "audio")]
+fn devices(json: bool) -> Result<(), String> {
+    let devices = crate::voice::device::devices().map_err(|e| e.to_string())?;
+    if json {
+        println!("{}", serde_json::to_string(&devices).unwrap_or_default());
+        return Ok(());
+    }
+    if devices.is_empty() {
+        println!("no sound devices");
+    }
+    for d in devices {
+        let mut roles = Vec::new();
+        if d.input {
+            roles.push(if d.default_input {
+                "input (default)"
+            } else {
+                "input"
+            });
+        }
+        if d.output {
+            roles.push(if d.default_output {
+                "output (default)"
+            } else {
+                "output"
+            });
+        }
+        println!("{:<28} {:<40} {}", d.id, d.name, roles.join(", "));
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "audio"))]
+fn devices(_: bool) -> Result<(), String> {
+    Err(crate::voice::stream::NO_AUDIO.into())
 }

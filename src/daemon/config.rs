@@ -42,6 +42,15 @@
 //! socket = "/run/user/1000/loopd/bus.sock"
 //! max_frame_bytes = 1048576
 //! secret_file = "/etc/loopd/bus-secret"  # required to listen beyond loopback
+//!
+//! [voice]
+//! listen = false                # hear the microphone and answer aloud
+//! mic = "alsa:default"          # default: the system's default input
+//! speaker = "alsa:default"      # default: the system's default output
+//! wake = "hey loop"             # answer only what begins with this
+//! barge_in = true               # talking over an answer stops it
+//! wyoming = "tcp://127.0.0.1:10700"  # serve Home Assistant's Wyoming protocol
+//! speech_model = "whisper-tiny.en"
 //! ```
 
 use serde::Deserialize;
@@ -79,6 +88,43 @@ pub struct Config {
     pub dbus: DbusSection,
     /// The message-bus front end.
     pub bus: BusSection,
+    /// The voice front ends: the microphone and loudspeaker, and Wyoming.
+    pub voice: VoiceSection,
+}
+
+/// `[voice]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VoiceSection {
+    /// Hear the microphone and answer aloud.
+    pub listen: bool,
+    /// The microphone's name (default: the system's default input).
+    pub mic: Option<String>,
+    /// The loudspeaker's name (default: the system's default output).
+    pub speaker: Option<String>,
+    /// Answer only utterances that begin with this phrase.
+    pub wake: Option<String>,
+    /// Talking over an answer stops it; off, speech during an answer is
+    /// ignored (open speakers without echo cancellation).
+    pub barge_in: bool,
+    /// Serve Wyoming at this address (`tcp://HOST:PORT`).
+    pub wyoming: Option<String>,
+    /// The speech-to-text model (default: the manifest's default).
+    pub speech_model: Option<String>,
+}
+
+impl Default for VoiceSection {
+    fn default() -> Self {
+        VoiceSection {
+            listen: false,
+            mic: None,
+            speaker: None,
+            wake: None,
+            barge_in: true,
+            wyoming: None,
+            speech_model: None,
+        }
+    }
 }
 
 /// `[tools]`.

@@ -99,6 +99,54 @@ impl Pcm {
     }
 }
 
+/// Resamples a stream that arrives in pieces of any size, keeping the
+/// filter's state between them (a microphone at its own rate, heard at
+/// 16 kHz).
+pub struct StreamResampler {
+    resampler: Option<Fft<f32>>,
+    pending: Vec<f32>,
+}
+
+impl StreamResampler {
+    /// A resampler from `from` to `to` hertz.
+    pub fn new(from: u32, to: u32) -> Result<StreamResampler, VoiceError> {
+        let resampler = if from == to {
+            None
+        } else {
+            let chunk = (from as usize / 50).max(64);
+            Some(
+                Fft::<f32>::new(from as usize, to as usize, chunk, 1, FixedSync::Input).map_err(
+                    |e| VoiceError::Audio(format!("cannot resample {from} Hz to {to} Hz: {e}")),
+                )?,
+            )
+        };
+        Ok(StreamResampler {
+            resampler,
+            pending: Vec::new(),
+        })
+    }
+
+    /// Adds samples; returns what is ready at the new rate.
+    pub fn push(&mut self, samples: &[f32]) -> Result<Vec<f32>, VoiceError> {
+        let Some(resampler) = &mut self.resampler else {
+            return Ok(samples.to_vec());
+        };
+        self.pending.extend_from_slice(samples);
+        let mut out = Vec::new();
+        while self.pending.len() >= resampler.input_frames_next() {
+            let frames = resampler.input_frames_next();
+            let chunk: Vec<f32> = self.pending.drain(..frames).collect();
+            let input = InterleavedOwned::new_from(chunk, 1, frames)
+                .map_err(|e| VoiceError::Audio(format!("resampling: {e}")))?;
+            let output = resampler
+                .process(&input, None)
+                .map_err(|e| VoiceError::Audio(format!("resampling: {e}")))?;
+            out.extend(output.take_data());
+        }
+        Ok(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +198,27 @@ mod tests {
         std::fs::write(&path, b"RIFF not a wav").unwrap();
         assert!(Pcm::read_wav(&path).is_err());
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn a_stream_in_odd_pieces_resamples_like_the_whole() {
+        let whole = tone(48_000, 440.0, 1.0);
+        let mut stream = StreamResampler::new(48_000, 16_000).unwrap();
+        let mut out = Vec::new();
+        for piece in whole.samples.chunks(333) {
+            out.extend(stream.push(piece).unwrap());
+        }
+        assert!(
+            (15_000..=16_000).contains(&out.len()),
+            "{} samples",
+            out.len()
+        );
+        let crossings = out[2000..14_000]
+            .windows(2)
+            .filter(|w| w[0] < 0.0 && w[1] >= 0.0)
+            .count();
+        assert!((crossings as i64 - 330).abs() <= 2, "{crossings}");
+        let mut same = StreamResampler::new(16_000, 16_000).unwrap();
+        assert_eq!(same.push(&[0.25, -0.5]).unwrap(), vec![0.25, -0.5]);
     }
 }

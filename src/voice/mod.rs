@@ -5,13 +5,19 @@
 //!   CTranslate2 conversion by [`ct2`], with the filter bank of [`mel`];
 //! - [`speech`]: text to speech with espeak-ng, fed by [`sentences`], which
 //!   cuts a streamed answer into sentences to speak one by one;
-//! - [`vad`]: where an utterance starts and ends.
+//! - [`vad`]: where an utterance starts and ends;
+//! - [`stream`]: audio in real time, heard chunk by chunk and played from a
+//!   queue, from and to sound cards ([`device`], with the `audio` feature)
+//!   or WAV files.
 
 pub mod audio;
 pub mod ct2;
+#[cfg(feature = "audio")]
+pub mod device;
 pub mod mel;
 pub mod sentences;
 pub mod speech;
+pub mod stream;
 pub mod vad;
 pub mod whisper;
 

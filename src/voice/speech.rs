@@ -11,6 +11,22 @@ const PROGRAM: &str = "espeak-ng";
 /// The size of the WAV header espeak-ng writes to stdout.
 const WAV_HEADER: usize = 44;
 
+/// A voice loopd can speak with.
+#[derive(Clone)]
+pub enum Voice {
+    /// espeak-ng: robotic, everywhere.
+    Espeak(Espeak),
+}
+
+impl Voice {
+    /// `text` spoken.
+    pub fn synthesize(&self, text: &str) -> Result<Pcm, VoiceError> {
+        match self {
+            Voice::Espeak(v) => v.synthesize(text),
+        }
+    }
+}
+
 /// An espeak-ng voice.
 #[derive(Debug, Clone)]
 pub struct Espeak {

@@ -66,6 +66,8 @@ pub struct Endpointer {
     /// The utterance under way: its first frame and the frame after its
     /// last voiced one.
     speech: Option<(usize, usize)>,
+    /// The first voiced frame of the utterance under way.
+    onset: usize,
 }
 
 impl Endpointer {
@@ -78,6 +80,7 @@ impl Endpointer {
             frames: 0,
             voiced_run: 0,
             speech: None,
+            onset: 0,
         }
     }
 
@@ -108,6 +111,12 @@ impl Endpointer {
         self.speech.is_some()
     }
 
+    /// Where the utterance under way began to be voiced (its first voiced
+    /// frame, without pre-roll), as a sample offset from the stream's start.
+    pub fn speech_onset(&self) -> Option<usize> {
+        self.speech.map(|_| self.onset * FRAME)
+    }
+
     fn frame(&mut self, frame: &[f32]) -> Option<Utterance> {
         let voiced = self.detector.predict_f32(frame) >= THRESHOLD;
         let index = self.frames;
@@ -116,7 +125,8 @@ impl Endpointer {
         let ms_per_frame = (FRAME * 1000 / RATE) as u32;
         match &mut self.speech {
             None if self.voiced_run >= START_FRAMES => {
-                let first = (index + 1 - START_FRAMES).saturating_sub(PRE_ROLL_FRAMES);
+                self.onset = index + 1 - START_FRAMES;
+                let first = self.onset.saturating_sub(PRE_ROLL_FRAMES);
                 self.speech = Some((first, index + 1));
                 None
             }

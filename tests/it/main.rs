@@ -66,6 +66,8 @@ mod bus;
 mod cli;
 /// `io.loopd.Loopd1` end to end on a private `dbus-daemon`.
 mod dbus;
+/// The voice front end: conversations, barge-in, serve --listen, sound cards.
+mod listen;
 /// `loopd serve` under a stand-in for systemd, and the systemd units.
 mod service;
 /// `loopd say`, `transcribe` and `listen` on espeak-ng and the real Whisper.

@@ -7,7 +7,7 @@ use loopd::voice::audio::Pcm;
 use serde_json::Value;
 
 /// The default speech model's directory; fails (never skips) when missing.
-fn whisper_dir() -> std::path::PathBuf {
+pub fn whisper_dir() -> std::path::PathBuf {
     resolve_speech(None).unwrap_or_else(|e| {
         panic!(
             "the real Whisper model is required: {e}\n(.ci/run fetches it with `models/fetch all`)"
@@ -17,7 +17,7 @@ fn whisper_dir() -> std::path::PathBuf {
 
 /// `loopd say TEXT --output FILE`; fails with a clear message when
 /// espeak-ng is missing.
-fn say(words: &str, out: &std::path::Path) {
+pub fn say(words: &str, out: &std::path::Path) {
     let said = loopd(&["say", words, "--output", out.to_str().unwrap()]);
     assert!(
         said.status.success(),
@@ -28,7 +28,7 @@ fn say(words: &str, out: &std::path::Path) {
 
 /// Lower case, digits for the number words espeak-ng's speech comes back
 /// as, no punctuation.
-fn normalised(transcript: &str) -> String {
+pub fn normalised(transcript: &str) -> String {
     transcript
         .to_lowercase()
         .replace(|c: char| !c.is_alphanumeric() && c != ' ', "")
@@ -197,7 +197,7 @@ fn listen_to_silence_is_a_clear_error() {
     ]);
     assert!(!listened.status.success());
     assert!(
-        text(&listened.stderr).contains("no speech heard"),
+        text(&listened.stderr).contains("no question heard"),
         "{}",
         text(&listened.stderr)
     );

@@ -12,6 +12,7 @@ use crate::frontends::bus::{BusMode, BusOptions, Secret};
 use crate::frontends::dbus::DbusOptions;
 use crate::persona::{self, Persona};
 use crate::tools::{ToolConfig, Toolset};
+use crate::voice::stream::{Sink, Source};
 use clap::Args;
 use service::ServiceOptions;
 use std::path::{Path, PathBuf};
@@ -72,9 +73,51 @@ pub struct ServeArgs {
     #[arg(long, value_name = "tcp://HOST:PORT")]
     pub wyoming: Option<String>,
 
-    /// Speech-to-text model for Wyoming (default: the manifest's default).
-    #[arg(long, value_name = "NAME", requires = "wyoming")]
+    /// Speech-to-text model for Wyoming and --listen (default: the
+    /// manifest's default).
+    #[arg(long, value_name = "NAME")]
     pub speech_model: Option<String>,
+
+    /// Hear the microphone and answer aloud on the loudspeaker, sharing the
+    /// model with the other front ends.
+    #[arg(long)]
+    pub listen: bool,
+
+    /// The microphone for --listen (`loopd audio devices` lists them).
+    #[arg(long, value_name = "NAME")]
+    pub mic: Option<String>,
+
+    /// The loudspeaker for --listen.
+    #[arg(long, value_name = "NAME")]
+    pub speaker: Option<String>,
+
+    /// For --listen: hear this WAV file at its recorded pace instead of the
+    /// microphone (recordings, tests).
+    #[arg(
+        long,
+        value_name = "IN.wav",
+        requires = "listen",
+        conflicts_with = "mic"
+    )]
+    pub listen_input: Option<PathBuf>,
+
+    /// For --listen: write what the loudspeaker would play into this WAV
+    /// file instead.
+    #[arg(
+        long,
+        value_name = "OUT.wav",
+        requires = "listen",
+        conflicts_with = "speaker"
+    )]
+    pub listen_output: Option<PathBuf>,
+
+    /// For --listen: answer only what begins with this phrase.
+    #[arg(long, value_name = "PHRASE")]
+    pub wake: Option<String>,
+
+    /// For --listen: ignore speech during an answer instead of stopping it.
+    #[arg(long)]
+    pub no_barge_in: bool,
 }
 
 /// A `tcp://HOST:PORT` address; a bare `HOST:PORT` is taken as TCP.
@@ -190,20 +233,41 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
             secret,
         }
     });
-    let wyoming = match &args.wyoming {
+    let voice = &config.voice;
+    let speech_model = args
+        .speech_model
+        .clone()
+        .or_else(|| voice.speech_model.clone())
+        .unwrap_or_else(|| crate::models::Manifest::builtin().default_speech);
+    let speech_dir =
+        || crate::models::resolve_speech(Some(&speech_model)).map_err(|e| e.to_string());
+    let wyoming = match args.wyoming.as_ref().or(voice.wyoming.as_ref()) {
         None => None,
         Some(url) => Some(service::WyomingSettings {
             listen: tcp_address(url)?,
-            speech_dir: crate::models::resolve_speech(args.speech_model.as_deref())
-                .map_err(|e| e.to_string())?,
-            speech_model: args
-                .speech_model
-                .clone()
-                .unwrap_or_else(|| crate::models::Manifest::builtin().default_speech),
+            speech_dir: speech_dir()?,
+            speech_model: speech_model.clone(),
+        }),
+    };
+    let listen = match args.listen || voice.listen {
+        false => None,
+        true => Some(service::ListenOptions {
+            source: match &args.listen_input {
+                Some(path) => Source::Wav(path.clone()),
+                None => Source::Microphone(args.mic.clone().or_else(|| voice.mic.clone())),
+            },
+            sink: match &args.listen_output {
+                Some(path) => Sink::Wav(path.clone()),
+                None => Sink::Loudspeaker(args.speaker.clone().or_else(|| voice.speaker.clone())),
+            },
+            wake: args.wake.clone().or_else(|| voice.wake.clone()),
+            barge_in: !args.no_barge_in && voice.barge_in,
+            speech_dir: speech_dir()?,
         }),
     };
     Ok(ServiceOptions {
         wyoming,
+        listen,
         model,
         device,
         max_context: config.max_context.unwrap_or(8192).max(16),

@@ -4,9 +4,12 @@
 
 use crate::brain::device::DeviceChoice;
 use crate::brain::{Brain, LocalBrain, LocalBrainConfig};
+use crate::daemon::Ask;
 use crate::daemon::{notify, Daemon, DaemonSettings};
-use crate::frontends::{bus, dbus, wyoming};
-use crate::voice::speech::Espeak;
+use crate::frontends::{bus, dbus, listen, wyoming};
+use crate::voice::speech::{Espeak, Voice};
+use crate::voice::stream::{self, Sink, Source};
+use crate::voice::vad::Endpointing;
 use crate::voice::whisper::Whisper;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,6 +39,23 @@ pub struct ServiceOptions {
     pub bus: Option<bus::BusOptions>,
     /// The Wyoming front end, when asked for.
     pub wyoming: Option<WyomingSettings>,
+    /// The voice front end, when asked for.
+    pub listen: Option<ListenOptions>,
+}
+
+/// Where the voice front end hears and speaks, and how.
+#[derive(Debug, Clone)]
+pub struct ListenOptions {
+    /// The microphone or a WAV file.
+    pub source: Source,
+    /// The loudspeaker or a WAV file.
+    pub sink: Sink,
+    /// Answer only what begins with this phrase.
+    pub wake: Option<String>,
+    /// Talking over an answer stops it.
+    pub barge_in: bool,
+    /// The speech model's directory.
+    pub speech_dir: PathBuf,
 }
 
 /// Where the Wyoming service listens and the speech model it loads.
@@ -91,6 +111,11 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         }
     };
 
+    let listen = match options.listen {
+        None => None,
+        Some(o) => Some(start_listening(daemon.clone(), o, options.device).await?),
+    };
+
     let stop = stop_signal()?;
     let bus = match options.bus {
         Some(o) => Some(bus::start(daemon.clone(), o).await?),
@@ -132,6 +157,9 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     if let Some(w) = &wyoming {
         fronts.push(w.describe());
     }
+    if let Some(l) = &listen {
+        fronts.push(l.describe());
+    }
     notify::ready(&format!(
         "ready in {:.1} s: {} on {} ({} threads); {}",
         started.elapsed().as_secs_f64(),
@@ -162,12 +190,81 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     if let Some(wyoming) = wyoming {
         wyoming.stop().await;
     }
+    if let Some(listen) = listen {
+        listen.stop().await;
+    }
     if let Some(dbus) = dbus {
         dbus.stop().await;
     }
     tracing::info!("stopped");
     Ok(())
 }
+
+/// Loads Whisper, opens the microphone and loudspeaker (or files) and
+/// starts the voice front end.
+async fn start_listening(
+    daemon: Daemon,
+    options: ListenOptions,
+    device: DeviceChoice,
+) -> Result<listen::Listening, String> {
+    let dir = options.speech_dir.clone();
+    let whisper = tokio::task::spawn_blocking(move || {
+        let device = crate::brain::device::open(device).map_err(|e| e.to_string())?;
+        Whisper::load(&dir, &device).map_err(|e| e.to_string())
+    })
+    .await
+    .map_err(|e| format!("the speech model loader stopped: {e}"))??;
+    let start = Instant::now();
+    let input = stream::hear(&options.source, start).map_err(|e| e.to_string())?;
+    let output =
+        stream::play(&options.sink, stream::ANSWER_RATE, start).map_err(|e| e.to_string())?;
+    let description = format!(
+        "listening on {} and speaking on {}{}",
+        match &options.source {
+            Source::Wav(p) => p.display().to_string(),
+            Source::Microphone(name) => name
+                .clone()
+                .unwrap_or_else(|| "the default microphone".into()),
+        },
+        match &options.sink {
+            Sink::Wav(p) => p.display().to_string(),
+            Sink::Loudspeaker(name) => name
+                .clone()
+                .unwrap_or_else(|| "the default loudspeaker".into()),
+        },
+        options
+            .wake
+            .as_ref()
+            .map(|w| format!(" (wake phrase \"{w}\")"))
+            .unwrap_or_default()
+    );
+    let parts = listen::Answering {
+        daemon,
+        runtime: tokio::runtime::Handle::current(),
+        ask: Box::new(|question| {
+            Ok(Ask {
+                prompt: question.to_string(),
+                session: Some(LISTEN_SESSION.into()),
+                barge_in: true,
+                ..Ask::default()
+            })
+        }),
+        whisper,
+        voice: Voice::Espeak(Espeak::default()),
+        output,
+    };
+    let settings = listen::ListenSettings {
+        rules: Endpointing::default(),
+        barge_in: options.barge_in,
+        wake: options.wake,
+        push_to_talk: None,
+        once: false,
+    };
+    listen::start(parts, input, settings, description)
+}
+
+/// The conversation memory key of what the voice front end hears.
+const LISTEN_SESSION: &str = "listen";
 
 /// Listens for SIGTERM and SIGINT from now on (installed before `READY=1`,
 /// so a stop that follows at once is not the default "die" of a signal);

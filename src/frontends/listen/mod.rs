@@ -1,0 +1,400 @@
+//! The voice front end: spoken questions in, spoken answers out, for as
+//! long as the input lasts.
+//!
+//! [`converse`] hears audio chunk by chunk (a microphone, or a WAV file at
+//! its recorded pace), cuts it into utterances ([`segment`]), transcribes
+//! each, decides whether it is a question for loopd ([`wake`]), and sends it
+//! to the daemon as any front end's request. While the loop streams its
+//! answer, [`speaker`] speaks it sentence by sentence. Speech heard while an
+//! answer runs or plays is a barge-in: playback stops at once, the loop is
+//! cancelled, and what was said is the next question.
+
+pub mod segment;
+pub mod speaker;
+pub mod wake;
+
+use crate::daemon::{Answer, Ask, AskError, Daemon, Ran};
+use crate::engine::Trace;
+use crate::voice::speech::Voice;
+use crate::voice::stream::{Hearing, Playing};
+use crate::voice::vad::{Endpointing, Utterance, RATE};
+use crate::voice::whisper::Whisper;
+use crate::voice::VoiceError;
+use segment::{Recent, Segmenter};
+use speaker::{speak_answer, Speaker, Spoken};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+use wake::{Addressing, Heard};
+
+/// How a conversation goes.
+#[derive(Debug, Clone)]
+pub struct ListenSettings {
+    /// When an utterance is over (voice segmentation).
+    pub rules: Endpointing,
+    /// Speech during an answer interrupts it; otherwise what is heard while
+    /// loopd answers is ignored (for open speakers without echo
+    /// cancellation, whose own voice would interrupt it).
+    pub barge_in: bool,
+    /// Only utterances that begin with this phrase are questions.
+    pub wake: Option<String>,
+    /// Cut utterances where this switch goes on and off instead of by voice.
+    pub push_to_talk: Option<Arc<AtomicBool>>,
+    /// Stop after the first answered question.
+    pub once: bool,
+}
+
+/// Makes the daemon request for a question heard.
+pub type MakeAsk = Box<dyn Fn(&str) -> Result<Ask, String> + Send>;
+
+/// What answers a question: the daemon, how to phrase a request, the
+/// speech models and where the voice goes.
+pub struct Answering {
+    /// The daemon every front end shares.
+    pub daemon: Daemon,
+    /// Its runtime, which runs the answers.
+    pub runtime: tokio::runtime::Handle,
+    /// A request for a question.
+    pub ask: MakeAsk,
+    /// Speech to text.
+    pub whisper: Whisper,
+    /// Text to speech.
+    pub voice: Voice,
+    /// Where answers are played.
+    pub output: Arc<dyn Playing>,
+}
+
+/// One question and what became of it.
+#[derive(Debug)]
+pub struct Turn {
+    /// What was heard.
+    pub transcript: String,
+    /// The question asked (the transcript without a wake phrase).
+    pub question: String,
+    /// The daemon's reply.
+    pub reply: Result<Answer, AskError>,
+    /// What ran.
+    pub ran: Option<Ran>,
+    /// Every event of the loop.
+    pub trace: Trace,
+    /// The sentences spoken (before any barge-in).
+    pub sentences: Vec<String>,
+    /// How long the endpointer waited after the speech ended, in ms.
+    pub vad_ms: f64,
+    /// How long transcription took, in ms.
+    pub stt_ms: f64,
+    /// From the end of speech to the first answer token, in ms.
+    pub first_answer_token_ms: Option<f64>,
+    /// From the end of speech to the first answer audio, in ms.
+    pub first_audio_ms: Option<f64>,
+    /// When the user talked over the answer: from the start of their speech
+    /// to the moment playback stopped, in ms.
+    pub barge_in_ms: Option<f64>,
+}
+
+/// A question being answered.
+struct Pending {
+    transcript: String,
+    question: String,
+    speech_ended: Instant,
+    vad_ms: f64,
+    stt_ms: f64,
+    cancel: CancellationToken,
+    hush: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<Answered>,
+    barge_in_ms: Option<f64>,
+}
+
+/// What the answering task hands back.
+struct Answered {
+    reply: Result<Answer, AskError>,
+    ran: Option<Ran>,
+    trace: Trace,
+    first_token: Option<Instant>,
+    spoken: Result<Spoken, VoiceError>,
+}
+
+/// When sample `offset` was heard, given that sample `heard` arrived at
+/// `arrived`.
+fn heard_at(offset: usize, heard: usize, arrived: Instant) -> Instant {
+    arrived - Duration::from_secs_f64(heard.saturating_sub(offset) as f64 / RATE as f64)
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 10_000.0).round() / 10.0
+}
+
+/// Converses until the input ends, `stop` is set, or (with `once`) the
+/// first question is answered; each finished turn goes to `on_turn`.
+/// Returns how many questions were answered.
+pub fn converse(
+    input: &mut dyn Hearing,
+    parts: &mut Answering,
+    settings: &ListenSettings,
+    stop: &AtomicBool,
+    on_turn: &mut dyn FnMut(Turn),
+) -> Result<usize, VoiceError> {
+    let mut cut = match &settings.push_to_talk {
+        Some(talking) => Segmenter::push_to_talk(talking.clone()),
+        None => Segmenter::voice(settings.rules),
+    };
+    let mut addressing = Addressing::new(settings.wake.as_deref());
+    let mut recent = Recent::default();
+    let mut pending: Option<Pending> = None;
+    let mut answered = 0;
+
+    while !stop.load(Ordering::Relaxed) {
+        let Some(chunk) = input.next_chunk()? else {
+            break;
+        };
+        let arrived = Instant::now();
+        recent.push(&chunk, cut.in_speech());
+        let segmented = cut.push(&chunk);
+        let busy = pending.is_some() || parts.output.is_playing();
+
+        if let (Some(onset), true, true) = (segmented.onset, busy, settings.barge_in) {
+            parts.output.stop();
+            let stopped = Instant::now();
+            if let Some(p) = &mut pending {
+                p.hush.store(true, Ordering::Relaxed);
+                p.cancel.cancel();
+                p.barge_in_ms = Some(ms(stopped - heard_at(onset, recent.heard(), arrived)));
+            }
+            tracing::debug!("barge-in: playback stopped");
+        }
+        for utterance in segmented.utterances {
+            if busy && !settings.barge_in {
+                tracing::debug!("heard speech while answering; ignored (no barge-in)");
+                continue;
+            }
+            if let Some(p) = hear(
+                &utterance,
+                &recent,
+                arrived,
+                parts,
+                &mut addressing,
+                settings,
+            )? {
+                finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
+                pending = Some(p);
+            }
+        }
+        if pending
+            .as_ref()
+            .is_some_and(|p| p.task.is_finished() && !parts.output.is_playing())
+        {
+            finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
+            if settings.once && answered > 0 {
+                return Ok(answered);
+            }
+        }
+    }
+    if let Some(utterance) = cut.finish() {
+        let arrived = Instant::now();
+        if let Some(p) = hear(
+            &utterance,
+            &recent,
+            arrived,
+            parts,
+            &mut addressing,
+            settings,
+        )? {
+            finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
+            pending = Some(p);
+        }
+    }
+    if stop.load(Ordering::Relaxed) {
+        if let Some(p) = &pending {
+            p.cancel.cancel();
+            parts.output.stop();
+        }
+    }
+    finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
+    Ok(answered)
+}
+
+/// Transcribes an utterance and, when it is a question, starts answering it.
+fn hear(
+    utterance: &Utterance,
+    recent: &Recent,
+    arrived: Instant,
+    parts: &mut Answering,
+    addressing: &mut Addressing,
+    settings: &ListenSettings,
+) -> Result<Option<Pending>, VoiceError> {
+    let speech_ended = heard_at(utterance.end, recent.heard(), arrived);
+    let vad_ms = utterance.endpoint_delay_ms();
+    let transcribing = Instant::now();
+    let transcript = parts.whisper.transcribe(recent.of(utterance))?;
+    let stt_ms = ms(transcribing.elapsed());
+    let transcript = transcript.trim().to_string();
+    tracing::info!("heard: {transcript:?} (stt {stt_ms} ms)");
+    let question = match addressing.classify(&transcript, Instant::now()) {
+        Heard::Question(q) => q,
+        Heard::Woken => {
+            if settings.barge_in || !parts.output.is_playing() {
+                parts.output.play(&parts.voice.synthesize("Yes?")?)?;
+            }
+            return Ok(None);
+        }
+        Heard::Hush => {
+            parts.output.stop();
+            return Ok(None);
+        }
+        Heard::Ignored => return Ok(None),
+    };
+    let ask = match (parts.ask)(&question) {
+        Ok(ask) => ask,
+        Err(e) => {
+            tracing::warn!("cannot ask {question:?}: {e}");
+            return Ok(None);
+        }
+    };
+    let ticket = {
+        let _inside = parts.runtime.enter();
+        parts.daemon.submit(ask)
+    };
+    let mut ticket = match ticket {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::warn!("the daemon refused {question:?}: {e}");
+            return Ok(None);
+        }
+    };
+    let speaker = Speaker::start(parts.voice.clone(), parts.output.clone());
+    let cancel = ticket.canceller();
+    let hush = speaker.hush_switch();
+    let task = parts.runtime.spawn(async move {
+        let mut trace = Trace::new();
+        let first_token = speak_answer(&mut ticket, &speaker, &mut trace).await;
+        let reply = ticket.finish().await;
+        let ran = ticket.ran().cloned();
+        drop(ticket);
+        let spoken = tokio::task::spawn_blocking(move || speaker.finish())
+            .await
+            .unwrap_or_else(|_| Err(VoiceError::Speech("the speech thread stopped".into())));
+        Answered {
+            reply,
+            ran,
+            trace,
+            first_token,
+            spoken,
+        }
+    });
+    Ok(Some(Pending {
+        transcript,
+        question,
+        speech_ended,
+        vad_ms,
+        stt_ms,
+        cancel,
+        hush,
+        task,
+        barge_in_ms: None,
+    }))
+}
+
+/// Waits for the pending answer, if any, and reports its turn.
+fn finish_pending(
+    runtime: &tokio::runtime::Handle,
+    pending: &mut Option<Pending>,
+    answered: &mut usize,
+    on_turn: &mut dyn FnMut(Turn),
+) -> Result<(), VoiceError> {
+    let Some(p) = pending.take() else {
+        return Ok(());
+    };
+    let done = runtime
+        .block_on(p.task)
+        .map_err(|e| VoiceError::Speech(format!("the answer stopped: {e}")))?;
+    let spoken = done.spoken?;
+    let since_speech = |at: Instant| ms(at.saturating_duration_since(p.speech_ended));
+    *answered += 1;
+    on_turn(Turn {
+        transcript: p.transcript,
+        question: p.question,
+        reply: done.reply,
+        ran: done.ran,
+        trace: done.trace,
+        sentences: spoken.sentences,
+        vad_ms: p.vad_ms,
+        stt_ms: p.stt_ms,
+        first_answer_token_ms: done.first_token.map(since_speech),
+        first_audio_ms: spoken.first_audio.map(since_speech),
+        barge_in_ms: p.barge_in_ms,
+    });
+    Ok(())
+}
+
+/// The voice front end running inside the daemon, on a thread of its own.
+pub struct Listening {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+    output: Arc<dyn Playing>,
+    description: String,
+}
+
+/// Starts conversing on `input` in the background; each turn is logged.
+/// `description` says where it hears and speaks, for the ready line.
+pub fn start(
+    mut parts: Answering,
+    mut input: Box<dyn Hearing>,
+    settings: ListenSettings,
+    description: String,
+) -> Result<Listening, String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopping = stop.clone();
+    let output = parts.output.clone();
+    let finished = output.clone();
+    let thread = std::thread::Builder::new()
+        .name("loopd-listen".into())
+        .spawn(move || {
+            let mut log_turn = |turn: Turn| match &turn.reply {
+                Ok(answer) => tracing::info!(
+                    "listen: {:?} answered {:?} (first audio {} ms after speech{})",
+                    turn.question,
+                    answer.answer,
+                    turn.first_audio_ms.unwrap_or(f64::NAN),
+                    turn.barge_in_ms
+                        .map(|ms| format!("; interrupted, stopped in {ms} ms"))
+                        .unwrap_or_default()
+                ),
+                Err(e) => tracing::info!("listen: {:?} not answered: {e}", turn.question),
+            };
+            match converse(
+                input.as_mut(),
+                &mut parts,
+                &settings,
+                &stopping,
+                &mut log_turn,
+            ) {
+                Ok(n) => tracing::info!("listen: the input ended after {n} answer(s)"),
+                Err(e) => tracing::error!("listen: {e}"),
+            }
+            if let Err(e) = finished.close() {
+                tracing::error!("listen: {e}");
+            }
+        })
+        .map_err(|e| format!("cannot start the voice front end: {e}"))?;
+    Ok(Listening {
+        stop,
+        thread,
+        output,
+        description,
+    })
+}
+
+impl Listening {
+    /// Where it hears and speaks, for the ready line.
+    pub fn describe(&self) -> String {
+        self.description.clone()
+    }
+
+    /// Stops hearing, cancels an answer under way and waits for the thread.
+    pub async fn stop(self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.output.stop();
+        let _ = tokio::task::spawn_blocking(move || self.thread.join()).await;
+    }
+}

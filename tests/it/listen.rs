@@ -1,0 +1,220 @@
+//! The voice front end as a user runs it: a conversation from a WAV file
+//! with a barge-in, `loopd serve --listen` sharing the daemon's model, and
+//! the sound-card path as far as a machine without a sound card allows
+//! (ALSA's `null` device: it plays into nothing and captures zeros; what a
+//! real microphone and loudspeaker do is not tested here).
+
+use crate::common::serve::Serve;
+use crate::common::{loopd, text, TempDir};
+use crate::ovos::checks::{answered, ask, Lines};
+use crate::voice::{normalised, say, whisper_dir};
+use loopd::voice::audio::Pcm;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Joins WAV files with silences between them: `(file, seconds after)`.
+fn conversation(parts: &[(&std::path::Path, f32)], out: &std::path::Path) -> Vec<f64> {
+    let mut audio = Pcm {
+        rate: 16_000,
+        samples: vec![0.0; 4_800],
+    };
+    let mut starts = Vec::new();
+    for (path, silence) in parts {
+        starts.push(audio.seconds());
+        let speech = Pcm::read_wav(path).unwrap().resampled(16_000).unwrap();
+        audio.samples.extend(speech.samples);
+        audio
+            .samples
+            .extend(vec![0.0; (silence * 16_000.0) as usize]);
+    }
+    audio.write_wav(out).unwrap();
+    starts
+}
+
+#[test]
+fn talking_over_an_answer_stops_it_and_asks_anew() {
+    whisper_dir();
+    crate::common::model_path(crate::common::QWEN);
+    let dir = TempDir::new("barge-in");
+    let (story, stop, sum) = (dir.join("s.wav"), dir.join("x.wav"), dir.join("q.wav"));
+    say("tell me a story about a brave little robot", &story);
+    say("stop", &stop);
+    say("what is seven plus five", &sum);
+    let input = dir.join("in.wav");
+    let starts = conversation(&[(&story, 7.0), (&stop, 1.0), (&sum, 5.0)], &input);
+    let output = dir.join("out.wav");
+    let listened = loopd(&[
+        "listen",
+        "--model",
+        crate::common::QWEN,
+        "--loop",
+        "none",
+        "--max-tokens",
+        "120",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(listened.status.success(), "{}", text(&listened.stderr));
+    let turns: Vec<Value> = text(&listened.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(turns.len(), 2, "{turns:?}");
+    assert!(
+        normalised(turns[0]["transcript"].as_str().unwrap()).contains("story"),
+        "{}",
+        turns[0]
+    );
+    assert!(turns[0]["barge_in_ms"].as_f64().is_some(), "{}", turns[0]);
+    assert_eq!(turns[0]["termination"], "Cancelled", "{}", turns[0]);
+    assert!(turns[1]["barge_in_ms"].is_null(), "{}", turns[1]);
+    assert!(
+        turns[1]["answer"].as_str().unwrap().contains("12"),
+        "{}",
+        turns[1]
+    );
+
+    let played = Pcm::read_wav(&output).unwrap();
+    let loud = |from: f64, to: f64| {
+        let at = |t: f64| ((t * played.rate as f64) as usize).min(played.samples.len());
+        played.samples[at(from)..at(to)]
+            .iter()
+            .any(|s| s.abs() > 0.03)
+    };
+    let stopped_at = starts[1];
+    assert!(
+        loud(stopped_at - 2.0, stopped_at),
+        "the story was playing when the user spoke"
+    );
+    assert!(
+        !loud(stopped_at + 0.5, starts[2]),
+        "the story kept playing after the user said stop"
+    );
+    assert!(
+        loud(starts[2], played.seconds()),
+        "the second answer was spoken"
+    );
+}
+
+#[test]
+fn serve_listens_and_answers_aloud_beside_the_other_front_ends() {
+    whisper_dir();
+    let dir = TempDir::new("serve-listen");
+    let (question, answer) = (dir.join("q.wav"), dir.join("a.wav"));
+    say("what is twelve times twelve", &question);
+    let mut serve = Serve::start(
+        &[
+            "--no-dbus",
+            "--no-bus",
+            "--listen",
+            "--listen-input",
+            question.to_str().unwrap(),
+            "--listen-output",
+            answer.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(
+        serve.notices.iter().any(|n| n.contains("listening on")),
+        "{:?}",
+        serve.notices
+    );
+    let mut socket = Lines::connect(serve.socket_path());
+    socket.send(ask("beside", json!({})));
+    let reply = socket.until(answered("beside"));
+    assert_eq!(reply.last().unwrap()["type"], "loopd.answer", "{reply:?}");
+    let until = Instant::now() + Duration::from_secs(120);
+    while !serve.stderr().contains("the input ended") {
+        assert!(
+            Instant::now() < until,
+            "no answer in 2 min:\n{}",
+            serve.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let log = serve.stderr();
+    assert!(log.contains("heard: \"What is 12 times 12?\""), "{log}");
+    assert!(log.contains("after 1 answer(s)"), "{log}");
+    assert!(serve.stop(), "{}", serve.stderr());
+    let spoken = Pcm::read_wav(&answer).unwrap();
+    assert!(
+        spoken.samples.iter().any(|s| s.abs() > 0.03),
+        "the answer was not spoken"
+    );
+}
+
+#[test]
+fn the_null_sound_device_is_listed_and_plays() {
+    let listed = loopd(&["audio", "devices", "--json"]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let devices: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let null = devices
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["id"] == "alsa:null")
+        .unwrap_or_else(|| panic!("ALSA's null device is missing from {devices}"));
+    assert_eq!(null["input"], true);
+    assert_eq!(null["output"], true);
+    assert!(text(&listed.stderr).is_empty(), "{}", text(&listed.stderr));
+
+    let played = loopd(&["say", "Hello there.", "--device", "null"]);
+    assert!(played.status.success(), "{}", text(&played.stderr));
+    let missing = loopd(&["say", "Hello.", "--device", "no-such-card"]);
+    assert!(!missing.status.success());
+    assert!(
+        text(&missing.stderr).contains("no playback device is named `no-such-card`"),
+        "{}",
+        text(&missing.stderr)
+    );
+}
+
+#[test]
+fn listen_hears_a_microphone_until_interrupted() {
+    whisper_dir();
+    crate::common::model_path(crate::common::SMOLLM);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_loopd"))
+        .args([
+            "listen",
+            "--model",
+            crate::common::SMOLLM,
+            "--mic",
+            "null",
+            "--speaker",
+            "null",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    while !said.contains("listening") {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 {
+            panic!("loopd listen exited before listening: {said}");
+        }
+        said.push_str(&line);
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "it stopped by itself: {said}"
+    );
+    // SAFETY: kill(2) on our own child's pid has no memory-safety requirements.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{said}");
+    assert!(
+        text(&out.stdout).is_empty(),
+        "zeros are not a question: {}",
+        text(&out.stdout)
+    );
+}
