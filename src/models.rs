@@ -34,7 +34,7 @@ pub struct ModelEntry {
 pub struct SpeechEntry {
     /// Short name used on the command line.
     pub name: String,
-    /// What reads it: `whisper`.
+    /// What reads it: `whisper` or `piper`.
     pub kind: String,
     /// Directory name in the models directory.
     pub dir: String,
@@ -55,6 +55,17 @@ pub struct SpeechFile {
     pub size: u64,
     /// SHA-256 of the file.
     pub sha256: String,
+    /// The CPU it is for (`x86_64`, `aarch64`); `None`: every CPU.
+    pub arch: Option<String>,
+}
+
+impl SpeechFile {
+    /// Whether this CPU needs the file.
+    pub fn for_this_cpu(&self) -> bool {
+        self.arch
+            .as_deref()
+            .is_none_or(|a| a == std::env::consts::ARCH)
+    }
 }
 
 /// The parsed manifest.
@@ -192,7 +203,8 @@ pub fn resolve_speech(model: Option<&str>) -> Result<PathBuf, ModelError> {
         });
     };
     let dir = models_dir().join(&entry.dir);
-    match entry.files.iter().find(|f| !dir.join(&f.file).exists()) {
+    let mut mine = entry.files.iter().filter(|f| f.for_this_cpu());
+    match mine.find(|f| !dir.join(&f.file).exists()) {
         None => Ok(dir),
         Some(missing) => Err(ModelError::NotDownloaded {
             name: entry.name.clone(),

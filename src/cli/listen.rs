@@ -9,7 +9,7 @@ use crate::daemon::Daemon;
 use crate::engine;
 use crate::frontends::listen::{converse, Answering, ListenSettings, Turn};
 use crate::models;
-use crate::voice::speech::{Espeak, Voice};
+use crate::voice::speech::Voice;
 use crate::voice::stream::{self, Sink, Source};
 use crate::voice::vad::Endpointing;
 use crate::voice::whisper::Whisper;
@@ -65,7 +65,8 @@ pub struct ListenArgs {
     #[arg(long, value_name = "NAME")]
     pub speech_model: Option<String>,
 
-    /// espeak-ng voice.
+    /// The voice: an espeak-ng voice (`en-us`), or `piper-joe` (a Piper
+    /// voice, `models/fetch piper-joe`).
     #[arg(long, default_value = "en-us", value_name = "VOICE")]
     pub voice: String,
 
@@ -121,7 +122,7 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
                 .map_err(|e| e.message)
         }),
         whisper,
-        voice: Voice::Espeak(Espeak { voice: args.voice }),
+        voice: Voice::open(&args.voice).map_err(|e| e.to_string())?,
         output: output.clone(),
     };
     let talking = args.push_to_talk.then(push_to_talk_keys);

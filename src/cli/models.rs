@@ -80,7 +80,12 @@ fn list() -> Result<(), String> {
         } else {
             ""
         };
-        let size: u64 = s.files.iter().map(|f| f.size).sum();
+        let size: u64 = s
+            .files
+            .iter()
+            .filter(|f| f.for_this_cpu())
+            .map(|f| f.size)
+            .sum();
         println!(
             "{:<20} {:<7} {:>5} MB  {:<11} {status}{default}",
             s.name,

@@ -4,7 +4,7 @@
 use crate::brain::device::{self, DeviceChoice};
 use crate::models;
 use crate::voice::audio::Pcm;
-use crate::voice::speech::Espeak;
+use crate::voice::speech::Voice;
 use crate::voice::stream::{self, Sink};
 use crate::voice::whisper::{self, Whisper};
 use clap::Args;
@@ -78,14 +78,15 @@ pub struct SayArgs {
     #[arg(long, value_name = "NAME", conflicts_with = "output")]
     pub device: Option<String>,
 
-    /// espeak-ng voice.
+    /// The voice: an espeak-ng voice (`en-us`), or `piper-joe` (a Piper
+    /// voice, `models/fetch piper-joe`).
     #[arg(long, default_value = "en-us", value_name = "VOICE")]
     pub voice: String,
 }
 
 /// Runs `loopd say`.
 pub fn say(args: SayArgs) -> Result<(), String> {
-    let voice = Espeak { voice: args.voice };
+    let voice = Voice::open(&args.voice).map_err(|e| e.to_string())?;
     let speech = voice.synthesize(&args.text).map_err(|e| e.to_string())?;
     match &args.output {
         Some(path) => speech.write_wav(path).map_err(|e| e.to_string()),

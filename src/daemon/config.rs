@@ -51,6 +51,7 @@
 //! barge_in = true               # talking over an answer stops it
 //! wyoming = "tcp://127.0.0.1:10700"  # serve Home Assistant's Wyoming protocol
 //! speech_model = "whisper-tiny.en"
+//! voice = "piper-joe"           # or an espeak-ng voice (default "en-us")
 //! ```
 
 use serde::Deserialize;
@@ -111,6 +112,8 @@ pub struct VoiceSection {
     pub wyoming: Option<String>,
     /// The speech-to-text model (default: the manifest's default).
     pub speech_model: Option<String>,
+    /// The voice: an espeak-ng voice or a Piper voice (`piper-joe`).
+    pub voice: Option<String>,
 }
 
 impl Default for VoiceSection {
@@ -123,6 +126,7 @@ impl Default for VoiceSection {
             barge_in: true,
             wyoming: None,
             speech_model: None,
+            voice: None,
         }
     }
 }

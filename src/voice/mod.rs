@@ -3,7 +3,7 @@
 //! - [`audio`]: mono samples, WAV files, resampling;
 //! - [`whisper`]: speech to text with Whisper on candle, read from a
 //!   CTranslate2 conversion by [`ct2`], with the filter bank of [`mel`];
-//! - [`speech`]: text to speech with espeak-ng, fed by [`sentences`], which
+//! - [`speech`]: text to speech with espeak-ng or a Piper voice ([`piper`]), fed by [`sentences`], which
 //!   cuts a streamed answer into sentences to speak one by one;
 //! - [`vad`]: where an utterance starts and ends;
 //! - [`stream`]: audio in real time, heard chunk by chunk and played from a
@@ -15,6 +15,8 @@ pub mod ct2;
 #[cfg(feature = "audio")]
 pub mod device;
 pub mod mel;
+#[cfg(feature = "piper")]
+pub mod piper;
 pub mod sentences;
 pub mod speech;
 pub mod stream;

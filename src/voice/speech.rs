@@ -16,13 +16,65 @@ const WAV_HEADER: usize = 44;
 pub enum Voice {
     /// espeak-ng: robotic, everywhere.
     Espeak(Espeak),
+    /// A Piper voice: natural, from `models/fetch piper-joe`.
+    #[cfg(feature = "piper")]
+    Piper(std::sync::Arc<super::piper::Piper>),
 }
 
 impl Voice {
+    /// The voice `name` names: a Piper voice in the manifest (`piper-joe`)
+    /// or a directory holding `voice.onnx`, `voice.onnx.json` and
+    /// `libonnxruntime.so`; anything else is an espeak-ng voice (`en-us`).
+    pub fn open(name: &str) -> Result<Voice, VoiceError> {
+        let manifest = crate::models::Manifest::builtin();
+        let piper_entry = manifest
+            .speech
+            .iter()
+            .any(|s| s.name == name && s.kind == "piper");
+        let piper_dir = std::path::Path::new(name).join("voice.onnx").is_file();
+        if !piper_entry && !piper_dir {
+            return Ok(Voice::Espeak(Espeak {
+                voice: name.to_string(),
+            }));
+        }
+        let dir = crate::models::resolve_speech(Some(name))
+            .map_err(|e| VoiceError::Model(e.to_string()))?;
+        Voice::piper(&dir)
+    }
+
+    #[cfg(feature = "piper")]
+    fn piper(dir: &std::path::Path) -> Result<Voice, VoiceError> {
+        let voice = super::piper::Piper::load(
+            &dir.join("voice.onnx"),
+            &dir.join("voice.onnx.json"),
+            &dir.join("libonnxruntime.so"),
+        )?;
+        Ok(Voice::Piper(std::sync::Arc::new(voice)))
+    }
+
+    #[cfg(not(feature = "piper"))]
+    fn piper(dir: &std::path::Path) -> Result<Voice, VoiceError> {
+        Err(VoiceError::Speech(format!(
+            "{} is a Piper voice, and this loopd was built without the `piper` feature",
+            dir.display()
+        )))
+    }
+
     /// `text` spoken.
     pub fn synthesize(&self, text: &str) -> Result<Pcm, VoiceError> {
         match self {
             Voice::Espeak(v) => v.synthesize(text),
+            #[cfg(feature = "piper")]
+            Voice::Piper(v) => v.synthesize(text),
+        }
+    }
+
+    /// The voice's name, as Wyoming's `info` reports it.
+    pub fn name(&self) -> String {
+        match self {
+            Voice::Espeak(v) => v.voice.clone(),
+            #[cfg(feature = "piper")]
+            Voice::Piper(_) => "piper".into(),
         }
     }
 }

@@ -203,3 +203,52 @@ fn listen_to_silence_is_a_clear_error() {
     );
     assert!(!out.exists(), "no answer file without a question");
 }
+
+#[test]
+fn a_piper_voice_speaks_what_whisper_hears() {
+    whisper_dir();
+    resolve_speech(Some("piper-joe")).unwrap_or_else(|e| {
+        panic!(
+            "the Piper voice is required: {e}\n(.ci/run fetches it with `models/fetch piper-joe`)"
+        )
+    });
+    let dir = TempDir::new("piper");
+    let path = dir.join("p.wav");
+    let said = loopd(&[
+        "say",
+        "Twelve times twelve is 144.",
+        "--voice",
+        "piper-joe",
+        "--output",
+        path.to_str().unwrap(),
+    ]);
+    assert!(said.status.success(), "{}", text(&said.stderr));
+    let speech = Pcm::read_wav(&path).unwrap();
+    assert_eq!(speech.rate, 22_050);
+    assert!(speech.seconds() > 1.0, "{} s", speech.seconds());
+    let heard = loopd(&["transcribe", path.to_str().unwrap()]);
+    assert!(heard.status.success(), "{}", text(&heard.stderr));
+    assert_eq!(
+        normalised(&text(&heard.stdout)).trim(),
+        "12 times 12 is 144",
+        "{}",
+        text(&heard.stdout)
+    );
+    let broken = dir.join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("voice.onnx"), b"not a model").unwrap();
+    let failed = loopd(&[
+        "say",
+        "Hi.",
+        "--voice",
+        broken.to_str().unwrap(),
+        "--output",
+        path.to_str().unwrap(),
+    ]);
+    assert!(!failed.status.success());
+    assert!(
+        text(&failed.stderr).contains("voice"),
+        "{}",
+        text(&failed.stderr)
+    );
+}

@@ -115,6 +115,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "PHRASE")]
     pub wake: Option<String>,
 
+    /// The voice for --listen and Wyoming: an espeak-ng voice (`en-us`) or
+    /// `piper-joe`.
+    #[arg(long, value_name = "VOICE")]
+    pub voice: Option<String>,
+
     /// For --listen: ignore speech during an answer instead of stopping it.
     #[arg(long)]
     pub no_barge_in: bool,
@@ -234,6 +239,11 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
         }
     });
     let voice = &config.voice;
+    let speaking = args
+        .voice
+        .clone()
+        .or_else(|| voice.voice.clone())
+        .unwrap_or_else(|| "en-us".into());
     let speech_model = args
         .speech_model
         .clone()
@@ -268,6 +278,7 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
     Ok(ServiceOptions {
         wyoming,
         listen,
+        voice: speaking,
         model,
         device,
         max_context: config.max_context.unwrap_or(8192).max(16),

@@ -41,6 +41,8 @@ pub struct ServiceOptions {
     pub wyoming: Option<WyomingSettings>,
     /// The voice front end, when asked for.
     pub listen: Option<ListenOptions>,
+    /// The voice both speak with.
+    pub voice: String,
 }
 
 /// Where the voice front end hears and speaks, and how.
@@ -111,9 +113,22 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         }
     };
 
+    let voice = match options.wyoming.is_some() || options.listen.is_some() {
+        false => None,
+        true => {
+            let name = options.voice.clone();
+            Some(
+                tokio::task::spawn_blocking(move || Voice::open(&name))
+                    .await
+                    .map_err(|e| format!("the voice loader stopped: {e}"))?
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+    };
+
     let listen = match options.listen {
         None => None,
-        Some(o) => Some(start_listening(daemon.clone(), o, options.device).await?),
+        Some(o) => Some(start_listening(daemon.clone(), o, options.device, voice.clone()).await?),
     };
 
     let stop = stop_signal()?;
@@ -140,7 +155,9 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
                     listen: w.listen,
                     whisper,
                     speech_model: w.speech_model,
-                    voice: Espeak::default(),
+                    voice: voice
+                        .clone()
+                        .unwrap_or_else(|| Voice::Espeak(Espeak::default())),
                 },
             )
             .await?,
@@ -206,6 +223,7 @@ async fn start_listening(
     daemon: Daemon,
     options: ListenOptions,
     device: DeviceChoice,
+    voice: Option<Voice>,
 ) -> Result<listen::Listening, String> {
     let dir = options.speech_dir.clone();
     let whisper = tokio::task::spawn_blocking(move || {
@@ -250,7 +268,7 @@ async fn start_listening(
             })
         }),
         whisper,
-        voice: Voice::Espeak(Espeak::default()),
+        voice: voice.unwrap_or_else(|| Voice::Espeak(Espeak::default())),
         output,
     };
     let settings = listen::ListenSettings {

@@ -70,26 +70,23 @@ impl Addressing {
         if said.is_empty() {
             return Heard::Ignored;
         }
-        let rest = match &self.wake {
-            None => said,
+        let skip = match &self.wake {
+            None => 0,
             Some(wake) if said.starts_with(wake) => {
                 if said.len() == wake.len() {
                     self.awake_until = Some(now + AWAKE_FOR);
                     return Heard::Woken;
                 }
-                said[wake.len()..].to_vec()
+                wake.len()
             }
-            Some(_) if self.awake_until.is_some_and(|until| now <= until) => said,
+            Some(_) if self.awake_until.is_some_and(|until| now <= until) => 0,
             Some(_) => return Heard::Ignored,
         };
         self.awake_until = None;
-        if HUSH.contains(&rest.join(" ").as_str()) {
+        if HUSH.contains(&said[skip..].join(" ").as_str()) {
             return Heard::Hush;
         }
-        Heard::Question(question_text(
-            transcript,
-            self.wake.as_ref().map_or(0, Vec::len),
-        ))
+        Heard::Question(question_text(transcript, skip))
     }
 }
 

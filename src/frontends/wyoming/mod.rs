@@ -17,7 +17,7 @@ pub mod event;
 use crate::daemon::{Ask, Daemon};
 use crate::engine::LoopEvent;
 use crate::voice::audio::Pcm;
-use crate::voice::speech::Espeak;
+use crate::voice::speech::Voice;
 use crate::voice::whisper::{self, Whisper};
 use crate::voice::VoiceError;
 use event::{read_event, write_event, Event};
@@ -42,7 +42,7 @@ pub struct WyomingOptions {
     /// The speech model's name, as `info` reports it.
     pub speech_model: String,
     /// Text to speech.
-    pub voice: Espeak,
+    pub voice: Voice,
 }
 
 /// The running service.
@@ -69,7 +69,7 @@ struct Service {
     daemon: Daemon,
     whisper: Mutex<Whisper>,
     speech_model: String,
-    voice: Espeak,
+    voice: Voice,
 }
 
 /// Binds the address and serves connections until stopped.
@@ -324,9 +324,9 @@ fn info(service: &Service) -> Event {
                 "name": "loopd-espeak-ng", "attribution": loopd, "installed": true,
                 "description": "espeak-ng", "version": env!("CARGO_PKG_VERSION"),
                 "voices": [{
-                    "name": service.voice.voice,
+                    "name": service.voice.name(),
                     "attribution": attribution("eSpeak NG", "https://github.com/espeak-ng/espeak-ng"),
-                    "installed": true, "description": "espeak-ng voice", "version": null,
+                    "installed": true, "description": if service.voice.name() == "piper" { "Piper voice" } else { "espeak-ng voice" }, "version": null,
                     "languages": LANGUAGES,
                 }],
                 "supports_synthesize_streaming": false,
