@@ -47,7 +47,7 @@ pub enum Command {
     Serve(Box<serve::ServeArgs>),
     /// List the built-in tools.
     Tools(tools::ToolsArgs),
-    /// Hear a spoken question and answer it aloud (WAV in, WAV out).
+    /// Talk to it: hear questions and answer aloud (microphone or WAV).
     Listen(Box<listen::ListenArgs>),
     /// Transcribe a WAV file with Whisper.
     Transcribe(voice::TranscribeArgs),
