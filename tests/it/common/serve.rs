@@ -118,6 +118,16 @@ impl Serve {
         self.dir.join("run/loopd/bus.sock")
     }
 
+    /// Keeps the datagrams still queued on the notify socket (a daemon that
+    /// has exited may have sent its last ones after the previous read).
+    fn drain_notices(&mut self) {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = self.notify.recv(&mut buf) {
+            self.notices
+                .push(String::from_utf8_lossy(&buf[..n]).into_owned());
+        }
+    }
+
     /// Sends SIGTERM and waits for the exit; returns whether it exited 0.
     pub fn stop(&mut self) -> bool {
         // SAFETY: kill(2) on our own child's pid has no memory-safety requirements.
@@ -127,6 +137,7 @@ impl Serve {
         let until = Instant::now() + Duration::from_secs(30);
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
+                self.drain_notices();
                 return status.success();
             }
             if Instant::now() > until {
