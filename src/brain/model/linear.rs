@@ -1,14 +1,14 @@
-//! Weight matrices: loopd's own Q4_1 product on the CPU, candle's
-//! `QMatMul` for every other type and device.
+//! Weight matrices: loopd's own quantized products on the CPU, candle's
+//! `QMatMul` for other types and devices.
 
-use super::q4_1::{self, Kernel, Q4_1Matrix, Q8_1Rows};
-use candle_core::quantized::{GgmlDType, QMatMul, QTensor};
+use super::quant::{self, Kernel, Q8Rows, QMatrix};
+use candle_core::quantized::{QMatMul, QTensor};
 use candle_core::{DType, Module, Result, Storage, Tensor};
 
 /// A quantized weight matrix.
 enum Weight {
     Candle(QMatMul),
-    Q4_1(Q4_1Matrix),
+    Packed(QMatrix),
 }
 
 /// A weight matrix (quantized) with an optional bias.
@@ -18,14 +18,14 @@ pub(super) struct Linear {
 }
 
 impl Linear {
-    /// Takes over `weight` (`out × in`, as stored in GGUF). A Q4_1 matrix on
-    /// the CPU that candle would keep quantized (it dequantizes all under
-    /// `CANDLE_DEQUANTIZE_ALL`) is copied to loopd's own blocks and the
-    /// candle copy freed.
+    /// Takes over `weight` (`out × in`, as stored in GGUF). A matrix on the
+    /// CPU of a type loopd has kernels for, that candle would keep quantized
+    /// (it dequantizes all under `CANDLE_DEQUANTIZE_ALL`), is packed for
+    /// loopd's kernels and the candle copy freed.
     pub(super) fn new(weight: QTensor, bias: Option<Tensor>) -> Result<Self> {
         let weight = match QMatMul::from_qtensor(weight)? {
-            QMatMul::QTensor(t) if t.dtype() == GgmlDType::Q4_1 && t.device().is_cpu() => {
-                Weight::Q4_1(Q4_1Matrix::from_qtensor(&t)?)
+            QMatMul::QTensor(t) if QMatrix::supports(t.dtype()) && t.device().is_cpu() => {
+                Weight::Packed(QMatrix::from_qtensor(&t)?)
             }
             other => Weight::Candle(other),
         };
@@ -36,8 +36,8 @@ impl Linear {
     pub(super) fn forward(&self, x: &Tensor) -> Result<Tensor> {
         match &self.weight {
             Weight::Candle(w) => self.add_bias(w.forward(x)?),
-            Weight::Q4_1(_) => {
-                let mut out = project_q4_1(&[self], x)?;
+            Weight::Packed(_) => {
+                let mut out = project_packed(&[self], x)?;
                 out.pop()
                     .ok_or_else(|| candle_core::Error::Msg("projection gave no output".into()))
             }
@@ -52,12 +52,15 @@ impl Linear {
     }
 }
 
-/// Applies several projections of the same input. Q4_1 weights share one
+/// Applies several projections of the same input. Packed weights share one
 /// quantization of the input and one parallel pass; for one token, candle
 /// runs its quantized types as one fused pass too.
 pub(super) fn project_all(linears: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
-    if linears.iter().all(|l| matches!(l.weight, Weight::Q4_1(_))) {
-        return project_q4_1(linears, x);
+    if linears
+        .iter()
+        .all(|l| matches!(l.weight, Weight::Packed(_)))
+    {
+        return project_packed(linears, x);
     }
     if x.dim(1)? == 1 && x.device().is_cpu() {
         let quantized: Option<Vec<_>> = linears
@@ -80,17 +83,17 @@ pub(super) fn project_all(linears: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>
     linears.iter().map(|l| l.forward(x)).collect()
 }
 
-/// The Q4_1 projections of `x` (f32 on the CPU, any leading dimensions).
-fn project_q4_1(linears: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
-    let weights: Vec<&Q4_1Matrix> = linears
+/// The packed projections of `x` (f32 on the CPU, any leading dimensions).
+fn project_packed(linears: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
+    let weights: Vec<&QMatrix> = linears
         .iter()
         .filter_map(|l| match &l.weight {
-            Weight::Q4_1(w) => Some(w),
+            Weight::Packed(w) => Some(w),
             Weight::Candle(_) => None,
         })
         .collect();
     if weights.len() != linears.len() {
-        candle_core::bail!("mixed Q4_1 and other projections");
+        candle_core::bail!("mixed packed and candle projections");
     }
     let dims = x.dims().to_vec();
     let Some((&cols, lead)) = dims.split_last() else {
@@ -100,16 +103,16 @@ fn project_q4_1(linears: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
     let quantized = {
         let (storage, layout) = x.storage_and_layout();
         let Storage::Cpu(storage) = &*storage else {
-            candle_core::bail!("the Q4_1 product runs on the CPU only");
+            candle_core::bail!("the packed products run on the CPU only");
         };
         let data = storage.as_slice::<f32>()?;
         let start = layout.start_offset();
         let data = data
             .get(start..start + x.elem_count())
             .ok_or_else(|| candle_core::Error::Msg("input shorter than its shape".into()))?;
-        Q8_1Rows::quantize(data, cols)?
+        Q8Rows::quantize(data, cols)?
     };
-    let outs = q4_1::matmul(Kernel::best(), &weights, &quantized)?;
+    let outs = quant::matmul(Kernel::best(), &weights, &quantized)?;
     linears
         .iter()
         .zip(weights)

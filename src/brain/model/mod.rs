@@ -9,7 +9,7 @@
 mod attention;
 mod hparams;
 mod linear;
-pub mod q4_1;
+pub mod quant;
 
 pub use hparams::{Arch, HyperParams, RopeStyle, SUPPORTED};
 
@@ -320,7 +320,7 @@ impl Model {
     /// (a `vocab`-long f32 vector).
     pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
         if self.device.is_cpu() {
-            q4_1::install(|| self.forward_here(tokens, cache))
+            quant::install(|| self.forward_here(tokens, cache))
         } else {
             self.forward_here(tokens, cache)
         }

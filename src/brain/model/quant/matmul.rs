@@ -6,7 +6,8 @@
 //! [`ROWS`] activation rows against every matrix, so each weight block is
 //! read and unpacked once per tile rather than once per row.
 
-use super::{BlockQ8_1, Kernel, Q4_1Matrix, Q8_1Rows};
+use super::formats::Format;
+use super::{with_packed, BlockQ8, Kernel, Packed, Q8Rows, QMatrix};
 use candle_core::Result;
 use rayon::prelude::*;
 use std::ops::Range;
@@ -19,20 +20,20 @@ const CHUNK: usize = 4;
 
 /// `x · wᵀ` for each `w` in `weights`: one `x.rows() × w.rows()` row-major
 /// result per matrix, computed with `kernel`.
-pub fn matmul(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows) -> Result<Vec<Vec<f32>>> {
+pub fn matmul(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows) -> Result<Vec<Vec<f32>>> {
     if !Kernel::available().contains(&kernel) {
         candle_core::bail!("the {kernel:?} kernel does not run on this CPU");
     }
-    if let Some(w) = weights.iter().find(|w| w.cols != x.cols) {
+    if let Some(w) = weights.iter().find(|w| w.cols() != x.cols) {
         candle_core::bail!(
             "cannot multiply rows of {} by a {}×{} matrix",
             x.cols,
-            w.rows,
-            w.cols
+            w.rows(),
+            w.cols()
         );
     }
     let m = x.rows;
-    let mut outs: Vec<Vec<f32>> = weights.iter().map(|w| vec![0f32; m * w.rows]).collect();
+    let mut outs: Vec<Vec<f32>> = weights.iter().map(|w| vec![0f32; m * w.rows()]).collect();
     if m == 0 {
         return Ok(outs);
     }
@@ -54,7 +55,7 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(crate::brain::device::threads())
-            .thread_name(|i| format!("loopd-q4_1-{i}"))
+            .thread_name(|i| format!("loopd-quant-{i}"))
             .build()
             .ok()
     })
@@ -79,14 +80,14 @@ fn run<T: Send>(items: Vec<T>, work: impl Fn(T) + Send + Sync) {
 
 /// Work items are chunks of output columns; results are computed column-major
 /// and transposed when there is more than one row.
-fn by_columns(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows, outs: &mut [Vec<f32>]) {
+fn by_columns(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<f32>]) {
     let m = x.rows;
     let mut transposed: Vec<Vec<f32>> = if m == 1 {
         outs.iter_mut().map(std::mem::take).collect()
     } else {
         outs.iter().map(|o| vec![0f32; o.len()]).collect()
     };
-    let items: Vec<(&Q4_1Matrix, usize, &mut [f32])> = weights
+    let items: Vec<(&QMatrix, usize, &mut [f32])> = weights
         .iter()
         .zip(transposed.iter_mut())
         .flat_map(|(w, out)| {
@@ -107,7 +108,7 @@ fn by_columns(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows, outs: &mut 
         for ((out, t), w) in outs.iter_mut().zip(&transposed).zip(weights) {
             for (c, column) in t.chunks_exact(m).enumerate() {
                 for (r, &v) in column.iter().enumerate() {
-                    out[r * w.rows + c] = v;
+                    out[r * w.rows() + c] = v;
                 }
             }
         }
@@ -115,11 +116,11 @@ fn by_columns(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows, outs: &mut 
 }
 
 /// Work items are tiles of rows, each against all matrices.
-fn by_rows(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows, outs: &mut [Vec<f32>]) {
+fn by_rows(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<f32>]) {
     let mut per_matrix: Vec<_> = outs
         .iter_mut()
         .zip(weights)
-        .map(|(out, w)| out.chunks_mut(ROWS * w.rows))
+        .map(|(out, w)| out.chunks_mut(ROWS * w.rows()))
         .collect();
     let tiles = x.rows.div_ceil(ROWS);
     let items: Vec<(usize, Vec<&mut [f32]>)> = (0..tiles)
@@ -132,7 +133,7 @@ fn by_rows(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows, outs: &mut [Ve
         .collect();
     run(items, |(first, chunks)| {
         for (w, out) in weights.iter().zip(chunks) {
-            let n = w.rows;
+            let n = w.rows();
             let rows = first..first + out.len() / n;
             rectangle(kernel, w, 0..n, x, rows, |r, c, v| out[r * n + c] = v);
         }
@@ -144,9 +145,21 @@ fn by_rows(kernel: Kernel, weights: &[&Q4_1Matrix], x: &Q8_1Rows, outs: &mut [Ve
 /// from the start of the ranges.
 fn rectangle(
     kernel: Kernel,
-    w: &Q4_1Matrix,
+    w: &QMatrix,
     cols: Range<usize>,
-    x: &Q8_1Rows,
+    x: &Q8Rows,
+    rows: Range<usize>,
+    put: impl FnMut(usize, usize, f32),
+) {
+    with_packed!(w, w => rectangle_of(kernel, w, cols, x, rows, put))
+}
+
+/// [`rectangle`] for one format.
+fn rectangle_of<F: Format>(
+    kernel: Kernel,
+    w: &Packed<F>,
+    cols: Range<usize>,
+    x: &Q8Rows,
     rows: Range<usize>,
     mut put: impl FnMut(usize, usize, f32),
 ) {
@@ -158,10 +171,10 @@ fn rectangle(
             }
         };
         if r + ROWS <= rows.end {
-            strip::<ROWS>(kernel, w, cols.clone(), x, r, &mut put_at);
+            strip::<F, ROWS>(kernel, w, cols.clone(), x, r, &mut put_at);
             r += ROWS;
         } else {
-            strip::<1>(kernel, w, cols.clone(), x, r, &mut put_at);
+            strip::<F, 1>(kernel, w, cols.clone(), x, r, &mut put_at);
             r += 1;
         }
     }
@@ -170,17 +183,21 @@ fn rectangle(
 /// Rows `r..r + R` of `x` with the groups of 8 rows of `w` that cover `cols`;
 /// `put(i, c, value)` gets the row offset `i` and the absolute column `c`,
 /// also for the padding rows of the last group.
-fn strip<const R: usize>(
+fn strip<F: Format, const R: usize>(
     kernel: Kernel,
-    w: &Q4_1Matrix,
+    w: &Packed<F>,
     cols: Range<usize>,
-    x: &Q8_1Rows,
+    x: &Q8Rows,
     r: usize,
     put: &mut impl FnMut(usize, usize, f32),
 ) {
-    let xr: [&[BlockQ8_1]; R] = std::array::from_fn(|i| x.row(r + i));
+    let xr: [&[BlockQ8]; R] = std::array::from_fn(|i| x.row(r + i));
     for g in cols.start / 8..cols.end.div_ceil(8) {
-        for (i, dots) in kernel.tile::<R>(w.group_row(g), xr).into_iter().enumerate() {
+        for (i, dots) in kernel
+            .tile::<F, R>(w.group_row(g), xr)
+            .into_iter()
+            .enumerate()
+        {
             for (j, v) in dots.into_iter().enumerate() {
                 put(i, 8 * g + j, v);
             }

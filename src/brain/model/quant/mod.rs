@@ -1,0 +1,185 @@
+//! loopd's own quantized matrix products for the CPU, for every GGML type
+//! the models it ships use: Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K and Q6_K.
+//!
+//! candle 0.11 multiplies these with kernels that reread each weight block
+//! once per token. Here every type is packed at load time into one layout
+//! ([`formats`]): 8 weight rows interleaved, so that 32 bytes hold 4
+//! consecutive quants of each row, with the per-row scales beside them. Each
+//! activation row is quantized once to 8-bit blocks of 32 ([`Q8Rows`]), and
+//! one kernel ([`kernel`]), written once over a small set of vector
+//! operations ([`kernel::Simd`]), multiplies `R` activation rows by 8 weight
+//! rows for every format: scalar Rust everywhere, AVX2 and AVX-512 VNNI on
+//! x86-64, NEON with or without `sdot` on aarch64, chosen at run time
+//! ([`Kernel`]). [`matmul`] spreads the work over one rayon pool.
+
+mod activations;
+mod formats;
+mod kernel;
+mod matmul;
+#[cfg(test)]
+mod tests;
+
+#[cfg(target_arch = "aarch64")]
+mod aarch64;
+mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+pub use activations::{BlockQ8, Q8Rows, QK};
+pub use kernel::Kernel;
+pub use matmul::{install, matmul};
+
+use candle_core::quantized::{GgmlDType, QTensor};
+use candle_core::Result;
+use formats::Format;
+
+/// A weight matrix of `rows` rows of `cols` weights, packed for the kernels:
+/// groups of 8 rows, each group a run of [`Format`] blocks along the row.
+#[derive(Debug, Clone)]
+pub struct Packed<F> {
+    rows: usize,
+    cols: usize,
+    groups: Vec<F>,
+}
+
+impl<F: Format> Packed<F> {
+    /// Packs `rows × cols` weights from their GGUF bytes, checking the
+    /// shape and byte length.
+    fn from_bytes(bytes: &[u8], rows: usize, cols: usize) -> Result<Self> {
+        if cols == 0 || !cols.is_multiple_of(F::WEIGHTS) {
+            candle_core::bail!(
+                "{:?} rows of {cols} weights are not whole blocks of {}",
+                F::DTYPE,
+                F::WEIGHTS
+            );
+        }
+        let per_row = cols / F::WEIGHTS;
+        let row_bytes = per_row * F::FILE_BYTES;
+        if rows.checked_mul(row_bytes) != Some(bytes.len()) {
+            candle_core::bail!(
+                "a {rows}×{cols} {:?} matrix needs {} bytes, got {}",
+                F::DTYPE,
+                rows.checked_mul(row_bytes)
+                    .map_or("too many".to_string(), |n| n.to_string()),
+                bytes.len()
+            );
+        }
+        let zero = vec![0u8; F::FILE_BYTES];
+        let mut groups = Vec::with_capacity(rows.div_ceil(8) * per_row);
+        for first in (0..rows).step_by(8) {
+            for b in 0..per_row {
+                let run = std::array::from_fn(|c| {
+                    let row = first + c;
+                    if row < rows {
+                        let start = row * row_bytes + b * F::FILE_BYTES;
+                        &bytes[start..start + F::FILE_BYTES]
+                    } else {
+                        &zero[..]
+                    }
+                });
+                groups.push(F::pack(run));
+            }
+        }
+        Ok(Packed { rows, cols, groups })
+    }
+
+    fn dtype(&self) -> GgmlDType {
+        F::DTYPE
+    }
+
+    /// The blocks of rows `8g..8g + 8`.
+    fn group_row(&self, g: usize) -> &[F] {
+        let per_row = self.cols / F::WEIGHTS;
+        &self.groups[g * per_row..(g + 1) * per_row]
+    }
+}
+
+/// A quantized weight matrix in the layout of its type.
+#[derive(Debug, Clone)]
+pub enum QMatrix {
+    /// GGML Q4_0 weights.
+    Q4_0(Packed<formats::Q4_0x8>),
+    /// GGML Q4_1 weights.
+    Q4_1(Packed<formats::Q4_1x8>),
+    /// GGML Q5_0 weights.
+    Q5_0(Packed<formats::Q5_0x8>),
+    /// GGML Q5_1 weights.
+    Q5_1(Packed<formats::Q5_1x8>),
+    /// GGML Q8_0 weights.
+    Q8_0(Packed<formats::Q8_0x8>),
+    /// GGML Q4_K weights.
+    Q4K(Packed<formats::Q4Kx8>),
+    /// GGML Q5_K weights.
+    Q5K(Packed<formats::Q5Kx8>),
+    /// GGML Q6_K weights.
+    Q6K(Packed<formats::Q6Kx8>),
+}
+
+/// Evaluates `$body` with `$p` bound to the [`Packed`] matrix inside the
+/// [`QMatrix`] `$m`, whatever its format.
+macro_rules! with_packed {
+    ($m:expr, $p:ident => $body:expr) => {
+        match $m {
+            QMatrix::Q4_0($p) => $body,
+            QMatrix::Q4_1($p) => $body,
+            QMatrix::Q5_0($p) => $body,
+            QMatrix::Q5_1($p) => $body,
+            QMatrix::Q8_0($p) => $body,
+            QMatrix::Q4K($p) => $body,
+            QMatrix::Q5K($p) => $body,
+            QMatrix::Q6K($p) => $body,
+        }
+    };
+}
+pub(crate) use with_packed;
+
+impl QMatrix {
+    /// Whether loopd has kernels for weights of type `dtype`.
+    pub fn supports(dtype: GgmlDType) -> bool {
+        use GgmlDType::*;
+        matches!(dtype, Q4_0 | Q4_1 | Q5_0 | Q5_1 | Q8_0 | Q4K | Q5K | Q6K)
+    }
+
+    /// Packs `rows × cols` weights of type `dtype` from their GGUF bytes.
+    pub fn from_bytes(dtype: GgmlDType, bytes: &[u8], rows: usize, cols: usize) -> Result<Self> {
+        Ok(match dtype {
+            GgmlDType::Q4_0 => QMatrix::Q4_0(Packed::from_bytes(bytes, rows, cols)?),
+            GgmlDType::Q4_1 => QMatrix::Q4_1(Packed::from_bytes(bytes, rows, cols)?),
+            GgmlDType::Q5_0 => QMatrix::Q5_0(Packed::from_bytes(bytes, rows, cols)?),
+            GgmlDType::Q5_1 => QMatrix::Q5_1(Packed::from_bytes(bytes, rows, cols)?),
+            GgmlDType::Q8_0 => QMatrix::Q8_0(Packed::from_bytes(bytes, rows, cols)?),
+            GgmlDType::Q4K => QMatrix::Q4K(Packed::from_bytes(bytes, rows, cols)?),
+            GgmlDType::Q5K => QMatrix::Q5K(Packed::from_bytes(bytes, rows, cols)?),
+            GgmlDType::Q6K => QMatrix::Q6K(Packed::from_bytes(bytes, rows, cols)?),
+            other => candle_core::bail!("no loopd kernel for {other:?} weights"),
+        })
+    }
+
+    /// Output features (rows).
+    pub fn rows(&self) -> usize {
+        with_packed!(self, p => p.rows)
+    }
+
+    /// Input features (weights per row).
+    pub fn cols(&self) -> usize {
+        with_packed!(self, p => p.cols)
+    }
+
+    /// The GGML type of the weights.
+    pub fn dtype(&self) -> GgmlDType {
+        with_packed!(self, p => p.dtype())
+    }
+
+    /// Bytes the packed weights take in memory.
+    pub fn bytes(&self) -> usize {
+        with_packed!(self, p => std::mem::size_of_val(p.groups.as_slice()))
+    }
+}
+
+impl QMatrix {
+    /// Packs a 2-D `QTensor` (`rows × cols`, as stored in GGUF).
+    pub fn from_qtensor(t: &QTensor) -> Result<Self> {
+        let (rows, cols) = t.shape().dims2()?;
+        Self::from_bytes(t.dtype(), &t.data()?, rows, cols)
+    }
+}

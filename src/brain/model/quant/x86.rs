@@ -1,0 +1,312 @@
+//! The kernel's vector operations for x86-64: AVX2 (with FMA and F16C), and
+//! the same with AVX-512 VNNI's `vpdpbusd` for the byte dot products and
+//! AVX-512 BW's byte masks for the bit planes. Also the SIMD quantization
+//! of activations.
+
+use super::activations::{BlockQ8, QK};
+use super::formats::Format;
+use super::kernel::{tile, Simd};
+use core::arch::x86_64::*;
+
+/// Whether the CPU runs the AVX2 kernel.
+pub fn has_avx2() -> bool {
+    is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("fma")
+        && is_x86_feature_detected!("f16c")
+}
+
+/// Whether the CPU runs the VNNI kernel.
+pub fn has_vnni() -> bool {
+    has_avx2()
+        && is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512vl")
+        && is_x86_feature_detected!("avx512vnni")
+}
+
+/// The 4 activation bytes `a[..4]` in every 32-bit lane.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c")]
+fn broadcast(a: &[i8]) -> __m256i {
+    let a = &a[..4];
+    _mm256_set1_epi32(i32::from_le_bytes([
+        a[0] as u8, a[1] as u8, a[2] as u8, a[3] as u8,
+    ]))
+}
+
+/// AVX2 with FMA and F16C.
+pub struct Avx2;
+
+impl Simd for Avx2 {
+    type Bytes = __m256i;
+    type Ints = __m256i;
+    type Floats = __m256;
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn load(bytes: &[u8]) -> __m256i {
+        let bytes = &bytes[..32];
+        // SAFETY: `bytes` is 32 readable bytes; the load has no alignment needs.
+        unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) }
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn nibbles(raw: __m256i) -> (__m256i, __m256i) {
+        let mask = _mm256_set1_epi8(0x0F);
+        (
+            _mm256_and_si256(raw, mask),
+            _mm256_and_si256(_mm256_srli_epi16::<4>(raw), mask),
+        )
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn bits(mask: u32, value: u8) -> __m256i {
+        let spread = _mm256_shuffle_epi8(
+            _mm256_set1_epi32(mask as i32),
+            _mm256_setr_epi8(
+                0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, //
+                2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3,
+            ),
+        );
+        let bit = _mm256_set1_epi64x(0x8040_2010_0804_0201u64 as i64);
+        let set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+        _mm256_and_si256(set, _mm256_set1_epi8(value as i8))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn or(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_or_si256(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn izero() -> __m256i {
+        _mm256_setzero_si256()
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot(acc: __m256i, w: __m256i, a: &[i8]) -> __m256i {
+        let pairs = _mm256_maddubs_epi16(w, broadcast(a));
+        _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_signed(acc: __m256i, w: __m256i, a: &[i8]) -> __m256i {
+        let pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(w), _mm256_sign_epi8(broadcast(a), w));
+        _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn iadd(a: __m256i, b: __m256i) -> __m256i {
+        _mm256_add_epi32(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn isub(a: __m256i, b: i32) -> __m256i {
+        _mm256_sub_epi32(a, _mm256_set1_epi32(b))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn float(a: __m256i) -> __m256 {
+        _mm256_cvtepi32_ps(a)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn fzero() -> __m256 {
+        _mm256_setzero_ps()
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn halves(h: &[u16]) -> __m256 {
+        let h = &h[..8];
+        // SAFETY: `h` is 16 readable bytes; the load has no alignment needs.
+        _mm256_cvtph_ps(unsafe { _mm_loadu_si128(h.as_ptr().cast()) })
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn unsigned(b: &[u8]) -> __m256 {
+        let b = &b[..8];
+        // SAFETY: `b` is 8 readable bytes; the load has no alignment needs.
+        let b = unsafe { _mm_loadl_epi64(b.as_ptr().cast()) };
+        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(b))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn signed(b: &[i8]) -> __m256 {
+        let b = &b[..8];
+        // SAFETY: `b` is 8 readable bytes; the load has no alignment needs.
+        let b = unsafe { _mm_loadl_epi64(b.as_ptr().cast()) };
+        _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn mul(a: __m256, b: __m256) -> __m256 {
+        _mm256_mul_ps(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn scale(a: __m256, s: f32) -> __m256 {
+        _mm256_mul_ps(a, _mm256_set1_ps(s))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn fmadd(a: __m256, b: __m256, c: __m256) -> __m256 {
+        _mm256_fmadd_ps(a, b, c)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn fmadd_scalar(a: __m256, s: f32, c: __m256) -> __m256 {
+        _mm256_fmadd_ps(a, _mm256_set1_ps(s), c)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn store(a: __m256) -> [f32; 8] {
+        let mut out = [0f32; 8];
+        // SAFETY: `out` is 8 writable f32; the store has no alignment needs.
+        unsafe { _mm256_storeu_ps(out.as_mut_ptr(), a) };
+        out
+    }
+}
+
+/// AVX2 with AVX-512 VNNI, BW and VL on 256-bit vectors.
+pub struct Vnni;
+
+macro_rules! like_avx2 {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $out:ty;)*) => {
+        $(
+            #[inline]
+            #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+            unsafe fn $name($($arg: $ty),*) -> $out {
+                // SAFETY: this CPU has AVX2 and more.
+                unsafe { Avx2::$name($($arg),*) }
+            }
+        )*
+    };
+}
+
+impl Simd for Vnni {
+    type Bytes = __m256i;
+    type Ints = __m256i;
+    type Floats = __m256;
+
+    like_avx2! {
+        load(bytes: &[u8]) -> __m256i;
+        nibbles(raw: __m256i) -> (__m256i, __m256i);
+        or(a: __m256i, b: __m256i) -> __m256i;
+        izero() -> __m256i;
+        iadd(a: __m256i, b: __m256i) -> __m256i;
+        isub(a: __m256i, b: i32) -> __m256i;
+        float(a: __m256i) -> __m256;
+        fzero() -> __m256;
+        halves(h: &[u16]) -> __m256;
+        unsigned(b: &[u8]) -> __m256;
+        signed(b: &[i8]) -> __m256;
+        mul(a: __m256, b: __m256) -> __m256;
+        scale(a: __m256, s: f32) -> __m256;
+        fmadd(a: __m256, b: __m256, c: __m256) -> __m256;
+        fmadd_scalar(a: __m256, s: f32, c: __m256) -> __m256;
+        store(a: __m256) -> [f32; 8];
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn bits(mask: u32, value: u8) -> __m256i {
+        _mm256_maskz_set1_epi8(mask, value as i8)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn dot(acc: __m256i, w: __m256i, a: &[i8]) -> __m256i {
+        _mm256_dpbusd_epi32(acc, w, broadcast(a))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn dot_signed(acc: __m256i, w: __m256i, a: &[i8]) -> __m256i {
+        _mm256_dpbusd_epi32(acc, _mm256_abs_epi8(w), _mm256_sign_epi8(broadcast(a), w))
+    }
+}
+
+/// The kernel with AVX2.
+///
+/// # Safety
+/// The CPU must have AVX2, FMA and F16C ([`has_avx2`]).
+#[target_feature(enable = "avx2,fma,f16c")]
+pub unsafe fn tile_avx2<F: Format, const R: usize>(w: &[F], a: [&[BlockQ8]; R]) -> [[f32; 8]; R] {
+    // SAFETY: the caller vouches for the CPU.
+    unsafe { tile::<Avx2, F, R>(w, a) }
+}
+
+/// The kernel with AVX-512 VNNI.
+///
+/// # Safety
+/// The CPU must have what [`has_vnni`] checks.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+pub unsafe fn tile_vnni<F: Format, const R: usize>(w: &[F], a: [&[BlockQ8]; R]) -> [[f32; 8]; R] {
+    // SAFETY: the caller vouches for the CPU.
+    unsafe { tile::<Vnni, F, R>(w, a) }
+}
+
+/// [`BlockQ8::quantize_scalar`] with AVX2, bit for bit: rounding half
+/// away from zero, NaN to 0 and saturation at the ends of `i8`.
+#[target_feature(enable = "avx2,fma,f16c")]
+pub fn quantize(xs: &[f32; QK]) -> BlockQ8 {
+    let v: [__m256; 4] = std::array::from_fn(|i| {
+        // SAFETY: `xs[8 * i..]` is at least 8 readable f32.
+        unsafe { _mm256_loadu_ps(xs[8 * i..].as_ptr()) }
+    });
+    let sign = _mm256_set1_ps(-0.0);
+    // `max_ps(a, b)` gives `b` when `a` is NaN: NaNs are skipped, as by `f32::max`.
+    let amax = v.iter().fold(_mm256_setzero_ps(), |m, &x| {
+        _mm256_max_ps(_mm256_andnot_ps(sign, x), m)
+    });
+    let amax = _mm_max_ps(
+        _mm256_castps256_ps128(amax),
+        _mm256_extractf128_ps::<1>(amax),
+    );
+    let amax = _mm_max_ps(amax, _mm_movehl_ps(amax, amax));
+    let amax = _mm_cvtss_f32(_mm_max_ss(amax, _mm_movehdup_ps(amax)));
+    let id = _mm256_set1_ps(BlockQ8::inverse_scale(amax));
+    let q = v.map(|x| {
+        let x = _mm256_mul_ps(x, id);
+        let t = _mm256_round_ps::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(x);
+        let half = _mm256_cmp_ps::<_CMP_GE_OQ>(
+            _mm256_andnot_ps(sign, _mm256_sub_ps(x, t)),
+            _mm256_set1_ps(0.5),
+        );
+        let away = _mm256_or_ps(_mm256_and_ps(x, sign), _mm256_set1_ps(1.0));
+        let r = _mm256_add_ps(t, _mm256_and_ps(half, away));
+        let r = _mm256_and_ps(r, _mm256_cmp_ps::<_CMP_ORD_Q>(x, x));
+        let r = _mm256_min_ps(
+            _mm256_max_ps(r, _mm256_set1_ps(-128.0)),
+            _mm256_set1_ps(127.0),
+        );
+        _mm256_cvttps_epi32(r)
+    });
+    let packed = _mm256_packs_epi16(
+        _mm256_packs_epi32(q[0], q[1]),
+        _mm256_packs_epi32(q[2], q[3]),
+    );
+    let packed = _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    let mut qs = [0i8; QK];
+    // SAFETY: `qs` is 32 writable bytes; the store has no alignment needs.
+    unsafe { _mm256_storeu_si256(qs.as_mut_ptr().cast(), packed) };
+    BlockQ8::from_quants(amax, qs)
+}
