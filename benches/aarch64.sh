@@ -33,8 +33,8 @@ args=(--release --target "$target" --no-default-features)
 for cpu in max cortex-a72; do
     echo "== kernel tests, emulated CPU: $cpu"
     QEMU_CPU="$cpu" timeout "$bound" cargo test "${args[@]}" --lib quant:: -- --nocapture 2>&1 \
-        | grep -E "kernels on this CPU|^test |test result"
+        | grep -E "kernels on this CPU|^test |test result|panicked|^error|against"
 done
 echo "== greedy continuations of both reference models against llama.cpp's"
 QEMU_CPU=max timeout "$bound" cargo test "${args[@]}" --test it \
-    generation::greedy_continuations_match_llama_cpp 2>&1 | grep -E "^test |test result|panicked"
+    generation::greedy_continuations_match_llama_cpp 2>&1 | grep -E "^test |test result|panicked|^error| apart"

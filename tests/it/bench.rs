@@ -227,4 +227,8 @@ fn raw_measures_the_bare_model_in_one_json_line() {
     let v: Value = serde_json::from_str(&stdout).unwrap();
     assert!(v["prefill_tok_s"].as_f64().unwrap() > 0.0);
     assert!(v["decode_tok_s"].as_f64().unwrap() > 0.0);
+    let read = v["read_gb_s"].as_f64().unwrap();
+    assert!(read > 0.1 && read < 10_000.0, "read bandwidth {read} GB/s");
+    let share = v["decode_of_bandwidth"].as_f64().unwrap();
+    assert!(share > 0.0, "decode share of bandwidth {share}");
 }

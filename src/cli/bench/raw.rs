@@ -1,4 +1,5 @@
-//! `loopd bench --raw`: the bare model's prefill and decode speed.
+//! `loopd bench --raw`: the bare model's prefill and decode speed, and
+//! decode as a share of what this machine's memory bandwidth allows.
 
 use super::BenchArgs;
 use crate::brain::device;
@@ -58,6 +59,9 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         best_prefill = best_prefill.max(prefill);
         best_decode = best_decode.max(decode);
     }
+    let file_bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    let read = read_bandwidth(device::threads());
+    let bound = read / file_bytes.max(1) as f64;
     let report = json!({
         "model": path.file_name().map(|n| n.to_string_lossy().into_owned()),
         "device": device::name(&device),
@@ -66,21 +70,52 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         "gen_tokens": args.gen_tokens,
         "prefill_tok_s": (best_prefill * 10.0).round() / 10.0,
         "decode_tok_s": (best_decode * 10.0).round() / 10.0,
+        "read_gb_s": (read / 1e8).round() / 10.0,
+        "decode_of_bandwidth": (best_decode / bound * 100.0).round() / 100.0,
     });
     match args.json.as_deref() {
         Some("-") => println!("{report}"),
         Some(file) => std::fs::write(file, format!("{report}\n"))
             .map_err(|e| format!("cannot write {file}: {e}"))?,
         None => println!(
-            "{}: prefill {:.1} tok/s ({} tokens), decode {:.1} tok/s ({} tokens), {} threads on {}",
+            "{}: prefill {:.1} tok/s ({} tokens), decode {:.1} tok/s ({} tokens), {} threads on {}; \
+             memory reads {:.1} GB/s, so the file's bytes allow {:.1} tok/s: decode is {:.0}% of that",
             report["model"].as_str().unwrap_or_default(),
             best_prefill,
             args.prompt_tokens,
             best_decode,
             args.gen_tokens,
             device::threads(),
-            device::name(&device)
+            device::name(&device),
+            read / 1e9,
+            bound,
+            best_decode / bound * 100.0,
         ),
     }
     Ok(())
+}
+
+/// Bytes per second `threads` threads read from memory: the best of five
+/// passes summing a buffer far larger than any cache.
+fn read_bandwidth(threads: usize) -> f64 {
+    const WORDS: usize = 64 << 20;
+    let buffer: Vec<u64> = (0..WORDS as u64).collect();
+    let chunk = WORDS.div_ceil(threads.max(1));
+    let mut best = 0f64;
+    for _ in 0..5 {
+        let started = Instant::now();
+        let sum: u64 = std::thread::scope(|scope| {
+            let parts: Vec<_> = buffer
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || part.iter().fold(0u64, |a, &w| a.wrapping_add(w))))
+                .collect();
+            parts
+                .into_iter()
+                .map(|p| p.join().unwrap_or(0))
+                .fold(0, u64::wrapping_add)
+        });
+        std::hint::black_box(sum);
+        best = best.max((WORDS * 8) as f64 / started.elapsed().as_secs_f64());
+    }
+    best
 }
