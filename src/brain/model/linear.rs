@@ -3,7 +3,8 @@
 
 use super::quant::{self, Kernel, Q8Rows, QMatrix};
 use candle_core::quantized::{QMatMul, QTensor};
-use candle_core::{DType, Module, Result, Storage, Tensor};
+use candle_core::{DType, Device, Module, Result, Storage, Tensor};
+use std::sync::Arc;
 
 /// A quantized weight matrix.
 enum Weight {
@@ -23,7 +24,14 @@ impl Linear {
     /// (it dequantizes all under `CANDLE_DEQUANTIZE_ALL`), is packed for
     /// loopd's kernels and the candle copy freed.
     pub(super) fn new(weight: QTensor, bias: Option<Tensor>) -> Result<Self> {
-        let weight = match QMatMul::from_qtensor(weight)? {
+        Self::shared(Arc::new(weight), bias)
+    }
+
+    /// [`Linear::new`] for a tensor that may have other owners (tied
+    /// embeddings): packing copies it, and the candle copy is freed when
+    /// the last owner lets go.
+    pub(super) fn shared(weight: Arc<QTensor>, bias: Option<Tensor>) -> Result<Self> {
+        let weight = match QMatMul::from_arc(weight)? {
             QMatMul::QTensor(t) if QMatrix::supports(t.dtype()) && t.device().is_cpu() => {
                 Weight::Packed(QMatrix::from_qtensor(&t)?)
             }
@@ -42,6 +50,20 @@ impl Linear {
                     .ok_or_else(|| candle_core::Error::Msg("projection gave no output".into()))
             }
         }
+    }
+
+    /// Whether the weights are packed for loopd's kernels.
+    pub(super) fn is_packed(&self) -> bool {
+        matches!(self.weight, Weight::Packed(_))
+    }
+
+    /// The rows `ids` of a packed weight matrix, as `(ids.len(), cols)`
+    /// (an embedding lookup in a tied output matrix).
+    pub(super) fn rows_of(&self, ids: &[u32], device: &Device) -> Result<Tensor> {
+        let Weight::Packed(w) = &self.weight else {
+            candle_core::bail!("only packed weights are looked up by row");
+        };
+        Tensor::from_vec(w.rows_of(ids)?, (ids.len(), w.cols()), device)
     }
 
     fn add_bias(&self, y: Tensor) -> Result<Tensor> {

@@ -17,7 +17,7 @@ use super::gguf::{GgufError, GgufFile};
 use super::kv_cache::{KvCache, KvShape};
 use attention::AttentionShape;
 use candle_core::quantized::QMatMul;
-use candle_core::{DType, Device, Module, Result, Tensor, D};
+use candle_core::{DType, Device, Result, Tensor, D};
 use hparams::GEMMA3_LOCAL_ROPE_BASE;
 use linear::{project_all, Linear};
 
@@ -115,14 +115,22 @@ impl Rope {
     }
 }
 
+/// Where a token's embedding is looked up.
+enum Embeddings {
+    /// Its own table.
+    Own(QMatMul),
+    /// The rows of the (tied) output matrix, packed for loopd's kernels.
+    Output,
+}
+
 /// A loaded model: weights and the constants to run them.
 pub struct Model {
     hp: HyperParams,
-    embeddings: QMatMul,
+    embeddings: Embeddings,
     embedding_scale: Option<f64>,
     blocks: Vec<Block>,
     output_norm: Tensor,
-    output: QMatMul,
+    output: Linear,
     rope: Rope,
     local_rope: Option<Rope>,
     vocab: usize,
@@ -157,12 +165,19 @@ impl Model {
         let qmatmul = |t: std::sync::Arc<candle_core::quantized::QTensor>, gguf: &GgufFile| {
             QMatMul::from_arc(t).map_err(|err| gguf.error(err.to_string()))
         };
-        let embeddings = qmatmul(token_embd.clone(), gguf)?;
-        let output = if gguf.has_tensor("output.weight") {
+        let load_error = |gguf: &GgufFile, err: candle_core::Error| gguf.error(err.to_string());
+        let (output, embeddings) = if gguf.has_tensor("output.weight") {
             let t = gguf.tensor("output.weight", &[vocab, e], device)?;
-            qmatmul(std::sync::Arc::new(t), gguf)?
+            let output = Linear::new(t, None).map_err(|err| load_error(gguf, err))?;
+            (output, Embeddings::Own(qmatmul(token_embd, gguf)?))
         } else {
-            qmatmul(token_embd, gguf)?
+            let output =
+                Linear::shared(token_embd.clone(), None).map_err(|err| load_error(gguf, err))?;
+            if output.is_packed() {
+                (output, Embeddings::Output)
+            } else {
+                (output, Embeddings::Own(qmatmul(token_embd, gguf)?))
+            }
         };
         let output_norm = vector(gguf, "output_norm.weight", e, device)?;
 
@@ -342,8 +357,12 @@ impl Model {
                 self.max_positions
             );
         }
-        let ids = Tensor::new(tokens, &self.device)?.unsqueeze(0)?;
-        let mut x = self.embeddings.embedding(&ids)?;
+        let mut x = match &self.embeddings {
+            Embeddings::Own(table) => {
+                table.embedding(&Tensor::new(tokens, &self.device)?.unsqueeze(0)?)?
+            }
+            Embeddings::Output => self.output.rows_of(tokens, &self.device)?.unsqueeze(0)?,
+        };
         if let Some(scale) = self.embedding_scale {
             x = (x * scale)?;
         }

@@ -87,6 +87,34 @@ impl<F: Format> Packed<F> {
         F::DTYPE
     }
 
+    /// Writes the values of row `i` to `out` (`cols` long).
+    fn dequantize_row(&self, i: usize, out: &mut [f32]) {
+        use scalar::Scalar;
+        let (c, per_row) = (i % 8, self.cols / F::WEIGHTS);
+        for (g, group) in self.group_row(i / 8).iter().enumerate() {
+            for sub in 0..F::SUBS {
+                let block = &mut out[(g * F::SUBS + sub) * QK..][..QK];
+                // SAFETY: plain Rust runs everywhere.
+                let scales = unsafe { group.scales::<Scalar>(sub) };
+                for k in 0..4 {
+                    // SAFETY: as above.
+                    let (low, high) = unsafe { group.unpack::<Scalar>(sub, k) };
+                    for j in 0..4 {
+                        let value = |q: u8| {
+                            let q = if F::SIGNED { q as i8 as i32 } else { q as i32 };
+                            (q - F::ZERO) as f32
+                        };
+                        let at = 4 * c + j;
+                        block[4 * k + j] = value(low[at]) * scales.low[c] + scales.min[c];
+                        block[QK / 2 + 4 * k + j] =
+                            value(high[at]) * scales.high[c] + scales.min[c];
+                    }
+                }
+            }
+        }
+        debug_assert_eq!(out.len(), per_row * F::WEIGHTS);
+    }
+
     /// The blocks of rows `8g..8g + 8`.
     fn group_row(&self, g: usize) -> &[F] {
         let per_row = self.cols / F::WEIGHTS;
@@ -168,6 +196,19 @@ impl QMatrix {
     /// The GGML type of the weights.
     pub fn dtype(&self) -> GgmlDType {
         with_packed!(self, p => p.dtype())
+    }
+
+    /// The values of the rows `ids`, one after another (an embedding lookup).
+    pub fn rows_of(&self, ids: &[u32]) -> Result<Vec<f32>> {
+        let cols = self.cols();
+        let mut out = vec![0f32; ids.len() * cols];
+        for (&id, row) in ids.iter().zip(out.chunks_exact_mut(cols)) {
+            if id as usize >= self.rows() {
+                candle_core::bail!("row {id} is outside a matrix of {} rows", self.rows());
+            }
+            with_packed!(self, p => p.dequantize_row(id as usize, row));
+        }
+        Ok(out)
     }
 
     /// Bytes the packed weights take in memory.

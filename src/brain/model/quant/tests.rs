@@ -149,6 +149,27 @@ fn packed_matrices_are_the_size_of_the_file_within_3_percent() {
 }
 
 #[test]
+fn looked_up_rows_are_the_dequantized_weights() {
+    let mut rng = StdRng::seed_from_u64(5);
+    for dtype in TYPES {
+        let (n, k) = (13, 512);
+        let (w, values) = weights(&mut rng, dtype, n, k);
+        let ids = [12, 0, 7, 7, 8];
+        let rows = w.rows_of(&ids).unwrap();
+        for (row, &id) in rows.chunks_exact(k).zip(&ids) {
+            let want = &values[id as usize * k..][..k];
+            for (j, (a, b)) in row.iter().zip(want).enumerate() {
+                assert!(
+                    (a - b).abs() <= 1e-6 * b.abs(),
+                    "{dtype:?} row {id}[{j}]: {a} vs {b}"
+                );
+            }
+        }
+        assert!(w.rows_of(&[13]).is_err());
+    }
+}
+
+#[test]
 fn shared_activations_give_each_matrix_its_own_product() {
     let mut rng = StdRng::seed_from_u64(11);
     let k = 256;
