@@ -21,6 +21,7 @@ pub mod cli;
 pub mod daemon;
 pub mod engine;
 pub mod frontends;
+pub mod memory;
 pub mod models;
 pub mod persona;
 pub mod tools;

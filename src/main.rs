@@ -4,8 +4,11 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::EnvFilter;
 
+/// glibc's malloc with large freed blocks kept for reuse (see the module).
+#[global_allocator]
+static ALLOCATOR: loopd::memory::Recycling = loopd::memory::Recycling::new();
+
 fn main() -> ExitCode {
-    keep_large_allocations_mapped();
     let cli = loopd::cli::Cli::parse();
     let daemon = cli.is_daemon();
     init_logging(daemon);
@@ -19,20 +22,6 @@ fn main() -> ExitCode {
             eprintln!("loopd: {}", failure.message);
             ExitCode::from(failure.code)
         }
-    }
-}
-
-/// Fixes glibc's mmap threshold at its default of 128 KiB. Left dynamic, it
-/// rises to the size of the largest freed block, and KV-cache buffers then
-/// come from the heap and fragment it: over the SmolLM2 bench of react,
-/// plan-execute and critic, peak RSS was 1584 MiB with the dynamic threshold
-/// and 907 MiB with it fixed, both holding the same 1 GiB of caches.
-fn keep_large_allocations_mapped() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes the allocator's tuning; it is called
-    // before any other thread exists.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
     }
 }
 

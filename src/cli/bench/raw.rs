@@ -59,6 +59,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         best_prefill = best_prefill.max(prefill);
         best_decode = best_decode.max(decode);
     }
+    let peak = super::runner::peak_rss().unwrap_or(0);
     let file_bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let read = read_bandwidth(device::threads());
     let bound = read / file_bytes.max(1) as f64;
@@ -70,6 +71,8 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         "gen_tokens": args.gen_tokens,
         "prefill_tok_s": (best_prefill * 10.0).round() / 10.0,
         "decode_tok_s": (best_decode * 10.0).round() / 10.0,
+        "file_mib": file_bytes >> 20,
+        "peak_rss_mib": peak >> 20,
         "read_gb_s": (read / 1e8).round() / 10.0,
         "decode_of_bandwidth": (best_decode / bound * 100.0).round() / 100.0,
     });
@@ -79,7 +82,8 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
             .map_err(|e| format!("cannot write {file}: {e}"))?,
         None => println!(
             "{}: prefill {:.1} tok/s ({} tokens), decode {:.1} tok/s ({} tokens), {} threads on {}; \
-             memory reads {:.1} GB/s, so the file's bytes allow {:.1} tok/s: decode is {:.0}% of that",
+             memory reads {:.1} GB/s, so the file's bytes allow {:.1} tok/s: decode is {:.0}% of that; \
+             peak RSS {} MiB for a {} MiB file",
             report["model"].as_str().unwrap_or_default(),
             best_prefill,
             args.prompt_tokens,
@@ -90,6 +94,8 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
             read / 1e9,
             bound,
             best_decode / bound * 100.0,
+            peak >> 20,
+            file_bytes >> 20,
         ),
     }
     Ok(())

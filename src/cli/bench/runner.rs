@@ -384,7 +384,7 @@ fn reset_peak_rss() {
 }
 
 /// Highest resident memory since the last reset (`VmHWM`), in bytes.
-fn peak_rss() -> Option<u64> {
+pub(super) fn peak_rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
