@@ -51,6 +51,7 @@ pub fn transcribe(args: TranscribeArgs) -> Result<(), String> {
     if args.json {
         let out = json!({
             "transcript": text,
+            "language": whisper.language(),
             "audio_ms": audio.seconds() * 1000.0,
             "load_ms": load_ms,
             "stt_ms": stt_ms,

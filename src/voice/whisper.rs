@@ -60,8 +60,9 @@ struct Specials {
     end: u32,
     no_timestamps: u32,
     no_speech: Option<u32>,
-    /// `<|en|> <|transcribe|>` for a multilingual model, empty for `.en`.
-    task: Vec<u32>,
+    /// A multilingual model's language tokens (`<|en|>` to the last before
+    /// `<|translate|>`) and its `<|transcribe|>`; `None` for `.en`.
+    multilingual: Option<(std::ops::Range<u32>, u32)>,
 }
 
 /// A loaded Whisper model, ready to transcribe.
@@ -79,6 +80,9 @@ pub struct Whisper {
     /// matrix is never transposed and copied.
     embeddings: Tensor,
     device: Device,
+    /// The language token of the window being decoded or last decoded
+    /// (multilingual models).
+    language: Option<u32>,
 }
 
 impl Whisper {
@@ -141,11 +145,26 @@ impl Whisper {
             suppress_begin,
             embeddings,
             device: device.clone(),
+            language: None,
         })
     }
 
-    /// The text spoken in `samples` (mono, 16 kHz, -1.0..1.0); empty when
-    /// nothing was said.
+    /// The language a multilingual model heard in the last window it
+    /// decoded (`en`, `de`, …); `None` for an English-only model.
+    pub fn language(&self) -> Option<String> {
+        let id = self.language?;
+        let token = self.tokenizer.id_to_token(id)?;
+        Some(
+            token
+                .trim_start_matches("<|")
+                .trim_end_matches("|>")
+                .to_string(),
+        )
+    }
+
+    /// The text spoken in `samples` (mono, 16 kHz, -1.0..1.0), in the
+    /// language spoken when the model is multilingual; empty when nothing
+    /// was said.
     pub fn transcribe(&mut self, samples: &[f32]) -> Result<String, VoiceError> {
         let mut text = String::new();
         for window in samples.chunks(m::N_SAMPLES) {
@@ -167,6 +186,7 @@ impl Whisper {
     /// repeats itself or fills its budget — the window is decoded again
     /// with the full 30 seconds Whisper was trained on.
     fn transcribe_window(&mut self, samples: &[f32]) -> Result<String, VoiceError> {
+        self.language = None;
         let heard = samples.len().div_ceil(m::HOP_LENGTH);
         let trimmed = (heard + TRIM_PADDING_FRAMES).next_multiple_of(2);
         if trimmed < m::N_FRAMES {
@@ -194,7 +214,14 @@ impl Whisper {
         let mel = Tensor::from_vec(mel, (1, n_mels, frames), &self.device)?;
         let features = self.model.encoder.forward(&mel, true)?;
         let mut tokens = vec![self.specials.start];
-        tokens.extend(&self.specials.task);
+        if let Some((languages, transcribe)) = self.specials.multilingual.clone() {
+            let language = match self.language {
+                Some(known) => known,
+                None => self.detect_language(&features, languages)?,
+            };
+            self.language = Some(language);
+            tokens.extend([language, transcribe]);
+        }
         tokens.push(self.specials.no_timestamps);
         let prompt_len = tokens.len();
         let mut logprob_sum = 0.0;
@@ -246,6 +273,23 @@ impl Whisper {
 }
 
 impl Whisper {
+    /// The most likely of the `languages` tokens after the start token, for
+    /// the audio `features` (decided once per window).
+    fn detect_language(
+        &mut self,
+        features: &Tensor,
+        languages: std::ops::Range<u32>,
+    ) -> Result<u32, VoiceError> {
+        let input = Tensor::new(&[self.specials.start], &self.device)?.unsqueeze(0)?;
+        let hidden = self.model.decoder.forward(&input, features, true)?;
+        let logits = self.logits(&hidden.i((0, 0))?)?.to_vec1::<f32>()?;
+        let scores = logits
+            .get(languages.start as usize..languages.end as usize)
+            .ok_or_else(|| VoiceError::Model("language tokens past the vocabulary".into()))?;
+        let (best, _) = greedy(scores);
+        Ok(languages.start + best)
+    }
+
     /// The logits of one hidden state (`d_model` values).
     fn logits(&self, hidden: &Tensor) -> Result<Tensor, VoiceError> {
         Ok(self.embeddings.matmul(&hidden.unsqueeze(1)?)?.squeeze(1)?)
@@ -342,10 +386,13 @@ fn specials(tokenizer: &tokenizers::Tokenizer, config: &Config) -> Result<Specia
         no_speech: m::NO_SPEECH_TOKENS
             .iter()
             .find_map(|t| tokenizer.token_to_id(t)),
-        task: if multilingual {
-            vec![id("<|en|>")?, id(m::TRANSCRIBE_TOKEN)?]
+        multilingual: if multilingual {
+            Some((
+                id("<|en|>")?..id(m::TRANSLATE_TOKEN)?,
+                id(m::TRANSCRIBE_TOKEN)?,
+            ))
         } else {
-            Vec::new()
+            None
         },
     })
 }

@@ -58,6 +58,43 @@ fn say_writes_speech_and_transcribe_hears_it() {
     );
     assert!(out["stt_ms"].as_f64().unwrap() > 0.0);
     assert!((out["audio_ms"].as_f64().unwrap() - speech.seconds() * 1000.0).abs() < 1.0);
+    assert!(out["language"].is_null(), "tiny.en has no language: {out}");
+}
+
+#[test]
+fn whisper_base_transcribes_each_language_in_that_language() {
+    resolve_speech(Some("whisper-base")).unwrap_or_else(|e| {
+        panic!("the real Whisper base model is required: {e}\n(.ci/run fetches it)")
+    });
+    let dir = TempDir::new("languages");
+    for (voice, words, language, expected) in [
+        (
+            "de",
+            "Guten Morgen. Wie geht es dir heute? Das Wetter ist heute sehr schön, und ich gehe in den Park.",
+            "de",
+            "guten morgen",
+        ),
+        ("en", "What is twelve times twelve?", "en", "12"),
+    ] {
+        let wav = dir.join(&format!("{voice}.wav"));
+        let made = std::process::Command::new("espeak-ng")
+            .args(["-v", voice, "-w", wav.to_str().unwrap(), words])
+            .output()
+            .expect("espeak-ng is required (apt install espeak-ng)");
+        assert!(made.status.success(), "{}", text(&made.stderr));
+        let heard = loopd(&[
+            "transcribe",
+            "--model",
+            "whisper-base",
+            "--json",
+            wav.to_str().unwrap(),
+        ]);
+        assert!(heard.status.success(), "{}", text(&heard.stderr));
+        let out: Value = serde_json::from_slice(&heard.stdout).unwrap();
+        assert_eq!(out["language"], language, "{out}");
+        let transcript = normalised(out["transcript"].as_str().unwrap());
+        assert!(transcript.contains(expected), "{voice}: {out}");
+    }
 }
 
 #[test]
