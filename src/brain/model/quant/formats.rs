@@ -388,16 +388,61 @@ fn negated(bits: u16) -> u16 {
     bits ^ 0x8000
 }
 
-/// Q4_K: super-blocks of 256 as 8 blocks of `d * sc * q - dmin * m`, with
-/// 6-bit `sc` and `m`; 144 bytes a super-block.
+/// The scales and minimums of one Q4_K/Q5_K super-block of each of 8 rows:
+/// blocks of `d * sc * q - dmin * m` with 6-bit `sc` and `m`.
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
-pub struct Q4Kx8 {
+struct KScales {
     d: [u16; 8],
     /// `-dmin`, so that the minimum is added.
     neg_dmin: [u16; 8],
     sc: [[u8; 8]; 8],
     m: [[u8; 8]; 8],
+}
+
+impl KScales {
+    /// From the first 16 bytes of each row's super-block: `d`, `dmin` and
+    /// the 12 bytes of packed 6-bit scales and minimums.
+    fn pack(rows: &[&[u8]; 8]) -> Self {
+        let mut scales = KScales {
+            d: rows.map(|r| f16_bits(r, 0)),
+            neg_dmin: rows.map(|r| negated(f16_bits(r, 2))),
+            sc: [[0; 8]; 8],
+            m: [[0; 8]; 8],
+        };
+        for j in 0..8 {
+            for (c, r) in rows.iter().enumerate() {
+                (scales.sc[j][c], scales.m[j][c]) = k_scale_min(&r[4..16], j);
+            }
+        }
+        scales
+    }
+
+    /// The scales of block `sub` of every row.
+    ///
+    /// # Safety
+    /// The CPU must have the features `S` is compiled for.
+    #[inline(always)]
+    unsafe fn of<S: Simd>(&self, sub: usize) -> Scales<S> {
+        // SAFETY (all): the caller vouches for the CPU.
+        unsafe {
+            let d = S::mul(S::halves(&self.d), S::unsigned(&self.sc[sub]));
+            let min = S::mul(S::halves(&self.neg_dmin), S::unsigned(&self.m[sub]));
+            Scales {
+                low: d,
+                high: d,
+                min,
+            }
+        }
+    }
+}
+
+/// Q4_K: super-blocks of 256 as 8 blocks with [`KScales`] and 4-bit
+/// quants; 144 bytes a super-block.
+#[derive(Debug, Clone, Copy)]
+#[repr(C)]
+pub struct Q4Kx8 {
+    scales: KScales,
     qs: [u8; 32 * QK],
 }
 
@@ -409,16 +454,10 @@ impl Format for Q4Kx8 {
 
     fn pack(rows: [&[u8]; 8]) -> Self {
         let mut packed = Q4Kx8 {
-            d: rows.map(|r| f16_bits(r, 0)),
-            neg_dmin: rows.map(|r| negated(f16_bits(r, 2))),
-            sc: [[0; 8]; 8],
-            m: [[0; 8]; 8],
+            scales: KScales::pack(&rows),
             qs: [0; 32 * QK],
         };
         for j in 0..8 {
-            for (c, r) in rows.iter().enumerate() {
-                (packed.sc[j][c], packed.m[j][c]) = k_scale_min(&r[4..16], j);
-            }
             let q = rows.map(|r| k_quants4(&r[16..144], j));
             packed.qs[128 * j..128 * (j + 1)].copy_from_slice(&nibbles(&q));
         }
@@ -433,16 +472,8 @@ impl Format for Q4Kx8 {
 
     #[inline(always)]
     unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S> {
-        // SAFETY (all): the caller vouches for the CPU.
-        unsafe {
-            let d = S::mul(S::halves(&self.d), S::unsigned(&self.sc[sub]));
-            let min = S::mul(S::halves(&self.neg_dmin), S::unsigned(&self.m[sub]));
-            Scales {
-                low: d,
-                high: d,
-                min,
-            }
-        }
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { self.scales.of::<S>(sub) }
     }
 }
 
@@ -450,11 +481,7 @@ impl Format for Q4Kx8 {
 #[derive(Debug, Clone, Copy)]
 #[repr(C)]
 pub struct Q5Kx8 {
-    d: [u16; 8],
-    /// `-dmin`, so that the minimum is added.
-    neg_dmin: [u16; 8],
-    sc: [[u8; 8]; 8],
-    m: [[u8; 8]; 8],
+    scales: KScales,
     qh: [[u32; 8]; 8],
     qs: [u8; 32 * QK],
 }
@@ -467,17 +494,11 @@ impl Format for Q5Kx8 {
 
     fn pack(rows: [&[u8]; 8]) -> Self {
         let mut packed = Q5Kx8 {
-            d: rows.map(|r| f16_bits(r, 0)),
-            neg_dmin: rows.map(|r| negated(f16_bits(r, 2))),
-            sc: [[0; 8]; 8],
-            m: [[0; 8]; 8],
+            scales: KScales::pack(&rows),
             qh: [[0; 8]; 8],
             qs: [0; 32 * QK],
         };
         for j in 0..8 {
-            for (c, r) in rows.iter().enumerate() {
-                (packed.sc[j][c], packed.m[j][c]) = k_scale_min(&r[4..16], j);
-            }
             let q = rows.map(|r| {
                 let low = k_quants4(&r[48..176], j);
                 let qh = &r[16..48];
@@ -500,16 +521,8 @@ impl Format for Q5Kx8 {
 
     #[inline(always)]
     unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S> {
-        // SAFETY (all): the caller vouches for the CPU.
-        unsafe {
-            let d = S::mul(S::halves(&self.d), S::unsigned(&self.sc[sub]));
-            let min = S::mul(S::halves(&self.neg_dmin), S::unsigned(&self.m[sub]));
-            Scales {
-                low: d,
-                high: d,
-                min,
-            }
-        }
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { self.scales.of::<S>(sub) }
     }
 }
 
