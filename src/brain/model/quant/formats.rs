@@ -172,13 +172,8 @@ impl Format for Q4_0x8 {
 
     #[inline(always)]
     unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
-        // SAFETY (all): the caller vouches for the CPU.
-        let d = unsafe { S::halves(&self.d) };
-        Scales {
-            low: d,
-            high: d,
-            min: unsafe { S::fzero() },
-        }
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { Scales::of_halves(&self.d, None) }
     }
 }
 
@@ -213,13 +208,8 @@ impl Format for Q4_1x8 {
 
     #[inline(always)]
     unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
-        // SAFETY (all): the caller vouches for the CPU.
-        let d = unsafe { S::halves(&self.d) };
-        Scales {
-            low: d,
-            high: d,
-            min: unsafe { S::halves(&self.m) },
-        }
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { Scales::of_halves(&self.d, Some(&self.m)) }
     }
 }
 
@@ -255,13 +245,8 @@ impl Format for Q5_0x8 {
 
     #[inline(always)]
     unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
-        // SAFETY (all): the caller vouches for the CPU.
-        let d = unsafe { S::halves(&self.d) };
-        Scales {
-            low: d,
-            high: d,
-            min: unsafe { S::fzero() },
-        }
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { Scales::of_halves(&self.d, None) }
     }
 }
 
@@ -299,13 +284,8 @@ impl Format for Q5_1x8 {
 
     #[inline(always)]
     unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
-        // SAFETY (all): the caller vouches for the CPU.
-        let d = unsafe { S::halves(&self.d) };
-        Scales {
-            low: d,
-            high: d,
-            min: unsafe { S::halves(&self.m) },
-        }
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { Scales::of_halves(&self.d, Some(&self.m)) }
     }
 }
 
@@ -343,13 +323,8 @@ impl Format for Q8_0x8 {
 
     #[inline(always)]
     unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
-        // SAFETY (all): the caller vouches for the CPU.
-        let d = unsafe { S::halves(&self.d) };
-        Scales {
-            low: d,
-            high: d,
-            min: unsafe { S::fzero() },
-        }
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { Scales::of_halves(&self.d, None) }
     }
 }
 

@@ -81,6 +81,29 @@ pub struct Scales<S: Simd> {
     pub min: S::Floats,
 }
 
+impl<S: Simd> Scales<S> {
+    /// One f16 scale per row for the whole block, and an f16 minimum per
+    /// row if `min` is given (the legacy types).
+    ///
+    /// # Safety
+    /// The CPU must have the features `S` is compiled for.
+    #[inline(always)]
+    pub unsafe fn of_halves(d: &[u16], min: Option<&[u16]>) -> Self {
+        // SAFETY (all): the caller vouches for the CPU.
+        unsafe {
+            let d = S::halves(d);
+            Scales {
+                low: d,
+                high: d,
+                min: match min {
+                    Some(m) => S::halves(m),
+                    None => S::fzero(),
+                },
+            }
+        }
+    }
+}
+
 /// `R` activation rows times the 8 weight rows of `w`.
 ///
 /// # Safety
