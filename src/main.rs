@@ -4,10 +4,6 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::EnvFilter;
 
-/// glibc's malloc with large freed blocks kept for reuse (see the module).
-#[global_allocator]
-static ALLOCATOR: loopd::memory::Recycling = loopd::memory::Recycling::new();
-
 fn main() -> ExitCode {
     let cli = loopd::cli::Cli::parse();
     let daemon = cli.is_daemon();

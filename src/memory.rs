@@ -11,10 +11,22 @@
 //! same activation buffers layer after layer, faulted each in page by page
 //! again: about 200,000 page faults per 256-token prefill of Qwen2.5-0.5B.
 //! [`Recycling`] keeps freed large blocks, up to [`KEPT_BYTES`] in all, and
-//! hands one back for the next request of the same size.
+//! hands one back for the next request of the same size. Loading a model
+//! frees its file's tensors as it packs them, and those blocks are handed
+//! back with [`release_kept`] once it is done.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Mutex;
+
+/// The process's allocator, for the library's binaries and tests alike.
+#[global_allocator]
+pub static ALLOCATOR: Recycling = Recycling::new();
+
+/// Gives every kept block back to glibc: for after a one-off burst of large
+/// frees (loading a model) that later requests will not reuse.
+pub fn release_kept() {
+    ALLOCATOR.release();
+}
 
 /// Blocks this large or larger are mapped on their own by glibc, and kept
 /// when freed.
@@ -55,6 +67,17 @@ impl Recycling {
     /// Bytes of freed blocks kept now.
     pub fn kept_bytes(&self) -> usize {
         self.lock().bytes
+    }
+
+    /// Gives every kept block back to [`System`].
+    pub fn release(&self) {
+        let mut kept = self.lock();
+        for &(size, ptr) in &kept.blocks[..kept.len] {
+            // SAFETY: blocks kept under `keep`'s contract, handed out no more.
+            unsafe { free(ptr as *mut u8, size) };
+        }
+        kept.len = 0;
+        kept.bytes = 0;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
@@ -216,6 +239,12 @@ mod tests {
             assert_eq!(a.kept_bytes(), 0);
             a.dealloc(zeroed, large(LARGE));
             a.dealloc(other, large(LARGE + 64));
+            assert_eq!(a.kept_bytes(), 2 * LARGE + 64);
+            a.release();
+            assert_eq!(a.kept_bytes(), 0);
+            let fresh = a.alloc(large(LARGE));
+            assert!(!fresh.is_null());
+            a.dealloc(fresh, large(LARGE));
         }
     }
 

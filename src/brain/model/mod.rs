@@ -147,6 +147,17 @@ impl Model {
         device: &Device,
         max_positions: usize,
     ) -> std::result::Result<Self, GgufError> {
+        let model = Self::load_weights(gguf, device, max_positions);
+        crate::memory::release_kept();
+        model
+    }
+
+    /// [`Model::load`], leaving the file's freed tensors in the kept blocks.
+    fn load_weights(
+        gguf: &mut GgufFile,
+        device: &Device,
+        max_positions: usize,
+    ) -> std::result::Result<Self, GgufError> {
         let hp = HyperParams::from_gguf(gguf)?;
         let e = hp.embedding;
         let q_width = hp.heads * hp.head_dim;

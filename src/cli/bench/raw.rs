@@ -28,6 +28,8 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
             model.max_positions()
         ));
     }
+    let load_peak = super::runner::peak_rss().unwrap_or(0);
+    super::runner::reset_peak_rss();
     let vocab = model.vocab_size() as u32;
     // Ordinary token ids from the low (frequent) end of the vocabulary.
     let prompt: Vec<u32> = (0..args.prompt_tokens as u32)
@@ -36,6 +38,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     let err = |e: candle_core::Error| e.to_string();
 
     let (mut best_prefill, mut best_decode) = (0f64, 0f64);
+    let mut prefill_peak = 0;
     for _ in 0..args.repeat {
         let mut cache = model.new_cache();
         let started = Instant::now();
@@ -50,6 +53,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
                 .map_err(err)?,
         );
         let prefill = args.prompt_tokens as f64 / started.elapsed().as_secs_f64();
+        prefill_peak = prefill_peak.max(super::runner::peak_rss().unwrap_or(0));
         let started = Instant::now();
         for _ in 0..args.gen_tokens {
             let logits = model.forward(&[next], &mut cache).map_err(err)?;
@@ -72,6 +76,8 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         "prefill_tok_s": (best_prefill * 10.0).round() / 10.0,
         "decode_tok_s": (best_decode * 10.0).round() / 10.0,
         "file_mib": file_bytes >> 20,
+        "load_peak_rss_mib": load_peak >> 20,
+        "prefill_peak_rss_mib": prefill_peak >> 20,
         "peak_rss_mib": peak >> 20,
         "read_gb_s": (read / 1e8).round() / 10.0,
         "decode_of_bandwidth": (best_decode / bound * 100.0).round() / 100.0,

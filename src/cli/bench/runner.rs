@@ -378,7 +378,7 @@ pub fn prepare(variant: &LoopVariant, task: &Task) -> Result<Prepared, String> {
 }
 
 /// Makes the kernel's high-water mark of resident memory the current size.
-fn reset_peak_rss() {
+pub(super) fn reset_peak_rss() {
     #[cfg(target_os = "linux")]
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
