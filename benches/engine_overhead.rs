@@ -68,7 +68,7 @@ fn overhead(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("a tokio runtime");
-    let tools = Arc::new(Toolset::builtin(&["math"], &ToolConfig::default()).expect("math tools"));
+    let tools = Arc::new(Toolset::named(&["math"], &ToolConfig::default()).expect("math tools"));
     let settings: Settings = [("max_iterations".to_string(), json!(32))]
         .into_iter()
         .collect();

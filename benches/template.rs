@@ -72,13 +72,12 @@ fn conversation(turns: usize) -> Vec<Message> {
 }
 
 fn templates(c: &mut Criterion) {
-    let tools: Vec<serde_json::Value> =
-        Toolset::builtin(&["math", "clock"], &ToolConfig::default())
-            .expect("built-in tools")
-            .specs()
-            .iter()
-            .map(|spec| spec.as_function())
-            .collect();
+    let tools: Vec<serde_json::Value> = Toolset::named(&["math", "clock"], &ToolConfig::default())
+        .expect("built-in tools")
+        .specs()
+        .iter()
+        .map(|spec| spec.as_function())
+        .collect();
     let conversations = [
         ("2_messages", conversation(0)),
         ("12_messages", conversation(5)),

@@ -6,7 +6,8 @@ use crate::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig};
 use crate::daemon::{Answer, Ask, AskError, Daemon, DaemonSettings, Limits, Ticket};
 use crate::engine::{self, LoopEvent, Settings, Trace};
 use crate::persona;
-use crate::tools::{ToolConfig, TOOLBOXES};
+use crate::tools::mcp::{self, McpServer};
+use crate::tools::{ExternalToolboxes, ToolConfig, TOOLBOXES};
 use clap::Args;
 use serde_json::json;
 use std::io::Write;
@@ -41,6 +42,12 @@ pub struct AskOptions {
     /// Toolboxes to use, comma-separated (default: the persona's; `none` for none).
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     pub tools: Option<Vec<String>>,
+
+    /// An MCP server to start for this run, `NAME=COMMAND` (repeatable; the
+    /// command split as a shell would). Its tools are the toolbox NAME,
+    /// added to the persona's unless --tools names the toolboxes.
+    #[arg(long = "mcp", value_name = "NAME=COMMAND")]
+    pub mcp: Vec<String>,
 
     /// An engine setting, `key=value` (repeatable), e.g. `--set max_iterations=4`.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -124,7 +131,13 @@ pub struct AskOptions {
 /// every front end's, in this process, with the persona and flags as its
 /// settings.
 pub fn run(args: AskArgs) -> Result<(), Failure> {
-    let (settings, ask) = prepare(&args.options, &args.question)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let external = ExternalToolboxes::default();
+    let _servers = runtime.block_on(start_mcp(&args.options, &external))?;
+    let (settings, ask) = prepare(&args.options, &args.question, &external)?;
     let args = args.options;
     let persona = settings.personas[0].name.clone();
     let started = Instant::now();
@@ -132,10 +145,6 @@ pub fn run(args: AskArgs) -> Result<(), Failure> {
     let model = brain.info().model.clone();
     let loaded = started.elapsed();
 
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let (reply, ran, trace) = runtime.block_on(async {
         let daemon = Daemon::start(Arc::new(brain), settings);
         let mut ticket = daemon.submit(ask)?;
@@ -186,10 +195,37 @@ pub fn run(args: AskArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The daemon core's settings and the request for one `question`, checked.
-pub(super) fn prepare(args: &AskOptions, question: &str) -> Result<(DaemonSettings, Ask), Failure> {
-    let settings = daemon_settings(args)?;
-    let ask = ask(args, question)?;
+/// The MCP servers of `--mcp`, running until the returned guard drops.
+pub(super) async fn start_mcp(
+    args: &AskOptions,
+    external: &ExternalToolboxes,
+) -> Result<tokio_util::sync::DropGuard, Failure> {
+    let stop = tokio_util::sync::CancellationToken::new();
+    for flag in &args.mcp {
+        let server = McpServer::from_flag(flag).map_err(Failure::usage)?;
+        let name = server.name.clone();
+        mcp::start(server, external.clone(), stop.clone())
+            .await
+            .map_err(|e| format!("MCP server `{name}`: {e}"))?;
+    }
+    Ok(stop.drop_guard())
+}
+
+/// The daemon core's settings and the request for one `question`, checked;
+/// `external` holds the toolboxes of `--mcp`.
+pub(super) fn prepare(
+    args: &AskOptions,
+    question: &str,
+    external: &ExternalToolboxes,
+) -> Result<(DaemonSettings, Ask), Failure> {
+    let mut settings = daemon_settings(args)?;
+    settings.tool_config.external = external.clone();
+    let mut ask = ask(args, question)?;
+    if ask.tools.is_none() && !args.mcp.is_empty() {
+        let mut toolboxes = settings.personas[0].toolboxes.clone();
+        toolboxes.extend(external.names());
+        ask.tools = Some(toolboxes);
+    }
     settings.check(&ask)?;
     if args.max_context < 16 {
         return Err(Failure::usage(format!(
@@ -224,6 +260,7 @@ fn daemon_settings(args: &AskOptions) -> Result<DaemonSettings, Failure> {
         tool_config: ToolConfig {
             file_roots: args.files_roots.clone(),
             timezone: args.timezone.clone(),
+            ..ToolConfig::default()
         },
         queue_limit: 1,
         memory_turns: 0,

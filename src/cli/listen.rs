@@ -9,6 +9,7 @@ use crate::daemon::Daemon;
 use crate::engine;
 use crate::frontends::listen::{converse, Answering, ListenSettings, Turn};
 use crate::models;
+use crate::tools::ExternalToolboxes;
 use crate::voice::speech::Voice;
 use crate::voice::stream::{self, Sink, Source};
 use crate::voice::vad::Endpointing;
@@ -86,15 +87,17 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
     let device = device::open(args.options.device).map_err(|e| e.to_string())?;
     let whisper = Whisper::load(&speech_dir, &device).map_err(|e| e.to_string())?;
 
-    // The persona's prompt is computed once, before anyone speaks, as
-    // `loopd serve` does at start; only the question is new when it comes.
-    let (mut settings, _) = ask::prepare(&args.options, "warm-up")?;
-    settings.memory_turns = 6;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let external = ExternalToolboxes::default();
+    let _servers = runtime.block_on(ask::start_mcp(&args.options, &external))?;
+    // The persona's prompt is computed once, before anyone speaks, as
+    // `loopd serve` does at start; only the question is new when it comes.
+    let (mut settings, _) = ask::prepare(&args.options, "warm-up", &external)?;
+    settings.memory_turns = 6;
     let daemon = runtime.block_on(async { Daemon::start(Arc::new(brain), settings) });
     let warming = Instant::now();
     runtime.block_on(daemon.warm())?;
@@ -117,7 +120,7 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
         daemon,
         runtime: runtime.handle().clone(),
         ask: Box::new(move |question| {
-            ask::prepare(&options, question)
+            ask::prepare(&options, question, &external)
                 .map(|(_, ask)| ask)
                 .map_err(|e| e.message)
         }),

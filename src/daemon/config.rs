@@ -91,6 +91,9 @@ pub struct Config {
     pub bus: BusSection,
     /// The voice front ends: the microphone and loudspeaker, and Wyoming.
     pub voice: VoiceSection,
+    /// MCP servers to start (`[[mcp]]`: `name`, `command`, `args`, `env`,
+    /// `timeout`); each is a toolbox named `name`.
+    pub mcp: Vec<crate::tools::mcp::McpServer>,
 }
 
 /// `[voice]`.

@@ -178,13 +178,16 @@ impl DaemonSettings {
 
     fn overrides(&self, ask: &Ask) -> Result<Overrides, AskError> {
         if let Some(tools) = &ask.tools {
-            if let Some(bad) = tools
-                .iter()
-                .find(|t| *t != "none" && !self.toolboxes.iter().any(|a| a == *t))
-            {
+            if let Some(bad) = tools.iter().find(|t| {
+                *t != "none"
+                    && !self.toolboxes.iter().any(|a| a == *t)
+                    && !self.tool_config.external.contains(t)
+            }) {
+                let mut available = self.toolboxes.clone();
+                available.extend(self.tool_config.external.names());
                 return Err(AskError::InvalidArgs(format!(
                     "unknown toolbox `{bad}` (available: {})",
-                    self.toolboxes.join(", ")
+                    available.join(", ")
                 )));
             }
         }
@@ -262,19 +265,30 @@ impl Daemon {
         &self.shared.settings.personas
     }
 
-    /// Every tool a request may use, in the OVOS `tool_json_list` shape.
+    /// Every tool a request may use, in the OVOS `tool_json_list` shape
+    /// with each tool's `toolbox` and `source` added.
     pub fn tools_json(&self) -> Value {
         let settings = &self.shared.settings;
-        let specs: Vec<Value> = settings
+        let config = &settings.tool_config;
+        let builtin = settings
             .toolboxes
             .iter()
-            .filter_map(|name| crate::tools::toolbox(name, &settings.tool_config).ok())
-            .flat_map(|toolbox| {
-                toolbox
-                    .tools
-                    .iter()
-                    .map(|t| serde_json::to_value(t.spec()).unwrap_or(Value::Null))
-                    .collect::<Vec<_>>()
+            .filter_map(|name| crate::tools::toolbox(name, config).ok())
+            .map(|toolbox| {
+                let specs = toolbox.tools.iter().map(|t| t.spec().clone()).collect();
+                (toolbox.name, crate::tools::Source::Builtin, specs)
+            });
+        let specs: Vec<Value> = builtin
+            .chain(config.external.list())
+            .flat_map(|(toolbox, source, specs)| {
+                specs.into_iter().map(move |spec| {
+                    let mut value = serde_json::to_value(spec).unwrap_or(Value::Null);
+                    if let Some(object) = value.as_object_mut() {
+                        object.insert("toolbox".into(), Value::from(toolbox.clone()));
+                        object.insert("source".into(), Value::from(source.to_string()));
+                    }
+                    value
+                })
             })
             .collect();
         Value::Array(specs)
@@ -552,7 +566,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// A tool set check, for configs: every toolbox named can be built.
 pub fn check_toolboxes(names: &[String], tools: &ToolConfig) -> Result<(), String> {
-    Toolset::builtin(names, tools)
+    Toolset::named(names, tools)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }

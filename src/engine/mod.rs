@@ -319,7 +319,7 @@ pub struct LoopOutcome {
 ///     "Thought: I multiply.\nAction: calculate\nAction Input: {\"expression\": \"17 * 23\"}",
 ///     "Thought: The tool said 391.\nFINAL_ANSWER: 17 times 23 is 391.",
 /// ]);
-/// let tools = Toolset::builtin(&["math".to_string()], &ToolConfig::default()).unwrap();
+/// let tools = Toolset::named(&["math".to_string()], &ToolConfig::default()).unwrap();
 /// let request = LoopRequest {
 ///     engine: engine::build("react", &Settings::new()).unwrap(),
 ///     conversation: vec![Message::user("What is 17 times 23?")],

@@ -16,7 +16,7 @@
 pub mod ovos;
 
 use crate::engine::{self, Engine, Settings};
-use crate::tools::{ToolConfig, ToolboxError, Toolset, TOOLBOXES};
+use crate::tools::{is_toolbox_name, ToolConfig, Toolset, TOOLBOXES};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -82,18 +82,15 @@ impl Persona {
         })
     }
 
-    /// Checks that the engine, its settings and the toolboxes exist.
+    /// Checks that the engine and its settings exist and that the toolbox
+    /// names could be toolboxes (one from outside may appear later).
     pub fn check(&self) -> Result<(), InvalidPersona> {
         if self.name.trim().is_empty() {
             return Err(InvalidPersona::EmptyName);
         }
         engine::build(&self.engine, &self.config).map_err(InvalidPersona::Engine)?;
-        for toolbox in &self.toolboxes {
-            if !TOOLBOXES.contains(&toolbox.as_str()) {
-                return Err(InvalidPersona::Toolbox(ToolboxError::Unknown(
-                    toolbox.clone(),
-                )));
-            }
+        if let Some(bad) = self.toolboxes.iter().find(|t| !is_toolbox_name(t)) {
+            return Err(InvalidPersona::Toolbox(bad.clone()));
         }
         Ok(())
     }
@@ -161,9 +158,9 @@ pub enum InvalidPersona {
     /// The engine is unknown or its settings are wrong; the message names which.
     #[error("{0}")]
     Engine(String),
-    /// A toolbox is not one of the built-in ones.
-    #[error(transparent)]
-    Toolbox(ToolboxError),
+    /// A toolbox name has characters no toolbox name has.
+    #[error("toolbox name `{0}` must be letters, digits, `-`, `_` or `.`")]
+    Toolbox(String),
 }
 
 /// Directories as one comma-separated line.
@@ -228,10 +225,10 @@ impl Persona {
                 .map(|n| n.trim().to_string())
                 .filter(|n| !n.is_empty() && n != "none")
                 .collect(),
-            None => self.toolboxes.clone(),
+            None => self.present_toolboxes(tools),
         };
         let tools =
-            Toolset::builtin(&toolboxes, tools).map_err(|e| SetupError::Invalid(e.to_string()))?;
+            Toolset::named(&toolboxes, tools).map_err(|e| SetupError::Invalid(e.to_string()))?;
         let system_prompt = overrides
             .system_prompt
             .or_else(|| self.system_prompt.clone())
@@ -242,6 +239,28 @@ impl Persona {
             tools,
             system_prompt,
         })
+    }
+}
+
+impl Persona {
+    /// The persona's toolboxes that exist now: one from outside that is
+    /// gone (a skill not running) is left out, with a warning, so the
+    /// persona still answers.
+    fn present_toolboxes(&self, tools: &ToolConfig) -> Vec<String> {
+        self.toolboxes
+            .iter()
+            .filter(|name| {
+                let present = TOOLBOXES.contains(&name.as_str()) || tools.external.contains(name);
+                if !present {
+                    tracing::warn!(
+                        "persona `{}`: toolbox `{name}` is not available now; answering without it",
+                        self.name
+                    );
+                }
+                present
+            })
+            .cloned()
+            .collect()
     }
 }
 
@@ -348,8 +367,8 @@ mod tests {
             ("name = \"x\"\nengine = ", "persona t:"),
             ("name = \"x\"\nengine = \"dance\"", "unknown loop `dance`"),
             (
-                "name = \"x\"\nengine = \"react\"\ntoolboxes = [\"web\"]",
-                "unknown toolbox `web`",
+                "name = \"x\"\nengine = \"react\"\ntoolboxes = [\"web search\"]",
+                "toolbox name `web search`",
             ),
             (
                 "name = \"x\"\nengine = \"react\"\n[config]\nmax_iterations = \"lots\"",

@@ -3,13 +3,20 @@
 //! A [`Tool`] has a [`ToolSpec`] — name, description, a JSON schema for its
 //! arguments and one for its output, the shape OVOS calls `tool_json_list` —
 //! and a `call` that takes JSON arguments and returns JSON. A [`ToolBox`] is a
-//! named group of tools (`clock`, `math`, `files`); a [`Toolset`] is what an
-//! engine gets: the toolboxes of one request, with every call's arguments
-//! validated against the tool's schema before the tool runs.
+//! named group of tools: built in (`clock`, `math`, `files`) or from
+//! outside ([`external`]: MCP servers, OVOS bus skills, D-Bus programs),
+//! named the same way either way. A [`Toolset`] is what an engine gets: the
+//! toolboxes of one request, with every call's arguments validated against
+//! the tool's schema before the tool runs, and tool names that clash
+//! prefixed with their toolbox's.
 
 pub mod clock;
+pub mod external;
 pub mod files;
 pub mod math;
+pub mod mcp;
+
+pub use external::{ExternalToolboxes, Source};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -234,24 +241,39 @@ pub struct ToolBox {
     pub tools: Vec<Arc<dyn Tool>>,
 }
 
-/// How built-in toolboxes are set up.
+/// How toolboxes are found and set up.
 #[derive(Debug, Clone, Default)]
 pub struct ToolConfig {
     /// Directories the `files` toolbox may read (after resolving symlinks).
     pub file_roots: Vec<PathBuf>,
     /// Time zone the `clock` toolbox uses when none is asked for (IANA name).
     pub timezone: Option<String>,
+    /// The toolboxes from outside that exist now.
+    pub external: ExternalToolboxes,
 }
 
 /// Names of the built-in toolboxes.
 pub const TOOLBOXES: &[&str] = &["clock", "math", "files"];
 
+/// Whether `name` could name a toolbox: letters, digits, `-`, `_`, `.`.
+pub fn is_toolbox_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+}
+
 /// Why a toolbox or a toolset could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum ToolboxError {
-    /// No built-in toolbox has this name.
-    #[error("unknown toolbox `{0}` (available: {available})", available = TOOLBOXES.join(", "))]
-    Unknown(String),
+    /// No toolbox has this name.
+    #[error("unknown toolbox `{name}` (available: {available})")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// Comma-separated names that exist.
+        available: String,
+    },
     /// The `files` toolbox has no usable folder.
     #[error(transparent)]
     FileRoot(#[from] files::FileRootError),
@@ -269,19 +291,57 @@ pub enum ToolboxError {
     },
 }
 
-/// A built-in toolbox by name. Fails on an unknown name, or for `files`
-/// when no readable root is configured.
+/// A toolbox by name: built in, else one of `config.external`. Fails on an
+/// unknown name, or for `files` when no readable root is configured.
 pub fn toolbox(name: &str, config: &ToolConfig) -> Result<ToolBox, ToolboxError> {
     let tools = match name {
         "clock" => clock::tools(config),
         "math" => math::tools(),
         "files" => files::tools(config)?,
-        _ => return Err(ToolboxError::Unknown(name.to_string())),
+        _ => {
+            return config.external.get(name).ok_or_else(|| {
+                let mut available: Vec<String> = TOOLBOXES.iter().map(|s| s.to_string()).collect();
+                available.extend(config.external.names());
+                ToolboxError::Unknown {
+                    name: name.to_string(),
+                    available: available.join(", "),
+                }
+            })
+        }
     };
     Ok(ToolBox {
         name: name.to_string(),
         tools,
     })
+}
+
+/// A tool offered under another name, when its own clashes with another
+/// toolbox's tool.
+struct Renamed {
+    spec: ToolSpec,
+    tool: Arc<dyn Tool>,
+}
+
+impl Renamed {
+    fn prefixed(toolbox: &str, tool: Arc<dyn Tool>) -> Arc<dyn Tool> {
+        let mut spec = tool.spec().clone();
+        let prefix: String = toolbox
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        spec.name = format!("{prefix}_{}", spec.name);
+        Arc::new(Renamed { spec, tool })
+    }
+}
+
+impl Tool for Renamed {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn call(&self, arguments: Value) -> Result<Value, ToolError> {
+        self.tool.call(arguments)
+    }
 }
 
 /// One tool with its compiled argument validator.
@@ -308,20 +368,26 @@ impl Toolset {
         Toolset::default()
     }
 
-    /// The tools of these toolboxes. Fails on a duplicate tool name or a
-    /// schema that does not compile.
+    /// The tools of these toolboxes. A tool whose name an earlier toolbox
+    /// already uses is offered as `<toolbox>_<name>`. Fails on a schema
+    /// that does not compile, or when even that name is taken.
     pub fn new(toolboxes: Vec<ToolBox>) -> Result<Self, ToolboxError> {
         let mut set = Toolset::default();
         for toolbox in toolboxes {
             for tool in toolbox.tools {
+                let tool = if set.get(&tool.spec().name).is_some() {
+                    Renamed::prefixed(&toolbox.name, tool)
+                } else {
+                    tool
+                };
                 set.add(tool)?;
             }
         }
         Ok(set)
     }
 
-    /// The built-in toolboxes with these names (`["clock", "math"]`).
-    pub fn builtin<S: AsRef<str>>(names: &[S], config: &ToolConfig) -> Result<Self, ToolboxError> {
+    /// The toolboxes with these names (`["clock", "math", "vault"]`).
+    pub fn named<S: AsRef<str>>(names: &[S], config: &ToolConfig) -> Result<Self, ToolboxError> {
         let boxes = names
             .iter()
             .map(|n| toolbox(n.as_ref(), config))

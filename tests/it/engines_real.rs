@@ -61,7 +61,7 @@ fn ask_with(
     question: &str,
 ) -> (LoopOutcome, Vec<LoopEvent>) {
     let engine = engine::build(engine_id, &small_settings(engine_id)).expect("engine builds");
-    let tools = Toolset::builtin(toolboxes, &ToolConfig::default()).unwrap();
+    let tools = Toolset::named(toolboxes, &ToolConfig::default()).unwrap();
     drive(LoopRequest {
         engine,
         conversation: vec![

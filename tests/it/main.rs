@@ -55,6 +55,8 @@ mod engines_real;
 
 /// The daemon core with deterministic brains: queue, replies, sessions.
 mod daemon;
+/// MCP servers as toolboxes, against real servers.
+mod mcp;
 /// The built-in toolboxes through a `Toolset`, and `loopd tools list`.
 mod tools;
 

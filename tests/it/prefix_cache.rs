@@ -26,7 +26,7 @@ fn load(prefix_cache: bool, cache_budget: Option<usize>) -> Arc<LocalBrain> {
 /// The math tools only: a clock's answers change between two runs, and
 /// the runs are compared token for token.
 fn tools() -> Arc<Toolset> {
-    Arc::new(Toolset::builtin(&["math"], &ToolConfig::default()).unwrap())
+    Arc::new(Toolset::named(&["math"], &ToolConfig::default()).unwrap())
 }
 
 fn options() -> GenerateOptions {

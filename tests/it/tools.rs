@@ -11,7 +11,7 @@ fn clock_and_math() -> Toolset {
         timezone: Some("UTC".into()),
         ..ToolConfig::default()
     };
-    Toolset::builtin(&["clock", "math"], &config).unwrap()
+    Toolset::named(&["clock", "math"], &config).unwrap()
 }
 
 fn invalid(result: Result<Value, ToolError>, tool: &str) -> String {
@@ -25,9 +25,9 @@ fn invalid(result: Result<Value, ToolError>, tool: &str) -> String {
 fn every_tool(root: &TempDir) -> Toolset {
     let config = ToolConfig {
         file_roots: vec![root.0.clone()],
-        timezone: None,
+        ..ToolConfig::default()
     };
-    Toolset::builtin(TOOLBOXES, &config).unwrap()
+    Toolset::named(TOOLBOXES, &config).unwrap()
 }
 
 #[test]
@@ -179,7 +179,7 @@ fn schemas_are_trimmed_for_small_models() {
 #[test]
 fn files_needs_a_root_and_reads_inside_it() {
     assert_eq!(
-        Toolset::builtin(&["files"], &ToolConfig::default())
+        Toolset::named(&["files"], &ToolConfig::default())
             .err()
             .map(|e| e.to_string()),
         Some(
@@ -223,6 +223,7 @@ fn tools_list_json_is_the_ovos_tool_list_with_toolboxes() {
                 assert_eq!(t[field]["type"], "object", "{t}");
             }
             assert!(!t["description"].as_str().unwrap().is_empty(), "{t}");
+            assert_eq!(t["source"], "builtin", "{t}");
             (
                 t["toolbox"].as_str().unwrap().to_string(),
                 t["name"].as_str().unwrap().to_string(),
@@ -232,7 +233,7 @@ fn tools_list_json_is_the_ovos_tool_list_with_toolboxes() {
     let root = TempDir::new("tools-list");
     let config = ToolConfig {
         file_roots: vec![root.0.clone()],
-        timezone: None,
+        ..ToolConfig::default()
     };
     let expected: Vec<(String, String)> = TOOLBOXES
         .iter()
@@ -262,7 +263,8 @@ fn tools_list_prints_each_toolbox_and_tool() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     let headers: Vec<&str> = text.lines().filter(|l| !l.starts_with(' ')).collect();
-    assert_eq!(headers, TOOLBOXES);
+    let expected: Vec<String> = TOOLBOXES.iter().map(|t| format!("{t} (builtin)")).collect();
+    assert_eq!(headers, expected);
     assert!(
         text.contains("\n  calculate: Computes an arithmetic expression"),
         "{text}"

@@ -171,13 +171,17 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
     let tool_config = ToolConfig {
         file_roots: config.tools.files_roots.clone(),
         timezone: config.tools.timezone.clone(),
+        ..ToolConfig::default()
     };
     let toolboxes = match &config.toolboxes {
         Some(names) => names.clone(),
         None if tool_config.file_roots.is_empty() => vec!["clock".into(), "math".into()],
         None => vec!["clock".into(), "math".into(), "files".into()],
     };
-    Toolset::builtin(&toolboxes, &tool_config).map_err(|e| format!("config toolboxes: {e}"))?;
+    Toolset::named(&toolboxes, &tool_config).map_err(|e| format!("config toolboxes: {e}"))?;
+    for server in &config.mcp {
+        server.check().map_err(|e| format!("config [[mcp]]: {e}"))?;
+    }
     let requests = &config.requests;
     let timeout = Duration::try_from_secs_f64(requests.timeout_s)
         .ok()
@@ -279,6 +283,7 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
         wyoming,
         listen,
         voice: speaking,
+        mcp: config.mcp.clone(),
         model,
         device,
         max_context: config.max_context.unwrap_or(8192).max(16),

@@ -43,6 +43,8 @@ pub struct ServiceOptions {
     pub listen: Option<ListenOptions>,
     /// The voice both speak with.
     pub voice: String,
+    /// MCP servers to start; their toolboxes go in the daemon's tool config.
+    pub mcp: Vec<crate::tools::mcp::McpServer>,
 }
 
 /// Where the voice front end hears and speaks, and how.
@@ -74,6 +76,17 @@ pub struct WyomingSettings {
 /// Runs the service until SIGTERM or SIGINT.
 pub async fn run(options: ServiceOptions) -> Result<(), String> {
     let started = Instant::now();
+    let servers = tokio_util::sync::CancellationToken::new();
+    let _servers = servers.clone().drop_guard();
+    for server in &options.mcp {
+        let external = options.daemon.tool_config.external.clone();
+        if let Err(e) = crate::tools::mcp::start(server.clone(), external, servers.clone()).await {
+            tracing::warn!(
+                "MCP server `{}`: {e}; its toolbox appears once it starts",
+                server.name
+            );
+        }
+    }
     notify::status(&format!("loading {}", options.model.display()));
     let config = LocalBrainConfig {
         model: options.model.clone(),

@@ -120,6 +120,19 @@ impl Fixture {
         Fixture { serve, bus }
     }
 
+    /// A private bus and `loopd serve --no-bus --config FILE` on it, ready;
+    /// FILE holds `config`.
+    pub fn with_config(config: &str) -> Fixture {
+        let bus = Bus::start();
+        let file = crate::common::serve::temp_dir("dbus-config").join("config.toml");
+        std::fs::write(&file, config).unwrap();
+        let serve = Serve::start(
+            &["--no-bus", "--config", file.to_str().unwrap()],
+            &[("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str())],
+        );
+        Fixture { serve, bus }
+    }
+
     /// A new client connection to the private bus.
     pub async fn connect(&self) -> Connection {
         zbus::connection::Builder::address(self.bus.address.as_str())

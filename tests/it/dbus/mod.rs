@@ -10,6 +10,48 @@ use std::time::{Duration, Instant};
 use zbus::zvariant::Value;
 
 #[test]
+fn an_mcp_server_in_the_config_is_listed_by_list_tools_and_can_be_asked_for() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let fixture = Fixture::with_config(&crate::mcp::vault_config());
+    runtime().block_on(async {
+        let conn = fixture.connect().await;
+        let loopd = loopd(&conn).await;
+        let tools: serde_json::Value =
+            serde_json::from_str(&loopd.list_tools().await.unwrap()).unwrap();
+        let vault: Vec<&serde_json::Value> = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["toolbox"] == "vault")
+            .collect();
+        assert_eq!(vault.len(), 1, "{tools}");
+        assert_eq!(vault[0]["name"], "station_code");
+        assert_eq!(vault[0]["source"], "mcp");
+        let calculate = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "calculate");
+        assert_eq!(calculate.unwrap()["source"], "builtin");
+
+        let opts = options(&[
+            ("loop", Value::from("none")),
+            ("max_tokens", Value::from(8u32)),
+            ("tools", Value::from(vec!["vault"])),
+        ]);
+        let (answer, _) = loopd.ask_sync("Say hi.", opts).await.unwrap();
+        assert!(!answer.trim().is_empty());
+        let unknown = options(&[("tools", Value::from(vec!["safe"]))]);
+        let refused = loopd.ask_sync("Say hi.", unknown).await.unwrap_err();
+        assert_eq!(error_name(&refused), "io.loopd.Loopd1.Error.InvalidArgs");
+        assert!(
+            refused.to_string().contains("unknown toolbox `safe`"),
+            "{refused}"
+        );
+    });
+}
+
+#[test]
 fn properties_tools_ask_sync_and_bad_input() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let fixture = Fixture::start();

@@ -1,0 +1,332 @@
+//! MCP servers as toolboxes, through the official Rust SDK (`rmcp`).
+//!
+//! loopd starts a stdio server ([`McpServer`]), lists its tools with their
+//! input schemas, and puts them in the [`ExternalToolboxes`] under the
+//! server's name. A call sends `tools/call` with the validated arguments; the
+//! result's structured content, or its text (parsed as JSON when it is
+//! JSON), is what the model reads, and `isError` comes back as a failed
+//! call. A server that exits is started again with back-off; meanwhile its
+//! tools stay listed and answer that the server is not running.
+
+use super::external::{CallFn, ExternalTool, ExternalToolboxes, Source, CALL_TIMEOUT};
+use super::{Tool, ToolError, ToolSpec};
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{Peer, RoleClient, ServiceExt};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::oneshot;
+use tokio_util::sync::CancellationToken;
+
+/// How long a server may take to start and list its tools.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// First wait before starting a server again; doubled after each failure.
+const FIRST_RETRY: Duration = Duration::from_millis(500);
+
+/// Longest wait between starts.
+const LAST_RETRY: Duration = Duration::from_secs(30);
+
+/// An MCP server loopd starts and talks to over its stdin and stdout: a
+/// `[[mcp]]` entry in the daemon config, or `ask --mcp NAME=COMMAND`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServer {
+    /// The toolbox name its tools are offered under.
+    pub name: String,
+    /// The program to run.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for it, on top of loopd's.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Seconds one call may take (default 20).
+    #[serde(default)]
+    pub timeout: Option<f64>,
+}
+
+impl McpServer {
+    /// Reads `NAME=COMMAND`, the command line split as a POSIX shell would.
+    pub fn from_flag(flag: &str) -> Result<McpServer, String> {
+        let (name, command) = flag
+            .split_once('=')
+            .ok_or_else(|| format!("--mcp `{flag}`: expected NAME=COMMAND"))?;
+        let mut words = shlex::split(command)
+            .ok_or_else(|| format!("--mcp `{flag}`: unbalanced quotes in the command"))?
+            .into_iter();
+        let program = words
+            .next()
+            .ok_or_else(|| format!("--mcp `{flag}`: the command is empty"))?;
+        let server = McpServer {
+            name: name.trim().to_string(),
+            command: program,
+            args: words.collect(),
+            env: BTreeMap::new(),
+            timeout: None,
+        };
+        server.check()?;
+        Ok(server)
+    }
+
+    /// Checks the name and the timeout.
+    pub fn check(&self) -> Result<(), String> {
+        if !super::is_toolbox_name(&self.name) {
+            return Err(format!(
+                "MCP server name `{}` must be letters, digits, `-`, `_` or `.`",
+                self.name
+            ));
+        }
+        if super::TOOLBOXES.contains(&self.name.as_str()) {
+            return Err(format!(
+                "MCP server name `{}` is a built-in toolbox's",
+                self.name
+            ));
+        }
+        if let Some(t) = self.timeout {
+            if !(t > 0.0 && t <= 3600.0) {
+                return Err(format!(
+                    "MCP server `{}`: timeout must be between 0 and 3600 seconds",
+                    self.name
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn call_timeout(&self) -> Duration {
+        self.timeout
+            .map(Duration::from_secs_f64)
+            .unwrap_or(CALL_TIMEOUT)
+    }
+}
+
+/// Starts `server` and keeps it running until `stop`, its tools in `boxes`
+/// under its name. Returns once the first start has succeeded, or with
+/// why it failed (it is tried again in the background either way).
+pub async fn start(
+    server: McpServer,
+    boxes: ExternalToolboxes,
+    stop: CancellationToken,
+) -> Result<(), String> {
+    let (ready, started) = oneshot::channel();
+    tokio::spawn(supervise(server, boxes, stop, ready));
+    started
+        .await
+        .unwrap_or_else(|_| Err("stopped before it started".into()))
+}
+
+/// The connection a server's tools call through, absent while it is down.
+type Slot = Arc<RwLock<Option<Peer<RoleClient>>>>;
+
+async fn supervise(
+    server: McpServer,
+    boxes: ExternalToolboxes,
+    stop: CancellationToken,
+    ready: oneshot::Sender<Result<(), String>>,
+) {
+    let slot: Slot = Arc::default();
+    let mut ready = Some(ready);
+    let mut delay = FIRST_RETRY;
+    while !stop.is_cancelled() {
+        let started = tokio::select! {
+            started = launch(&server) => started,
+            _ = stop.cancelled() => break,
+        };
+        match started {
+            Ok((service, tools)) => {
+                let tools = tools
+                    .into_iter()
+                    .map(|tool| offered(&server, tool, slot.clone()))
+                    .collect();
+                *slot.write().unwrap_or_else(|e| e.into_inner()) = Some(service.peer().clone());
+                let put = boxes.put(&server.name, Source::Mcp, tools);
+                if let Some(ready) = ready.take() {
+                    let _ = ready.send(put.clone().map_err(|e| e.to_string()));
+                }
+                if let Err(e) = put {
+                    tracing::warn!("MCP server `{}`: {e}", server.name);
+                    return;
+                }
+                tracing::info!("MCP server `{}` is running", server.name);
+                delay = FIRST_RETRY;
+                let quit = tokio::select! {
+                    quit = service.waiting() => quit,
+                    _ = stop.cancelled() => break,
+                };
+                *slot.write().unwrap_or_else(|e| e.into_inner()) = None;
+                tracing::warn!(
+                    "MCP server `{}` stopped ({quit:?}); starting it again in {:?}",
+                    server.name,
+                    delay
+                );
+            }
+            Err(e) => {
+                tracing::warn!(
+                    "MCP server `{}`: {e}; trying again in {:?}",
+                    server.name,
+                    delay
+                );
+                if let Some(ready) = ready.take() {
+                    let _ = ready.send(Err(e));
+                }
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(delay) => {}
+            _ = stop.cancelled() => break,
+        }
+        delay = (delay * 2).min(LAST_RETRY);
+    }
+    *slot.write().unwrap_or_else(|e| e.into_inner()) = None;
+    boxes.remove(&server.name);
+}
+
+/// Runs the server's command, completes the MCP handshake and lists its tools.
+async fn launch(
+    server: &McpServer,
+) -> Result<(RunningService<RoleClient, ()>, Vec<rmcp::model::Tool>), String> {
+    let mut command = tokio::process::Command::new(&server.command);
+    command.args(&server.args).envs(&server.env);
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run `{}`: {e}", server.command))?;
+    if let Some(stderr) = stderr {
+        let name = server.name.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!("MCP server `{name}`: {line}");
+            }
+        });
+    }
+    let handshake = async {
+        let service =
+            ().serve(transport)
+                .await
+                .map_err(|e| format!("the MCP handshake failed: {e}"))?;
+        let tools = service
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("listing its tools failed: {e}"))?;
+        Ok((service, tools))
+    };
+    tokio::time::timeout(START_TIMEOUT, handshake)
+        .await
+        .map_err(|_| format!("it did not start within {START_TIMEOUT:?}"))?
+}
+
+/// One of the server's tools as loopd offers it.
+fn offered(server: &McpServer, tool: rmcp::model::Tool, slot: Slot) -> Arc<dyn Tool> {
+    let spec = ToolSpec {
+        name: tool.name.to_string(),
+        description: tool.description.as_deref().unwrap_or_default().to_string(),
+        argument_schema: Value::Object((*tool.input_schema).clone()),
+        output_schema: tool
+            .output_schema
+            .map(|schema| Value::Object((*schema).clone()))
+            .unwrap_or_else(|| json!({})),
+    };
+    let server_name = server.name.clone();
+    let tool_name = spec.name.clone();
+    let call: CallFn = Arc::new(move |arguments| {
+        let peer = slot.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let server_name = server_name.clone();
+        let tool_name = tool_name.clone();
+        Box::pin(async move {
+            let peer = peer.ok_or_else(|| {
+                ToolError::Failed(format!(
+                    "the MCP server `{server_name}` is not running now; it is being restarted"
+                ))
+            })?;
+            let arguments = match arguments {
+                Value::Object(map) => map,
+                _ => Map::new(),
+            };
+            let params = CallToolRequestParams::new(tool_name).with_arguments(arguments);
+            let result = peer.call_tool(params).await.map_err(|e| {
+                ToolError::Failed(format!("the MCP server `{server_name}` failed: {e}"))
+            })?;
+            outcome(result)
+        })
+    });
+    ExternalTool::shared(spec, server.call_timeout(), call)
+}
+
+/// What a `tools/call` result means to the loop: `isError` is a failure
+/// (its text the reason); else the structured content, else the text
+/// items, each parsed as JSON where it is JSON.
+fn outcome(result: CallToolResult) -> Result<Value, ToolError> {
+    let texts: Vec<&str> = result
+        .content
+        .iter()
+        .filter_map(|item| item.as_text().map(|t| t.text.as_str()))
+        .collect();
+    if result.is_error == Some(true) {
+        let reason = texts.join("\n");
+        return Err(ToolError::Failed(if reason.trim().is_empty() {
+            "the tool reported an error".into()
+        } else {
+            reason
+        }));
+    }
+    if let Some(structured) = result.structured_content {
+        return Ok(structured);
+    }
+    let parsed = |text: &str| serde_json::from_str(text).unwrap_or_else(|_| Value::from(text));
+    Ok(match texts[..] {
+        [] => Value::Null,
+        [one] => parsed(one),
+        _ => Value::Array(texts.iter().map(|t| parsed(t)).collect()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::model::ContentBlock;
+
+    #[test]
+    fn flags_are_split_like_a_shell_and_checked() {
+        let s = McpServer::from_flag("vault=python3 -m 'my server' --x=1").unwrap();
+        assert_eq!(s.name, "vault");
+        assert_eq!(s.command, "python3");
+        assert_eq!(s.args, ["-m", "my server", "--x=1"]);
+        for (flag, error) in [
+            ("vault", "expected NAME=COMMAND"),
+            ("vault=", "the command is empty"),
+            ("vault=python3 'open", "unbalanced quotes"),
+            ("my vault=x", "must be letters"),
+            ("math=x", "built-in toolbox"),
+        ] {
+            let message = McpServer::from_flag(flag).unwrap_err();
+            assert!(message.contains(error), "{flag}: {message}");
+        }
+    }
+
+    #[test]
+    fn results_become_json_and_errors_become_failures() {
+        let text = |t: &str| ContentBlock::text(t);
+        assert_eq!(
+            outcome(CallToolResult::success(vec![text("{\"a\": 1}")])),
+            Ok(json!({"a": 1}))
+        );
+        assert_eq!(
+            outcome(CallToolResult::success(vec![text("plain"), text("2")])),
+            Ok(json!(["plain", 2]))
+        );
+        assert_eq!(
+            outcome(CallToolResult::error(vec![text("no such city")])),
+            Err(ToolError::Failed("no such city".into()))
+        );
+    }
+}

@@ -1,0 +1,256 @@
+//! MCP servers as toolboxes, against real servers: the reference
+//! `mcp-server-time` from PyPI, and `mcp/vault_server.py`, built on the `mcp`
+//! SDK's FastMCP, which knows facts no model does.
+
+use crate::common::{model_path, text, QWEN};
+use loopd::tools::mcp::{self, McpServer};
+use loopd::tools::{ExternalToolboxes, ToolConfig, ToolError, Toolset};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// The Python venv's `bin` folder, with the `mcp` SDK and `mcp-server-time`
+/// (the OVOS venv, `$LOOPD_OVOS_VENV`); fails with how to make it.
+fn venv_bin() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let python = crate::ovos::python();
+        let bin = python.parent().unwrap().to_path_buf();
+        let ok = Command::new(&python)
+            .args(["-c", "import mcp.server.fastmcp"])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            ok && bin.join("mcp-server-time").exists(),
+            "the MCP tests need the `mcp` SDK and `mcp-server-time` in {}: run .ci/run, or \
+             {}/pip install 'mcp>=1.20,<2' mcp-server-time",
+            bin.display(),
+            bin.display()
+        );
+        bin
+    })
+    .clone()
+}
+
+fn vault_script() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/mcp/vault_server.py")
+        .display()
+        .to_string()
+}
+
+/// The vault server, with its stalling and crashing tools when `trouble`.
+fn vault(trouble: bool, timeout: Option<f64>) -> McpServer {
+    McpServer {
+        name: "vault".into(),
+        command: venv_bin().join("python").display().to_string(),
+        args: vec![vault_script()],
+        env: [("VAULT_TROUBLE".to_string(), u8::from(trouble).to_string())].into(),
+        timeout,
+    }
+}
+
+/// `[[mcp]]` for the vault in a daemon config.
+pub fn vault_config() -> String {
+    format!(
+        "[[mcp]]\nname = \"vault\"\ncommand = {:?}\nargs = [{:?}]\n",
+        venv_bin().join("python").display().to_string(),
+        vault_script()
+    )
+}
+
+/// `--mcp vault=…` for the CLI.
+fn vault_flag() -> String {
+    format!(
+        "vault={} {}",
+        venv_bin().join("python").display(),
+        vault_script()
+    )
+}
+
+/// Calls a tool off the async threads, as the loops do.
+async fn call(
+    tools: &std::sync::Arc<Toolset>,
+    name: &str,
+    args: Value,
+) -> Result<Value, ToolError> {
+    let tools = tools.clone();
+    let name = name.to_string();
+    tokio::task::spawn_blocking(move || tools.call(&name, args))
+        .await
+        .unwrap()
+}
+
+fn toolset(external: &ExternalToolboxes, names: &[&str]) -> std::sync::Arc<Toolset> {
+    let config = ToolConfig {
+        external: external.clone(),
+        ..ToolConfig::default()
+    };
+    std::sync::Arc::new(Toolset::named(names, &config).unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_reference_time_server_is_listed_and_called() {
+    let external = ExternalToolboxes::default();
+    let stop = CancellationToken::new();
+    let _stop = stop.clone().drop_guard();
+    let server = McpServer {
+        name: "time".into(),
+        command: venv_bin().join("mcp-server-time").display().to_string(),
+        args: vec!["--local-timezone".into(), "Etc/UTC".into()],
+        env: Default::default(),
+        timeout: None,
+    };
+    mcp::start(server, external.clone(), stop.clone())
+        .await
+        .unwrap();
+    let tools = toolset(&external, &["time"]);
+    assert_eq!(tools.names(), ["get_current_time", "convert_time"]);
+    let spec = tools.specs()[0].clone();
+    assert_eq!(spec.argument_schema["required"], json!(["timezone"]));
+    let now = call(
+        &tools,
+        "get_current_time",
+        json!({"timezone": "Asia/Tokyo"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(now["timezone"], "Asia/Tokyo", "{now}");
+    assert!(
+        now["datetime"].as_str().unwrap().ends_with("+09:00"),
+        "{now}"
+    );
+    let bad = call(&tools, "get_current_time", json!({"zone": "UTC"})).await;
+    assert!(
+        matches!(&bad, Err(ToolError::InvalidArguments { reason, .. }) if reason.contains("timezone")),
+        "{bad:?}"
+    );
+    let refused = call(
+        &tools,
+        "get_current_time",
+        json!({"timezone": "Mars/Olympus"}),
+    )
+    .await;
+    assert!(
+        matches!(&refused, Err(ToolError::Failed(m)) if m.contains("Mars/Olympus")),
+        "{refused:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_call_times_out_and_a_crashed_server_is_restarted() {
+    let external = ExternalToolboxes::default();
+    let stop = CancellationToken::new();
+    mcp::start(vault(true, Some(1.0)), external.clone(), stop.clone())
+        .await
+        .unwrap();
+    let tools = toolset(&external, &["vault"]);
+    assert_eq!(tools.names(), ["station_code", "wait", "crash"]);
+    assert_eq!(
+        call(&tools, "station_code", json!({"station": "Aurora"})).await,
+        Ok(json!({"result": "VX-7781"}))
+    );
+    let unknown = call(&tools, "station_code", json!({"station": "Vega"})).await;
+    assert!(
+        matches!(&unknown, Err(ToolError::Failed(m)) if m.contains("no station named 'Vega'")),
+        "{unknown:?}"
+    );
+
+    let crashed = call(&tools, "crash", json!({})).await;
+    assert!(
+        matches!(&crashed, Err(ToolError::Failed(m)) if m.contains("MCP server `vault`")),
+        "{crashed:?}"
+    );
+    let restarted = Instant::now();
+    let answer = loop {
+        let tools = toolset(&external, &["vault"]);
+        match call(&tools, "station_code", json!({"station": "cygnus"})).await {
+            Ok(answer) => break answer,
+            Err(ToolError::Failed(m)) if m.contains("not running now") => {
+                assert!(
+                    restarted.elapsed() < Duration::from_secs(30),
+                    "the server was not restarted: {m}"
+                );
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    assert_eq!(answer, json!({"result": "LM-5190"}));
+
+    let started = Instant::now();
+    let stalled = call(&tools, "wait", json!({"seconds": 4})).await;
+    assert!(
+        matches!(&stalled, Err(ToolError::Failed(m)) if m.contains("no answer within 1 s")),
+        "{stalled:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    stop.cancel();
+    let gone = Instant::now();
+    while external.contains("vault") {
+        assert!(
+            gone.elapsed() < Duration::from_secs(10),
+            "the toolbox stayed after stop"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[test]
+fn a_server_that_cannot_start_is_one_clear_error() {
+    let out = crate::common::loopd(&[
+        "ask",
+        "--mcp",
+        "ghost=/no/such/mcp-server",
+        "--tools",
+        "ghost",
+        "hi",
+    ]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("MCP server `ghost`: cannot run `/no/such/mcp-server`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn tools_list_shows_an_mcp_servers_tools_and_source() {
+    let out = crate::common::loopd(&["tools", "list", "--json", "--mcp", &vault_flag()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let vault: Vec<&Value> = list.iter().filter(|t| t["toolbox"] == "vault").collect();
+    assert_eq!(vault.len(), 1, "{list:?}");
+    assert_eq!(vault[0]["name"], "station_code");
+    assert_eq!(vault[0]["source"], "mcp");
+    assert_eq!(vault[0]["argument_schema"]["required"], json!(["station"]));
+}
+
+/// The target: a fact only the server knows, answered through it by the
+/// default model, with ReAct and with native tool calls.
+#[test]
+fn the_default_model_answers_from_an_mcp_server_with_react_and_native_tools() {
+    model_path(QWEN);
+    for engine in ["react", "native-tools"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_loopd"))
+            .env(loopd::models::MODEL_ENV, QWEN)
+            .args(["ask", "--loop", engine, "--json", "--mcp", &vault_flag()])
+            .arg("What is the secret access code of the space station Borealis?")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{engine}: {}", text(&out.stderr));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let answer = report["answer"].as_str().unwrap();
+        assert!(answer.contains("QT-2046"), "{engine}: {report}");
+        let called = report["trace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["type"] == "tool_call" && e["name"] == "station_code");
+        assert!(called, "{engine} answered without the tool: {report}");
+    }
+}

@@ -1,0 +1,46 @@
+"""An MCP stdio server built on the `mcp` SDK's FastMCP, for loopd's tests.
+
+It knows facts nobody else does (the codes of made-up space stations), and
+with `VAULT_TROUBLE=1` tools that stall and crash, so the tests can see
+what loopd does with each.
+"""
+
+import os
+import sys
+import time
+
+from mcp.server.fastmcp import FastMCP
+
+CODES = {"aurora": "VX-7781", "borealis": "QT-2046", "cygnus": "LM-5190"}
+
+app = FastMCP("vault")
+
+
+@app.tool()
+def station_code(station: str) -> str:
+    """The secret access code of a space station, by the station's name."""
+    code = CODES.get(station.strip().lower().removeprefix("station ").strip())
+    if code is None:
+        raise ValueError(f"no station named {station!r}; known: {', '.join(CODES)}")
+    return code
+
+
+def wait(seconds: float) -> str:
+    """Waits this many seconds, then says so."""
+    time.sleep(seconds)
+    return f"waited {seconds} s"
+
+
+def crash() -> str:
+    """Makes the server exit in the middle of the call."""
+    sys.stderr.write("vault: crashing on purpose\n")
+    os._exit(3)
+
+
+if os.environ.get("VAULT_TROUBLE") == "1":
+    app.tool()(wait)
+    app.tool()(crash)
+
+
+if __name__ == "__main__":
+    app.run()
