@@ -247,6 +247,8 @@ pub struct BusSection {
     /// (`?secret=` in the URL, or `Authorization: Bearer`). Required to
     /// listen on an address that is not loopback.
     pub secret_file: Option<PathBuf>,
+    /// Seconds loopd waits for a skill's toolbox to answer a tool call.
+    pub tool_timeout_s: f64,
 }
 
 impl Default for BusSection {
@@ -258,6 +260,7 @@ impl Default for BusSection {
             handle_utterances: false,
             socket: None,
             max_frame_bytes: 1 << 20,
+            tool_timeout_s: 20.0,
             secret_file: None,
         }
     }

@@ -260,6 +260,12 @@ impl Daemon {
         self.shared.brain.info()
     }
 
+    /// The toolboxes from outside (MCP, bus, D-Bus) its requests may name;
+    /// front ends that find toolboxes put them here.
+    pub fn external_toolboxes(&self) -> &crate::tools::ExternalToolboxes {
+        &self.shared.settings.tool_config.external
+    }
+
     /// The personas it serves, the default first.
     pub fn personas(&self) -> &[Persona] {
         &self.shared.settings.personas

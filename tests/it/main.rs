@@ -64,6 +64,8 @@ mod tools;
 mod bench;
 /// The message-bus front end end to end: OVOS bus, hosted bus, socket.
 mod bus;
+/// Skills' toolboxes on the OVOS bus, called by the loops.
+mod bus_tools;
 /// `loopd ask` and `loopd models` as a user runs them.
 mod cli;
 /// `io.loopd.Loopd1` end to end on a private `dbus-daemon`.

@@ -44,6 +44,7 @@ pub fn join(
         .map_err(|e| format!("bus URL `{url}`: {e}"))?;
     let (out, replies) = mpsc::channel::<BusMessage>(QUEUE);
     let peer = Peer::new(out);
+    handler.toolboxes().attach(peer.clone());
     let link = Link {
         url: url.to_string(),
         handler,
@@ -137,6 +138,7 @@ impl Link {
         S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
     {
         let (mut sink, mut incoming) = ws.split();
+        self.handler.toolboxes().discover().await;
         loop {
             tokio::select! {
                 next = incoming.next() => match next {

@@ -3,6 +3,7 @@
 use super::command::{Command, PersonaQuery, Refused};
 use super::message::BusMessage;
 use super::reply::{PersonaAnswer, PersonaEntry, PersonaList};
+use super::toolboxes::BusToolboxes;
 use super::{ask, utterance};
 use crate::daemon::{Daemon, Reply, Ticket};
 use crate::engine::LoopEvent;
@@ -52,6 +53,11 @@ impl Peer {
     /// ones still waiting in the queue and the one running.
     pub fn leave(&self) {
         self.left.cancel();
+    }
+
+    /// Waits until the connection has gone away.
+    pub async fn gone(&self) {
+        self.left.cancelled().await;
     }
 
     /// The next event of a request this peer made, or `None` once its loop
@@ -109,17 +115,31 @@ pub struct Handler {
     daemon: Daemon,
     handle_utterances: bool,
     tasks: TaskTracker,
+    toolboxes: BusToolboxes,
 }
 
 impl Handler {
     /// A handler for `daemon`; `handle_utterances` turns on `speak` replies.
     /// Its work, and the front end's connections, run as `tasks`.
-    pub fn new(daemon: Daemon, handle_utterances: bool, tasks: TaskTracker) -> Handler {
+    /// Skills' toolbox calls may take `tool_timeout`.
+    pub fn new(
+        daemon: Daemon,
+        handle_utterances: bool,
+        tool_timeout: std::time::Duration,
+        tasks: TaskTracker,
+    ) -> Handler {
+        let toolboxes = BusToolboxes::new(daemon.external_toolboxes().clone(), tool_timeout);
         Handler {
             daemon,
             handle_utterances,
             tasks,
+            toolboxes,
         }
+    }
+
+    /// The toolboxes skills offer on the bus.
+    pub fn toolboxes(&self) -> &BusToolboxes {
+        &self.toolboxes
     }
 
     /// Runs `task` as one of the front end's tasks, which stopping awaits.
@@ -133,6 +153,9 @@ impl Handler {
     /// Handles one message from `peer`, read into its [`Command`]; the
     /// work runs in its own task.
     pub fn handle(&self, peer: &Peer, message: BusMessage) {
+        if self.toolboxes.received(peer, &message) {
+            return;
+        }
         let default_persona = &self.daemon.personas()[0].name;
         let command = match Command::read(&message, self.handle_utterances, default_persona) {
             Ok(Some(command)) => command,

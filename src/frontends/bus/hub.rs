@@ -68,6 +68,7 @@ pub async fn host(
     let (frames, _) = broadcast::channel::<Message>(BACKLOG);
     let (out, mut replies) = mpsc::channel::<BusMessage>(QUEUE);
     let peer = Peer::new(out);
+    handler.toolboxes().attach(peer.clone());
     let relay = frames.clone();
     handler.spawn(async move {
         while let Some(reply) = replies.recv().await {
@@ -216,6 +217,7 @@ impl Client {
             return;
         }
         let mut feed = self.frames.subscribe();
+        self.handler.toolboxes().discover().await;
         let (closing, mut close_with) = oneshot::channel::<CloseFrame>();
         let writer_done = CancellationToken::new();
         let done = writer_done.clone().drop_guard();

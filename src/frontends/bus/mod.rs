@@ -8,7 +8,8 @@
 //! or `loopd.error`), and with `handle_utterances` also
 //! `recognizer_loop:utterance` and `ovos.utterance.handle`, answered with
 //! one `speak` per sentence as the answer streams ([`crate::voice::sentences`]). Replies keep
-//! the request's context with `source` and `destination` swapped.
+//! the request's context with `source` and `destination` swapped. Skills'
+//! toolboxes on the bus become tools the loops can call ([`toolboxes`]).
 
 mod ask;
 mod client;
@@ -20,6 +21,7 @@ pub mod message;
 pub mod reply;
 mod request;
 mod socket;
+mod toolboxes;
 mod utterance;
 
 use crate::daemon::Daemon;
@@ -52,6 +54,8 @@ pub struct BusOptions {
     /// The secret clients of a hosted bus must present; without one the
     /// bus may only listen on a loopback address.
     pub secret: Option<Secret>,
+    /// How long a skill's toolbox may take to answer a tool call.
+    pub tool_timeout: Duration,
 }
 
 /// The running bus front end; [`BusFrontEnd::stop`] (or dropping it)
@@ -103,7 +107,12 @@ impl Drop for BusFrontEnd {
 /// cannot listen on, or a socket path in use is.
 pub async fn start(daemon: Daemon, options: BusOptions) -> Result<BusFrontEnd, String> {
     let tasks = TaskTracker::new();
-    let handler = Handler::new(daemon, options.handle_utterances, tasks.clone());
+    let handler = Handler::new(
+        daemon,
+        options.handle_utterances,
+        options.tool_timeout,
+        tasks.clone(),
+    );
     let stop = CancellationToken::new();
     let max_frame = options.max_frame_bytes.max(1);
     let mut parts = Vec::new();

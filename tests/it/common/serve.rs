@@ -36,6 +36,11 @@ impl Serve {
     /// and waits (up to two minutes) for `READY=1`. Panics with the
     /// daemon's stderr if it exits or never gets ready.
     pub fn start(args: &[&str], env: &[(&str, &str)]) -> Serve {
+        Serve::start_on(super::SMOLLM, args, env)
+    }
+
+    /// [`Serve::start`] on another reference model.
+    pub fn start_on(model: &str, args: &[&str], env: &[(&str, &str)]) -> Serve {
         let dir = temp_dir("serve");
         let runtime = dir.join("run");
         std::fs::create_dir_all(&runtime).unwrap();
@@ -45,7 +50,7 @@ impl Serve {
         notify
             .set_read_timeout(Some(Duration::from_millis(200)))
             .unwrap();
-        let model = super::model_path(super::SMOLLM);
+        let model = super::model_path(model);
         let mut command = Command::new(env!("CARGO_BIN_EXE_loopd"));
         command
             .arg("serve")

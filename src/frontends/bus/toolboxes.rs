@@ -1,0 +1,282 @@
+//! OVOS skill toolboxes found on the bus, offered to the loops as tools.
+//!
+//! loopd asks `ovos.persona.tools.discover` when it joins a bus and when a
+//! client connects to the bus it hosts; every
+//! `ovos.persona.tools.discover.response` (asked for or announced) puts the
+//! toolbox, named by its `toolbox_id`, in the shared
+//! [`ExternalToolboxes`]. A call is `ovos.persona.tools.<id>.call` with
+//! `{"name", "kwargs"}`, answered by `…call.response` with `{"result"}` or
+//! `{"error"}`; the answer is matched to its call by a key loopd puts in
+//! the context, which OVOS replies carry back. A toolbox whose connection
+//! to the hosted bus closes is removed.
+
+use super::handler::Peer;
+use super::message::BusMessage;
+use crate::tools::external::{CallFn, ExternalTool};
+use crate::tools::{ExternalToolboxes, Source, Tool, ToolError, ToolSpec};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// Asks every toolbox on the bus to describe itself.
+pub const DISCOVER: &str = "ovos.persona.tools.discover";
+
+/// A toolbox describing itself.
+pub const DISCOVERED: &str = "ovos.persona.tools.discover.response";
+
+/// The context key that matches an answer to its call.
+const CALL_KEY: &str = "loopd_tool_call";
+
+/// The bus's toolboxes: where discovery and calls are sent, and the calls
+/// waiting for their answers.
+#[derive(Clone)]
+pub struct BusToolboxes {
+    external: ExternalToolboxes,
+    timeout: Duration,
+    bus: Arc<Mutex<Option<Peer>>>,
+    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<BusMessage>>>>,
+    next: Arc<AtomicU64>,
+}
+
+impl BusToolboxes {
+    /// Toolboxes found on the bus go into `external`; a call may take
+    /// `timeout`.
+    pub fn new(external: ExternalToolboxes, timeout: Duration) -> BusToolboxes {
+        BusToolboxes {
+            external,
+            timeout,
+            bus: Arc::default(),
+            waiting: Arc::default(),
+            next: Arc::default(),
+        }
+    }
+
+    /// Sends discovery and calls through `bus` (the hosted bus, or the link
+    /// to a joined one).
+    pub fn attach(&self, bus: Peer) {
+        *lock(&self.bus) = Some(bus);
+    }
+
+    /// Asks every toolbox on the bus to describe itself.
+    pub async fn discover(&self) {
+        let Some(bus) = lock(&self.bus).clone() else {
+            return;
+        };
+        let mut message = BusMessage::new(DISCOVER, json!({}));
+        message.context.insert("source".into(), json!("loopd"));
+        bus.send(message).await;
+    }
+
+    /// Takes the toolbox messages: a toolbox describing itself (registered
+    /// until `from` leaves) and answers to calls. `false` for the rest.
+    pub fn received(&self, from: &Peer, message: &BusMessage) -> bool {
+        if message.kind == DISCOVERED {
+            self.found(from, message);
+            return true;
+        }
+        let is_answer = message.kind.starts_with("ovos.persona.tools.")
+            && message.kind.ends_with(".call.response");
+        if !is_answer {
+            return false;
+        }
+        let key = message.context.get(CALL_KEY).and_then(Value::as_str);
+        let waiting = key.and_then(|key| lock(&self.waiting).remove(key));
+        match waiting {
+            Some(waiter) => {
+                let _ = waiter.send(message.clone());
+            }
+            None => tracing::debug!("bus: `{}` for no call of loopd's", message.kind),
+        }
+        true
+    }
+
+    fn found(&self, from: &Peer, message: &BusMessage) {
+        let Some(id) = message.data.get("toolbox_id").and_then(Value::as_str) else {
+            return tracing::warn!("bus: `{DISCOVERED}` without a `toolbox_id`");
+        };
+        let Some(listed) = message.data.get("tools").and_then(Value::as_array) else {
+            return tracing::warn!("bus: toolbox `{id}` sent no `tools` list");
+        };
+        let mut tools = Vec::new();
+        for entry in listed {
+            match spec_of(entry) {
+                Ok(spec) => tools.push(self.tool(id, spec)),
+                Err(why) => tracing::warn!("bus: toolbox `{id}`: a tool is skipped: {why}"),
+            }
+        }
+        let count = tools.len();
+        let known = self.external.contains(id);
+        match self.external.put(id, Source::Bus, tools) {
+            Ok(()) if !known => {
+                tracing::info!("bus: toolbox `{id}` with {count} tool(s)");
+                let (external, id, left) = (self.external.clone(), id.to_string(), from.clone());
+                tokio::spawn(async move {
+                    left.gone().await;
+                    if external.remove(&id) {
+                        tracing::info!("bus: toolbox `{id}` left with its connection");
+                    }
+                });
+            }
+            Ok(()) => tracing::debug!("bus: toolbox `{id}` described itself again"),
+            Err(e) => tracing::warn!("bus: toolbox `{id}`: {e}"),
+        }
+    }
+
+    /// One of toolbox `id`'s tools, called over the bus.
+    fn tool(&self, id: &str, spec: ToolSpec) -> Arc<dyn Tool> {
+        let me = self.clone();
+        let (id, name) = (id.to_string(), spec.name.clone());
+        let call: CallFn = Arc::new(move |kwargs| {
+            let (me, id, name) = (me.clone(), id.clone(), name.clone());
+            Box::pin(async move { me.call(&id, &name, kwargs).await })
+        });
+        ExternalTool::shared(spec, self.timeout, call)
+    }
+
+    async fn call(&self, id: &str, name: &str, kwargs: Value) -> Result<Value, ToolError> {
+        let bus = lock(&self.bus)
+            .clone()
+            .ok_or_else(|| ToolError::Failed("loopd is not on a message bus".into()))?;
+        let key = format!("{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let (answered, answer) = oneshot::channel();
+        lock(&self.waiting).insert(key.clone(), answered);
+        let _forget = Forget {
+            waiting: &self.waiting,
+            key: &key,
+        };
+        let mut message = BusMessage::new(
+            &format!("ovos.persona.tools.{id}.call"),
+            json!({"name": name, "kwargs": kwargs}),
+        );
+        message.context.insert("source".into(), json!("loopd"));
+        message.context.insert("destination".into(), json!(id));
+        message.context.insert(CALL_KEY.into(), json!(key));
+        if !bus.send(message).await {
+            return Err(ToolError::Failed("the message bus is gone".into()));
+        }
+        let answer = answer
+            .await
+            .map_err(|_| ToolError::Failed("the call was dropped".into()))?;
+        match (answer.data.get("error"), answer.data.get("result")) {
+            (Some(error), _) if !error.is_null() => Err(ToolError::Failed(match error {
+                Value::String(text) => text.clone(),
+                other => other.to_string(),
+            })),
+            (_, Some(result)) => Ok(result.clone()),
+            _ => Err(ToolError::Failed(format!(
+                "toolbox `{id}` answered with neither `result` nor `error`"
+            ))),
+        }
+    }
+}
+
+/// Forgets a call's waiter when the call ends, answered or not.
+struct Forget<'a> {
+    waiting: &'a Mutex<HashMap<String, oneshot::Sender<BusMessage>>>,
+    key: &'a str,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        lock(self.waiting).remove(self.key);
+    }
+}
+
+/// A tool entry of a `tools` list: `name`, `description`, `argument_schema`
+/// (an object schema; none means no arguments) and `output_schema`.
+fn spec_of(entry: &Value) -> Result<ToolSpec, String> {
+    let name = entry["name"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .ok_or("it has no `name`")?;
+    let schema = |key: &str| match &entry[key] {
+        Value::Null => Ok(json!({"type": "object", "properties": {}})),
+        Value::Object(_) => Ok(entry[key].clone()),
+        _ => Err(format!("`{name}`: `{key}` must be a JSON schema object")),
+    };
+    Ok(ToolSpec {
+        name: name.to_string(),
+        description: entry["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        argument_schema: schema("argument_schema")?,
+        output_schema: schema("output_schema")?,
+    })
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_entries_are_read_with_their_schemas() {
+        let spec = spec_of(&json!({"name": "lookup", "description": "d",
+            "argument_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}))
+        .unwrap();
+        assert_eq!(spec.name, "lookup");
+        assert_eq!(spec.argument_schema["properties"]["q"]["type"], "string");
+        assert_eq!(spec.output_schema["type"], "object");
+        assert!(spec_of(&json!({"description": "no name"})).is_err());
+        assert!(spec_of(&json!({"name": "x", "argument_schema": "str"}))
+            .unwrap_err()
+            .contains("must be a JSON schema"));
+    }
+
+    #[tokio::test]
+    async fn answers_are_matched_to_calls_by_the_context_key() {
+        let external = ExternalToolboxes::default();
+        let boxes = BusToolboxes::new(external.clone(), Duration::from_secs(5));
+        let (out, mut sent) = tokio::sync::mpsc::channel(8);
+        let bus = Peer::new(out);
+        boxes.attach(bus.clone());
+        let announce = BusMessage::new(
+            DISCOVERED,
+            json!({"toolbox_id": "station", "tools": [{"name": "code", "description": "d",
+                "argument_schema": {"type": "object"}}]}),
+        );
+        assert!(boxes.received(&bus, &announce));
+        assert!(external.contains("station"));
+
+        let calling = tokio::spawn({
+            let boxes = boxes.clone();
+            async move { boxes.call("station", "code", json!({"s": 1})).await }
+        });
+        let call = sent.recv().await.unwrap();
+        assert_eq!(call.kind, "ovos.persona.tools.station.call");
+        assert_eq!(call.data["kwargs"], json!({"s": 1}));
+        let stranger = call.reply(
+            "ovos.persona.tools.station.call.response",
+            json!({"result": "wrong"}),
+        );
+        let mut stranger = stranger;
+        stranger.context.insert(CALL_KEY.into(), json!("other"));
+        assert!(boxes.received(&bus, &stranger));
+        let answer = call.reply(
+            "ovos.persona.tools.station.call.response",
+            json!({"error": "ValueError: locked"}),
+        );
+        assert!(boxes.received(&bus, &answer));
+        assert_eq!(
+            calling.await.unwrap(),
+            Err(ToolError::Failed("ValueError: locked".into()))
+        );
+        assert!(lock(&boxes.waiting).is_empty());
+
+        bus.leave();
+        for _ in 0..100 {
+            if !external.contains("station") {
+                return;
+            }
+            tokio::task::yield_now().await;
+        }
+        panic!("the toolbox stayed after its connection left");
+    }
+}
