@@ -142,6 +142,9 @@ pub struct ToolsSection {
     pub files_roots: Vec<PathBuf>,
     /// IANA time zone for the `clock` toolbox.
     pub timezone: Option<String>,
+    /// Seconds a toolbox on the message bus or D-Bus may take to answer a
+    /// call (default 20; MCP servers have their own `timeout`).
+    pub call_timeout_s: Option<f64>,
 }
 
 /// `[requests]`.
@@ -247,8 +250,6 @@ pub struct BusSection {
     /// (`?secret=` in the URL, or `Authorization: Bearer`). Required to
     /// listen on an address that is not loopback.
     pub secret_file: Option<PathBuf>,
-    /// Seconds loopd waits for a skill's toolbox to answer a tool call.
-    pub tool_timeout_s: f64,
 }
 
 impl Default for BusSection {
@@ -260,7 +261,6 @@ impl Default for BusSection {
             handle_utterances: false,
             socket: None,
             max_frame_bytes: 1 << 20,
-            tool_timeout_s: 20.0,
             secret_file: None,
         }
     }

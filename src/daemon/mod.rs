@@ -266,6 +266,11 @@ impl Daemon {
         &self.shared.settings.tool_config.external
     }
 
+    /// How its toolboxes are found and set up.
+    pub fn tool_config(&self) -> &ToolConfig {
+        &self.shared.settings.tool_config
+    }
+
     /// The personas it serves, the default first.
     pub fn personas(&self) -> &[Persona] {
         &self.shared.settings.personas

@@ -49,6 +49,34 @@ impl ToolSpec {
         }
     }
 
+    /// A tool as other programs describe one (an OVOS `tool_json_list`
+    /// entry): `name`, `description`, `argument_schema` (an object schema;
+    /// none means no arguments; OpenAI's `parameters` is read too) and
+    /// `output_schema`.
+    pub fn from_json(entry: &Value) -> Result<ToolSpec, String> {
+        let name = entry["name"]
+            .as_str()
+            .filter(|n| !n.is_empty())
+            .ok_or("a tool has no `name`")?;
+        let schema = |keys: &[&str]| match keys.iter().map(|k| &entry[*k]).find(|v| !v.is_null()) {
+            None => Ok(serde_json::json!({"type": "object", "properties": {}})),
+            Some(Value::Object(schema)) => Ok(Value::Object(schema.clone())),
+            Some(_) => Err(format!(
+                "`{name}`: `{}` must be a JSON schema object",
+                keys[0]
+            )),
+        };
+        Ok(ToolSpec {
+            name: name.to_string(),
+            description: entry["description"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+            argument_schema: schema(&["argument_schema", "parameters"])?,
+            output_schema: schema(&["output_schema"])?,
+        })
+    }
+
     /// A one-line call shape for prompts: `name {"arg": type, "opt"?: type}`
     /// (`?` marks an optional argument).
     pub fn signature(&self) -> String {
@@ -250,6 +278,16 @@ pub struct ToolConfig {
     pub timezone: Option<String>,
     /// The toolboxes from outside that exist now.
     pub external: ExternalToolboxes,
+    /// How long a toolbox on the message bus or D-Bus may take to answer a
+    /// call ([`external::CALL_TIMEOUT`] when not set).
+    pub call_timeout: Option<std::time::Duration>,
+}
+
+impl ToolConfig {
+    /// How long a call to a toolbox from outside may take.
+    pub fn call_timeout(&self) -> std::time::Duration {
+        self.call_timeout.unwrap_or(external::CALL_TIMEOUT)
+    }
 }
 
 /// Names of the built-in toolboxes.
@@ -469,5 +507,54 @@ impl Toolset {
     /// Validates and calls a tool on the calling thread.
     pub fn call(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
         self.prepare(name, &arguments)?.call(arguments)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tool_entries_from_other_programs_are_read_with_their_schemas() {
+        let spec = ToolSpec::from_json(&json!({"name": "lookup", "description": "d",
+            "argument_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}))
+        .unwrap();
+        assert_eq!(spec.name, "lookup");
+        assert_eq!(spec.argument_schema["properties"]["q"]["type"], "string");
+        assert_eq!(spec.output_schema["type"], "object");
+        let openai = ToolSpec::from_json(&json!({"name": "x", "parameters": {"type": "object"}}));
+        assert_eq!(openai.unwrap().argument_schema, json!({"type": "object"}));
+        assert!(ToolSpec::from_json(&json!({"description": "no name"})).is_err());
+        assert!(
+            ToolSpec::from_json(&json!({"name": "x", "argument_schema": "str"}))
+                .unwrap_err()
+                .contains("must be a JSON schema")
+        );
+    }
+
+    #[test]
+    fn a_tool_name_two_toolboxes_share_is_prefixed_with_the_later_toolbox() {
+        let echo = |name: &str, answer: &'static str| {
+            let spec = ToolSpec::from_json(&json!({"name": name})).unwrap();
+            Arc::new(TypedTool {
+                spec,
+                run: Box::new(move |_| Ok(json!(answer))),
+            }) as Arc<dyn Tool>
+        };
+        let boxes = vec![
+            ToolBox {
+                name: "home".into(),
+                tools: vec![echo("lookup", "home")],
+            },
+            ToolBox {
+                name: "web-search".into(),
+                tools: vec![echo("lookup", "web"), echo("fetch", "page")],
+            },
+        ];
+        let set = Toolset::new(boxes).unwrap();
+        assert_eq!(set.names(), ["lookup", "web_search_lookup", "fetch"]);
+        assert_eq!(set.call("web_search_lookup", json!({})), Ok(json!("web")));
+        assert_eq!(set.call("lookup", json!({})), Ok(json!("home")));
     }
 }

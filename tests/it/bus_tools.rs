@@ -6,7 +6,7 @@
 use crate::common::serve::{temp_dir, Serve};
 use crate::common::QWEN;
 use crate::ovos::checks::wait_for_log;
-use crate::ovos::{client, free_port, OvosBus, Toolbox};
+use crate::ovos::{client, free_port, toolbox, OvosBus};
 use loopd::brain::ScriptedBrain;
 use loopd::daemon::{Daemon, DaemonSettings};
 use loopd::frontends::bus::{self, BusFrontEnd, BusMode, BusOptions};
@@ -20,14 +20,20 @@ use std::time::{Duration, Instant};
 /// two seconds.
 async fn front_end(websocket: BusMode) -> (Daemon, BusFrontEnd) {
     let brain = Arc::new(ScriptedBrain::new(Vec::<String>::new()));
-    let daemon = Daemon::start(brain, DaemonSettings::default());
+    let settings = DaemonSettings {
+        tool_config: ToolConfig {
+            call_timeout: Some(Duration::from_secs(2)),
+            ..ToolConfig::default()
+        },
+        ..DaemonSettings::default()
+    };
+    let daemon = Daemon::start(brain, settings);
     let options = BusOptions {
         websocket: Some(websocket),
         socket: None,
         handle_utterances: false,
         max_frame_bytes: 1 << 20,
         secret: None,
-        tool_timeout: Duration::from_secs(2),
     };
     let front = bus::start(daemon.clone(), options).await.unwrap();
     (daemon, front)
@@ -63,7 +69,7 @@ async fn call(external: &ExternalToolboxes, name: &str, args: Value) -> Result<V
 async fn a_toolbox_on_a_joined_ovos_bus_is_found_called_and_timed_out() {
     let dir = temp_dir("bus-tools-joined");
     let bus = OvosBus::start(free_port(), &dir);
-    let mut toolbox = Toolbox::start(bus.port, "station", &dir);
+    let mut skill = toolbox(bus.port, "station", &dir);
     let (daemon, _front) = front_end(BusMode::Join(bus.url())).await;
     let external = daemon.external_toolboxes().clone();
     until_toolbox(&external, "station", true).await;
@@ -97,7 +103,7 @@ async fn a_toolbox_on_a_joined_ovos_bus_is_found_called_and_timed_out() {
     assert!(started.elapsed() < Duration::from_secs(4));
 
     // A skill that dies on a bus loopd only joined costs one timeout.
-    toolbox.kill();
+    skill.kill();
     let started = Instant::now();
     let dead = call(&external, "station_code", json!({"station": "Aurora"})).await;
     assert!(
@@ -113,13 +119,13 @@ async fn a_toolbox_on_loopds_own_bus_goes_when_its_connection_closes() {
     let port = free_port();
     let (daemon, _front) = front_end(BusMode::Host(format!("127.0.0.1:{port}"))).await;
     let external = daemon.external_toolboxes().clone();
-    let mut toolbox = Toolbox::start(port, "station", &dir);
+    let mut skill = toolbox(port, "station", &dir);
     until_toolbox(&external, "station", true).await;
     assert_eq!(
         call(&external, "station_code", json!({"station": "cygnus"})).await,
         Ok(json!({"code": "LM-5190"}))
     );
-    toolbox.kill();
+    skill.kill();
     until_toolbox(&external, "station", false).await;
 }
 
@@ -129,7 +135,7 @@ async fn a_toolbox_on_loopds_own_bus_goes_when_its_connection_closes() {
 fn the_default_model_answers_from_a_bus_toolbox_with_react_and_native_tools() {
     let dir = temp_dir("bus-tools-model");
     let bus = OvosBus::start(free_port(), &dir);
-    let _toolbox = Toolbox::start(bus.port, "station", &dir);
+    let _skill = toolbox(bus.port, "station", &dir);
     let serve = Serve::start_on(QWEN, &["--no-dbus", "--bus", &bus.url()], &[]);
     wait_for_log(&serve, "bus: toolbox `station`", 1, Duration::from_secs(20));
     for engine in ["react", "native-tools"] {

@@ -171,6 +171,20 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
     let tool_config = ToolConfig {
         file_roots: config.tools.files_roots.clone(),
         timezone: config.tools.timezone.clone(),
+        call_timeout: config
+            .tools
+            .call_timeout_s
+            .map(|s| {
+                Duration::try_from_secs_f64(s)
+                    .ok()
+                    .filter(|d| !d.is_zero())
+                    .ok_or_else(|| {
+                        format!(
+                            "config tools.call_timeout_s must be a positive number of seconds, not {s}"
+                        )
+                    })
+            })
+            .transpose()?,
         ..ToolConfig::default()
     };
     let toolboxes = match &config.toolboxes {
@@ -217,15 +231,6 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
         .or(config.bus.secret_file.as_ref())
         .map(|path| read_secret(path))
         .transpose()?;
-    let tool_timeout = Duration::try_from_secs_f64(config.bus.tool_timeout_s)
-        .ok()
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| {
-            format!(
-                "config bus.tool_timeout_s must be a positive number of seconds, not {}",
-                config.bus.tool_timeout_s
-            )
-        })?;
     let bus = config.bus.enabled.then(|| {
         let websocket = if args.no_bus {
             None
@@ -249,7 +254,6 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
             handle_utterances: args.handle_utterances || config.bus.handle_utterances,
             max_frame_bytes: config.bus.max_frame_bytes.max(1024),
             secret,
-            tool_timeout,
         }
     });
     let voice = &config.voice;

@@ -121,14 +121,9 @@ pub struct Handler {
 impl Handler {
     /// A handler for `daemon`; `handle_utterances` turns on `speak` replies.
     /// Its work, and the front end's connections, run as `tasks`.
-    /// Skills' toolbox calls may take `tool_timeout`.
-    pub fn new(
-        daemon: Daemon,
-        handle_utterances: bool,
-        tool_timeout: std::time::Duration,
-        tasks: TaskTracker,
-    ) -> Handler {
-        let toolboxes = BusToolboxes::new(daemon.external_toolboxes().clone(), tool_timeout);
+    pub fn new(daemon: Daemon, handle_utterances: bool, tasks: TaskTracker) -> Handler {
+        let config = daemon.tool_config();
+        let toolboxes = BusToolboxes::new(config.external.clone(), config.call_timeout());
         Handler {
             daemon,
             handle_utterances,

@@ -54,8 +54,6 @@ pub struct BusOptions {
     /// The secret clients of a hosted bus must present; without one the
     /// bus may only listen on a loopback address.
     pub secret: Option<Secret>,
-    /// How long a skill's toolbox may take to answer a tool call.
-    pub tool_timeout: Duration,
 }
 
 /// The running bus front end; [`BusFrontEnd::stop`] (or dropping it)
@@ -107,12 +105,7 @@ impl Drop for BusFrontEnd {
 /// cannot listen on, or a socket path in use is.
 pub async fn start(daemon: Daemon, options: BusOptions) -> Result<BusFrontEnd, String> {
     let tasks = TaskTracker::new();
-    let handler = Handler::new(
-        daemon,
-        options.handle_utterances,
-        options.tool_timeout,
-        tasks.clone(),
-    );
+    let handler = Handler::new(daemon, options.handle_utterances, tasks.clone());
     let stop = CancellationToken::new();
     let max_frame = options.max_frame_bytes.max(1);
     let mut parts = Vec::new();

@@ -102,7 +102,7 @@ impl BusToolboxes {
         };
         let mut tools = Vec::new();
         for entry in listed {
-            match spec_of(entry) {
+            match ToolSpec::from_json(entry) {
                 Ok(spec) => tools.push(self.tool(id, spec)),
                 Err(why) => tracing::warn!("bus: toolbox `{id}`: a tool is skipped: {why}"),
             }
@@ -185,29 +185,6 @@ impl Drop for Forget<'_> {
     }
 }
 
-/// A tool entry of a `tools` list: `name`, `description`, `argument_schema`
-/// (an object schema; none means no arguments) and `output_schema`.
-fn spec_of(entry: &Value) -> Result<ToolSpec, String> {
-    let name = entry["name"]
-        .as_str()
-        .filter(|n| !n.is_empty())
-        .ok_or("it has no `name`")?;
-    let schema = |key: &str| match &entry[key] {
-        Value::Null => Ok(json!({"type": "object", "properties": {}})),
-        Value::Object(_) => Ok(entry[key].clone()),
-        _ => Err(format!("`{name}`: `{key}` must be a JSON schema object")),
-    };
-    Ok(ToolSpec {
-        name: name.to_string(),
-        description: entry["description"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        argument_schema: schema("argument_schema")?,
-        output_schema: schema("output_schema")?,
-    })
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -215,20 +192,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tool_entries_are_read_with_their_schemas() {
-        let spec = spec_of(&json!({"name": "lookup", "description": "d",
-            "argument_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}))
-        .unwrap();
-        assert_eq!(spec.name, "lookup");
-        assert_eq!(spec.argument_schema["properties"]["q"]["type"], "string");
-        assert_eq!(spec.output_schema["type"], "object");
-        assert!(spec_of(&json!({"description": "no name"})).is_err());
-        assert!(spec_of(&json!({"name": "x", "argument_schema": "str"}))
-            .unwrap_err()
-            .contains("must be a JSON schema"));
-    }
 
     #[tokio::test]
     async fn answers_are_matched_to_calls_by_the_context_key() {

@@ -11,8 +11,13 @@
 //!   its `Cancel()` stops it. The path is
 //!   `/io/loopd/Loopd1/request/<sender>/<handle_token>` so a caller can
 //!   subscribe before it asks; signals go to the caller only;
-//! - `ListTools() -> (s tools_json)`; properties `Loops`, `Model`, `Device`,
-//!   `State` (changes are signalled), `Version`.
+//! - `ListTools() -> (s tools_json)` (each tool with its `toolbox` and
+//!   `source`);
+//! - `RegisterToolbox(s name, s tools_json, o toolbox)` and
+//!   `UnregisterToolbox(s name)`: a program offers its own tools, called
+//!   back on its object (see [`toolboxes`]);
+//! - properties `Loops`, `Model`, `Device`, `State` (changes are
+//!   signalled), `Version`.
 //!
 //! Options are `loop` (s), `persona` (s), `session` (s), `handle_token`
 //! (s), `max_tokens` (u, any integer type), `temperature` (d) and `tools`
@@ -26,6 +31,7 @@ mod registry;
 mod request;
 mod service;
 mod stats;
+pub mod toolboxes;
 
 pub use error::Error;
 
@@ -36,6 +42,7 @@ use service::Service;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
+use toolboxes::DbusToolboxes;
 use zbus::fdo::{DBusProxy, NameOwnerChangedStream, RequestNameFlags, RequestNameReply};
 use zbus::Connection;
 
@@ -129,13 +136,23 @@ pub async fn start(daemon: Daemon, options: DbusOptions) -> Result<DbusFrontEnd,
         .map_err(|e| fail("cannot watch callers", e))?;
 
     let registry = Arc::new(Registry::default());
-    let service = Service::new(daemon.clone(), registry.clone(), bus.clone());
+    let config = daemon.tool_config();
+    let toolboxes = Arc::new(DbusToolboxes::new(
+        config.external.clone(),
+        config.call_timeout(),
+    ));
+    let service = Service::new(
+        daemon.clone(),
+        registry.clone(),
+        toolboxes.clone(),
+        bus.clone(),
+    );
     conn.object_server()
         .at(OBJECT_PATH, service)
         .await
         .map_err(|e| fail("cannot serve the object", e))?;
     let tasks = vec![
-        tokio::spawn(watch_callers(leaving, registry.clone())),
+        tokio::spawn(watch_callers(leaving, registry.clone(), toolboxes)),
         tokio::spawn(watch_state(conn.clone(), daemon)),
     ];
     let front = DbusFrontEnd {
@@ -159,8 +176,13 @@ pub async fn start(daemon: Daemon, options: DbusOptions) -> Result<DbusFrontEnd,
     }
 }
 
-/// Cancels the requests of every caller that leaves the bus.
-async fn watch_callers(mut leaving: NameOwnerChangedStream, registry: Arc<Registry>) {
+/// Cancels the requests, and removes the toolboxes, of every caller that
+/// leaves the bus.
+async fn watch_callers(
+    mut leaving: NameOwnerChangedStream,
+    registry: Arc<Registry>,
+    toolboxes: Arc<DbusToolboxes>,
+) {
     while let Some(signal) = leaving.next().await {
         let Ok(args) = signal.args() else { continue };
         let name = args.name().as_str();
@@ -168,6 +190,9 @@ async fn watch_callers(mut leaving: NameOwnerChangedStream, registry: Arc<Regist
             let n = registry.cancel_sender(name);
             if n > 0 {
                 tracing::info!("D-Bus caller {name} left; cancelled its {n} request(s)");
+            }
+            for toolbox in toolboxes.owner_left(name) {
+                tracing::info!("D-Bus caller {name} left; its toolbox `{toolbox}` is gone");
             }
         }
     }

@@ -3,6 +3,7 @@
 use super::error::Error;
 use super::options::{self, Parsed};
 use super::registry::{Claim, Registry};
+use super::toolboxes::DbusToolboxes;
 use super::{request, stats, OBJECT_PATH};
 use crate::daemon::{Daemon, Ticket};
 use std::collections::HashMap;
@@ -17,15 +18,23 @@ use zbus::{interface, Connection};
 pub struct Service {
     daemon: Daemon,
     registry: Arc<Registry>,
+    toolboxes: Arc<DbusToolboxes>,
     bus: DBusProxy<'static>,
 }
 
 impl Service {
-    /// The interface over `daemon`; `bus` checks that callers are still there.
-    pub fn new(daemon: Daemon, registry: Arc<Registry>, bus: DBusProxy<'static>) -> Self {
+    /// The interface over `daemon`; `bus` checks that callers are still
+    /// there; programs' toolboxes are kept in `toolboxes`.
+    pub fn new(
+        daemon: Daemon,
+        registry: Arc<Registry>,
+        toolboxes: Arc<DbusToolboxes>,
+        bus: DBusProxy<'static>,
+    ) -> Self {
         Service {
             daemon,
             registry,
+            toolboxes,
             bus,
         }
     }
@@ -138,6 +147,34 @@ impl Service {
     #[zbus(out_args("tools_json"))]
     async fn list_tools(&self) -> String {
         self.daemon.tools_json().to_string()
+    }
+
+    /// Offers the tools of the caller's object at `toolbox` (which serves
+    /// `io.loopd.Toolbox1`) as toolbox `name`, until the caller unregisters
+    /// it or leaves the bus. `tools_json` is a JSON array of tools (`name`,
+    /// `description`, `argument_schema`, `output_schema`).
+    async fn register_toolbox(
+        &self,
+        name: String,
+        tools_json: String,
+        toolbox: OwnedObjectPath,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(connection)] conn: &Connection,
+    ) -> Result<(), Error> {
+        let sender = sender_of(&header)?;
+        self.toolboxes
+            .register(conn, &sender, &name, &tools_json, toolbox)?;
+        Ok(())
+    }
+
+    /// Withdraws a toolbox the caller registered.
+    async fn unregister_toolbox(
+        &self,
+        name: String,
+        #[zbus(header)] header: Header<'_>,
+    ) -> Result<(), Error> {
+        let sender = sender_of(&header)?;
+        self.toolboxes.unregister(&sender, &name)
     }
 
     /// Engine ids a request may name in `loop`.

@@ -101,3 +101,64 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A helper process (a test peer) that prints `READY` once it is set up;
+/// killed when dropped.
+pub struct Ready {
+    child: std::process::Child,
+}
+
+impl Ready {
+    /// Runs `command`, its stderr into `log`, and waits up to 30 s for
+    /// `READY` on its stdout; panics with the log if it never comes.
+    pub fn spawn(mut command: std::process::Command, log: &std::path::Path) -> Ready {
+        use std::io::Read;
+        use std::process::Stdio;
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(std::fs::File::create(log).unwrap()));
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {command:?}: {e}"));
+        let mut stdout = child.stdout.take().unwrap();
+        let (ready, is_ready) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut seen = String::new();
+            let mut buffer = [0u8; 256];
+            while let Ok(n) = stdout.read(&mut buffer) {
+                if n == 0 {
+                    break;
+                }
+                seen.push_str(&String::from_utf8_lossy(&buffer[..n]));
+                if seen.contains("READY") {
+                    let _ = ready.send(());
+                }
+            }
+        });
+        let mut peer = Ready { child };
+        if is_ready
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .is_err()
+        {
+            peer.kill();
+            panic!(
+                "{command:?} never said READY:\n{}",
+                std::fs::read_to_string(log).unwrap_or_default()
+            );
+        }
+        peer
+    }
+
+    /// Kills it: the peer is gone.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Ready {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

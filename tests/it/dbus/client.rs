@@ -44,6 +44,13 @@ pub trait Loopd1 {
     ) -> zbus::Result<(String, HashMap<String, OwnedValue>)>;
     fn ask(&self, prompt: &str, options: Options) -> zbus::Result<OwnedObjectPath>;
     fn list_tools(&self) -> zbus::Result<String>;
+    fn register_toolbox(
+        &self,
+        name: &str,
+        tools_json: &str,
+        toolbox: zbus::zvariant::ObjectPath<'_>,
+    ) -> zbus::Result<()>;
+    fn unregister_toolbox(&self, name: &str) -> zbus::Result<()>;
     #[zbus(property)]
     fn loops(&self) -> zbus::Result<Vec<String>>;
     #[zbus(property)]
@@ -120,13 +127,14 @@ impl Fixture {
         Fixture { serve, bus }
     }
 
-    /// A private bus and `loopd serve --no-bus --config FILE` on it, ready;
-    /// FILE holds `config`.
-    pub fn with_config(config: &str) -> Fixture {
+    /// A private bus and `loopd serve --no-bus --config FILE` on `model`
+    /// on it, ready; FILE holds `config`.
+    pub fn with_config(model: &str, config: &str) -> Fixture {
         let bus = Bus::start();
         let file = crate::common::serve::temp_dir("dbus-config").join("config.toml");
         std::fs::write(&file, config).unwrap();
-        let serve = Serve::start(
+        let serve = Serve::start_on(
+            model,
             &["--no-bus", "--config", file.to_str().unwrap()],
             &[("DBUS_SESSION_BUS_ADDRESS", bus.address.as_str())],
         );

@@ -12,7 +12,7 @@ use zbus::zvariant::Value;
 #[test]
 fn an_mcp_server_in_the_config_is_listed_by_list_tools_and_can_be_asked_for() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let fixture = Fixture::with_config(&crate::mcp::vault_config());
+    let fixture = Fixture::with_config(crate::common::SMOLLM, &crate::mcp::vault_config());
     runtime().block_on(async {
         let conn = fixture.connect().await;
         let loopd = loopd(&conn).await;
@@ -48,6 +48,151 @@ fn an_mcp_server_in_the_config_is_listed_by_list_tools_and_can_be_asked_for() {
             refused.to_string().contains("unknown toolbox `safe`"),
             "{refused}"
         );
+    });
+}
+
+/// A program's toolbox on D-Bus (`toolbox.py`, jeepney) registered on
+/// `fixture`'s bus as `doors`; killed when dropped.
+fn doors(fixture: &Fixture) -> crate::common::Ready {
+    let script =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/dbus/toolbox.py");
+    let python = crate::ovos::python();
+    let jeepney = std::process::Command::new(&python)
+        .args(["-c", "import jeepney"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        jeepney,
+        "the D-Bus toolbox test needs jeepney in {}: run .ci/run, or pip install jeepney there",
+        python.display()
+    );
+    let mut command = std::process::Command::new(python);
+    command
+        .arg(script)
+        .arg("doors")
+        .env("DBUS_SESSION_BUS_ADDRESS", &fixture.bus.address);
+    crate::common::Ready::spawn(command, &fixture.serve.dir.join("doors.log"))
+}
+
+/// The tools `ListTools` gives for toolbox `name`: (tool, source).
+async fn listed(loopd: &Loopd1Proxy<'_>, name: &str) -> Vec<(String, String)> {
+    let tools: serde_json::Value =
+        serde_json::from_str(&loopd.list_tools().await.unwrap()).unwrap();
+    tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["toolbox"] == name)
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_programs_toolbox_is_registered_checked_and_gone_when_it_leaves() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let fixture = Fixture::start();
+    let mut program = doors(&fixture);
+    runtime().block_on(async {
+        let conn = fixture.connect().await;
+        let loopd = loopd(&conn).await;
+        assert_eq!(
+            listed(&loopd, "doors").await,
+            [
+                ("door_code".to_string(), "dbus".to_string()),
+                ("wait".to_string(), "dbus".to_string())
+            ]
+        );
+        let path = zbus::zvariant::ObjectPath::try_from("/mine").unwrap();
+        let tools = r#"[{"name": "x", "argument_schema": {"type": "object"}}]"#;
+        let refused = [
+            (
+                loopd.register_toolbox("doors", tools, path.clone()).await,
+                "io.loopd.Loopd1.Error.NotAllowed",
+                "registered by",
+            ),
+            (
+                loopd.register_toolbox("math", tools, path.clone()).await,
+                "io.loopd.Loopd1.Error.InvalidArgs",
+                "built-in",
+            ),
+            (
+                loopd.register_toolbox("mine", "{", path.clone()).await,
+                "io.loopd.Loopd1.Error.InvalidArgs",
+                "not JSON",
+            ),
+            (
+                loopd
+                    .register_toolbox(
+                        "mine",
+                        r#"[{"name": "x", "argument_schema": {"type": 5}}]"#,
+                        path.clone(),
+                    )
+                    .await,
+                "io.loopd.Loopd1.Error.InvalidArgs",
+                "invalid argument_schema",
+            ),
+            (
+                loopd.unregister_toolbox("doors").await,
+                "io.loopd.Loopd1.Error.NotAllowed",
+                "registered by",
+            ),
+        ];
+        for (result, name, text) in refused {
+            let e = result.unwrap_err();
+            assert_eq!(error_name(&e), name, "{e}");
+            assert!(e.to_string().contains(text), "{e}");
+        }
+        loopd.register_toolbox("mine", tools, path).await.unwrap();
+        assert_eq!(listed(&loopd, "mine").await.len(), 1);
+        loopd.unregister_toolbox("mine").await.unwrap();
+        assert!(listed(&loopd, "mine").await.is_empty());
+
+        program.kill();
+        let until = Instant::now() + Duration::from_secs(10);
+        while !listed(&loopd, "doors").await.is_empty() {
+            assert!(
+                Instant::now() < until,
+                "the toolbox stayed after its program left"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let opts = options(&[("tools", Value::from(vec!["doors"]))]);
+        let gone = loopd.ask_sync("Which door?", opts).await.unwrap_err();
+        assert!(
+            gone.to_string().contains("unknown toolbox `doors`"),
+            "{gone}"
+        );
+    });
+}
+
+/// The target: a fact only a program's D-Bus toolbox knows, answered by
+/// the default model with ReAct and with native tool calls .
+#[test]
+fn the_default_model_answers_from_a_dbus_toolbox_with_react_and_native_tools() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let fixture = Fixture::with_config(crate::common::QWEN, "");
+    let _program = doors(&fixture);
+    runtime().block_on(async {
+        let conn = fixture.connect().await;
+        let loopd = loopd(&conn).await;
+        for engine in ["react", "native-tools"] {
+            let opts = options(&[
+                ("loop", Value::from(engine)),
+                ("session", Value::from(engine)),
+                ("tools", Value::from(vec!["doors"])),
+            ]);
+            let (answer, stats) = loopd
+                .ask_sync("What is the access code of the garage door?", opts)
+                .await
+                .unwrap();
+            assert!(answer.contains("4417"), "{engine}: {answer} {stats:?}");
+            assert!(u64_stat(&stats, "tool_calls") >= 1, "{engine}: {stats:?}");
+        }
     });
 }
 

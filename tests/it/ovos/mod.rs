@@ -208,62 +208,13 @@ pub fn replies(result: &Value) -> Vec<(f64, Value)> {
 }
 
 /// A skill's toolbox (`toolbox.py`, on `ovos-bus-client`) connected to the
-/// bus on `port`; killed when dropped.
-pub struct Toolbox {
-    child: Child,
-}
-
-impl Toolbox {
-    /// Starts toolbox `id` and waits until it has announced itself.
-    pub fn start(port: u16, id: &str, dir: &Path) -> Toolbox {
-        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/ovos/toolbox.py");
-        let log = dir.join(format!("toolbox-{id}.log"));
-        let mut command = Command::new(python());
-        command
-            .arg(&script)
-            .args(["127.0.0.1", &port.to_string(), "/core", id])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(std::fs::File::create(&log).unwrap()));
-        ovos_env(&mut command, &dir.join(format!("toolbox-{id}")), port);
-        let mut child = command
-            .spawn()
-            .expect("cannot run tests/it/ovos/toolbox.py");
-        let mut stdout = child.stdout.take().unwrap();
-        let (ready, is_ready) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut seen = String::new();
-            let mut buffer = [0u8; 256];
-            while let Ok(n) = stdout.read(&mut buffer) {
-                if n == 0 {
-                    break;
-                }
-                seen.push_str(&String::from_utf8_lossy(&buffer[..n]));
-                if seen.contains("READY") {
-                    let _ = ready.send(());
-                }
-            }
-        });
-        let mut toolbox = Toolbox { child };
-        if is_ready.recv_timeout(Duration::from_secs(30)).is_err() {
-            toolbox.kill();
-            panic!(
-                "toolbox.py did not announce itself:\n{}",
-                std::fs::read_to_string(&log).unwrap_or_default()
-            );
-        }
-        toolbox
-    }
-
-    /// Kills it: the skill is gone.
-    pub fn kill(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Toolbox {
-    fn drop(&mut self) {
-        self.kill();
-    }
+/// bus on `port`, announced; killed when dropped.
+pub fn toolbox(port: u16, id: &str, dir: &Path) -> crate::common::Ready {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/ovos/toolbox.py");
+    let mut command = Command::new(python());
+    command
+        .arg(&script)
+        .args(["127.0.0.1", &port.to_string(), "/core", id]);
+    ovos_env(&mut command, &dir.join(format!("toolbox-{id}")), port);
+    crate::common::Ready::spawn(command, &dir.join(format!("toolbox-{id}.log")))
 }
