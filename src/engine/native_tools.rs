@@ -14,7 +14,8 @@
 //! tool support runs ReAct instead; without tools this is a plain turn.
 //! Out of iterations, the model is asked for an answer from the results,
 //! without tools. Constrained, each reply is one call whose arguments fit
-//! the tool's schema, or an answer.
+//! the tool's schema, or an answer. An empty reply is a format error, and
+//! the answer is then asked for from the results, without tools.
 
 use super::parse::{self, ToolCall};
 use super::plain::Plain;
@@ -129,6 +130,11 @@ impl NativeTools {
             let calls = parse::tool_calls(&reply.text);
             if calls.is_empty() {
                 let answer = reply.text.trim();
+                if answer.is_empty() {
+                    run.format_error("an empty reply");
+                    termination = Termination::Answered;
+                    break;
+                }
                 if !run.last_call_spoke() {
                     run.say(answer);
                 }

@@ -34,9 +34,14 @@ pub struct Persona {
     pub description: String,
     /// Engine id (`react`, `plan-execute`, …).
     pub engine: String,
-    /// Built-in toolboxes it may use.
+    /// Toolboxes it uses: built in, or from outside (an MCP server, an OVOS
+    /// skill's `toolbox_id`, a D-Bus program's).
     #[serde(default)]
     pub toolboxes: Vec<String>,
+    /// The only toolboxes a request to it may ask for instead (unset: any
+    /// the daemon offers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_toolboxes: Option<Vec<String>>,
     /// The system prompt that opens every conversation.
     #[serde(default)]
     pub system_prompt: Option<String>,
@@ -89,7 +94,13 @@ impl Persona {
             return Err(InvalidPersona::EmptyName);
         }
         engine::build(&self.engine, &self.config).map_err(InvalidPersona::Engine)?;
-        if let Some(bad) = self.toolboxes.iter().find(|t| !is_toolbox_name(t)) {
+        let allowed = self.allow_toolboxes.iter().flatten();
+        if let Some(bad) = self
+            .toolboxes
+            .iter()
+            .chain(allowed)
+            .find(|t| !is_toolbox_name(t))
+        {
             return Err(InvalidPersona::Toolbox(bad.clone()));
         }
         Ok(())
@@ -227,6 +238,15 @@ impl Persona {
                 .collect(),
             None => self.present_toolboxes(tools),
         };
+        if let Some(allowed) = &self.allow_toolboxes {
+            if let Some(refused) = toolboxes.iter().find(|t| !allowed.contains(t)) {
+                return Err(SetupError::Invalid(format!(
+                    "persona `{}` does not allow toolbox `{refused}` (allowed: {})",
+                    self.name,
+                    allowed.join(", ")
+                )));
+            }
+        }
         let tools =
             Toolset::named(&toolboxes, tools).map_err(|e| SetupError::Invalid(e.to_string()))?;
         let system_prompt = overrides
@@ -359,6 +379,28 @@ mod tests {
         assert_eq!(p.engine, "react");
         assert_eq!(p.toolboxes, vec!["clock", "math"]);
         assert!(p.system_prompt.unwrap().starts_with("You are loopd"));
+    }
+
+    #[test]
+    fn a_persona_with_an_allow_list_refuses_other_toolboxes() {
+        let p = Persona::from_toml(
+            "name = \"kid\"\nengine = \"react\"\ntoolboxes = [\"math\"]\n\
+             allow_toolboxes = [\"math\", \"clock\"]",
+            "t",
+        )
+        .unwrap();
+        let ask = |names: &[&str]| Overrides {
+            toolboxes: Some(names.iter().map(|n| n.to_string()).collect()),
+            ..Overrides::default()
+        };
+        let config = ToolConfig::default();
+        assert!(p.setup(ask(&["clock"]), &config).is_ok());
+        assert!(p.setup(Overrides::default(), &config).is_ok());
+        let refused = p.setup(ask(&["files", "math"]), &config).err().unwrap();
+        assert_eq!(
+            refused.to_string(),
+            "persona `kid` does not allow toolbox `files` (allowed: math, clock)"
+        );
     }
 
     #[test]

@@ -5,11 +5,12 @@
 //! named after the plugin (or under `plugin-config`). The first plugin that
 //! is an ovos-agentic-loop engine becomes the loopd engine; its settings
 //! become the engine config, its `toolboxes` are mapped to built-in
-//! toolboxes, and its `persona`/`system_prompt` text becomes the system
+//! toolboxes (or kept by id, to be found on the message bus), and its `persona`/`system_prompt` text becomes the system
 //! prompt. What cannot be carried over is listed in [`Imported::notes`].
 
 use super::{InvalidPersona, Persona};
 use crate::engine::{self, Settings};
+use crate::tools::is_toolbox_name;
 use serde_json::Value;
 
 /// OVOS plugin ids and the loopd engines they correspond to.
@@ -151,9 +152,14 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
                 toolboxes.push(builtin.to_string())
             }
             Some(_) => {}
-            None => notes.push(format!(
-                "toolbox `{toolbox}` left out: no built-in equivalent"
-            )),
+            None if is_toolbox_name(toolbox) => {
+                toolboxes.push(toolbox.to_string());
+                notes.push(format!(
+                    "toolbox `{toolbox}` kept by its id: no built-in equivalent, so it is \
+                     used from the message bus while a skill offers it"
+                ));
+            }
+            None => notes.push(format!("toolbox `{toolbox}` left out: not a toolbox name")),
         }
     }
 
@@ -172,6 +178,7 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
             .to_string(),
         engine: engine_id.to_string(),
         toolboxes,
+        allow_toolboxes: None,
         system_prompt,
         config,
     };
@@ -230,7 +237,7 @@ mod tests {
         assert_eq!(p.config["max_iterations"], 8);
         assert!(!p.config.contains_key("temperature"));
         assert!(!p.config.contains_key("brain"));
-        assert_eq!(p.toolboxes, vec!["clock", "files"]);
+        assert_eq!(p.toolboxes, ["clock", "ovos-web-search-tools", "files"]);
         assert_eq!(
             p.system_prompt.as_deref(),
             Some("You double-check everything.")
@@ -239,7 +246,7 @@ mod tests {
         for left_out in [
             "ovos-solver-failure-plugin",
             "temperature",
-            "ovos-web-search-tools",
+            "toolbox `ovos-web-search-tools` kept by its id",
             "ovos-chat-openai-plugin",
         ] {
             assert!(notes.contains(left_out), "{left_out} in {notes}");

@@ -1,18 +1,19 @@
 //! MCP servers as toolboxes, through the official Rust SDK (`rmcp`).
 //!
-//! loopd starts a stdio server ([`McpServer`]), lists its tools with their
-//! input schemas, and puts them in the [`ExternalToolboxes`] under the
+//! loopd starts a stdio server, or reaches a streamable-HTTP one
+//! ([`McpServer`]), lists its tools with their input schemas, and puts them in the [`ExternalToolboxes`] under the
 //! server's name. A call sends `tools/call` with the validated arguments; the
 //! result's structured content, or its text (parsed as JSON when it is
 //! JSON), is what the model reads, and `isError` comes back as a failed
-//! call. A server that exits is started again with back-off; meanwhile its
-//! tools stay listed and answer that the server is not running.
+//! call. A server that exits (or an HTTP server that cannot be reached) is
+//! started (reached) again with back-off; meanwhile its tools stay listed
+//! and answer that the server is not running.
 
 use super::external::{CallFn, ExternalTool, ExternalToolboxes, Source, CALL_TIMEOUT};
 use super::{Tool, ToolError, ToolSpec};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{Peer, RoleClient, ServiceExt};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -33,15 +34,20 @@ const FIRST_RETRY: Duration = Duration::from_millis(500);
 /// Longest wait between starts.
 const LAST_RETRY: Duration = Duration::from_secs(30);
 
-/// An MCP server loopd starts and talks to over its stdin and stdout: a
-/// `[[mcp]]` entry in the daemon config, or `ask --mcp NAME=COMMAND`.
+/// An MCP server: one loopd starts and talks to over its stdin and stdout
+/// (`command`), or one it reaches over streamable HTTP (`url`). A
+/// `[[mcp]]` entry in the daemon config, or `ask --mcp NAME=COMMAND|URL`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpServer {
     /// The toolbox name its tools are offered under.
     pub name: String,
-    /// The program to run.
+    /// The program to run (empty for a server reached by `url`).
+    #[serde(default)]
     pub command: String,
+    /// The server's streamable-HTTP endpoint (`http://HOST:PORT/mcp`).
+    #[serde(default)]
+    pub url: Option<String>,
     /// Its arguments.
     #[serde(default)]
     pub args: Vec<String>,
@@ -54,11 +60,25 @@ pub struct McpServer {
 }
 
 impl McpServer {
-    /// Reads `NAME=COMMAND`, the command line split as a POSIX shell would.
+    /// Reads `NAME=COMMAND`, the command line split as a POSIX shell would,
+    /// or `NAME=URL` for a streamable-HTTP server.
     pub fn from_flag(flag: &str) -> Result<McpServer, String> {
         let (name, command) = flag
             .split_once('=')
-            .ok_or_else(|| format!("--mcp `{flag}`: expected NAME=COMMAND"))?;
+            .ok_or_else(|| format!("--mcp `{flag}`: expected NAME=COMMAND or NAME=URL"))?;
+        let command = command.trim();
+        if command.starts_with("http://") || command.starts_with("https://") {
+            let server = McpServer {
+                name: name.trim().to_string(),
+                command: String::new(),
+                url: Some(command.to_string()),
+                args: Vec::new(),
+                env: BTreeMap::new(),
+                timeout: None,
+            };
+            server.check()?;
+            return Ok(server);
+        }
         let mut words = shlex::split(command)
             .ok_or_else(|| format!("--mcp `{flag}`: unbalanced quotes in the command"))?
             .into_iter();
@@ -68,6 +88,7 @@ impl McpServer {
         let server = McpServer {
             name: name.trim().to_string(),
             command: program,
+            url: None,
             args: words.collect(),
             env: BTreeMap::new(),
             timeout: None,
@@ -76,7 +97,8 @@ impl McpServer {
         Ok(server)
     }
 
-    /// Checks the name and the timeout.
+    /// Checks the name, that it has a command or a URL (not both), and the
+    /// timeout.
     pub fn check(&self) -> Result<(), String> {
         if !super::is_toolbox_name(&self.name) {
             return Err(format!(
@@ -89,6 +111,28 @@ impl McpServer {
                 "MCP server name `{}` is a built-in toolbox's",
                 self.name
             ));
+        }
+        match (&self.url, self.command.trim().is_empty()) {
+            (Some(_), false) => {
+                return Err(format!(
+                    "MCP server `{}`: give a `command` or a `url`, not both",
+                    self.name
+                ))
+            }
+            (None, true) => {
+                return Err(format!(
+                    "MCP server `{}`: give a `command` to run or a `url` to reach",
+                    self.name
+                ))
+            }
+            (Some(url), true) if !url.starts_with("http://") => {
+                return Err(format!(
+                    "MCP server `{}`: `{url}`: only http:// URLs are supported (loopd is \
+                     built without TLS); reach HTTPS servers through a local proxy",
+                    self.name
+                ))
+            }
+            _ => {}
         }
         if let Some(t) = self.timeout {
             if !(t > 0.0 && t <= 3600.0) {
@@ -189,10 +233,31 @@ async fn supervise(
     boxes.remove(&server.name);
 }
 
-/// Runs the server's command, completes the MCP handshake and lists its tools.
+/// Runs the server's command (or reaches its URL), completes the MCP
+/// handshake and lists its tools.
 async fn launch(
     server: &McpServer,
 ) -> Result<(RunningService<RoleClient, ()>, Vec<rmcp::model::Tool>), String> {
+    let handshake = async {
+        let service = match &server.url {
+            Some(url) => ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await,
+            None => ().serve(spawn(server)?).await,
+        }
+        .map_err(|e| format!("the MCP handshake failed: {e}"))?;
+        let tools = service
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("listing its tools failed: {e}"))?;
+        Ok((service, tools))
+    };
+    tokio::time::timeout(START_TIMEOUT, handshake)
+        .await
+        .map_err(|_| format!("it did not start within {START_TIMEOUT:?}"))?
+}
+
+/// Runs a stdio server's command, its stderr going to the log.
+fn spawn(server: &McpServer) -> Result<TokioChildProcess, String> {
     let mut command = tokio::process::Command::new(&server.command);
     command.args(&server.args).envs(&server.env);
     let (transport, stderr) = TokioChildProcess::builder(command)
@@ -208,21 +273,7 @@ async fn launch(
             }
         });
     }
-    let handshake = async {
-        let service =
-            ().serve(transport)
-                .await
-                .map_err(|e| format!("the MCP handshake failed: {e}"))?;
-        let tools = service
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|e| format!("listing its tools failed: {e}"))?;
-        Ok((service, tools))
-    };
-    tokio::time::timeout(START_TIMEOUT, handshake)
-        .await
-        .map_err(|_| format!("it did not start within {START_TIMEOUT:?}"))?
+    Ok(transport)
 }
 
 /// One of the server's tools as loopd offers it.
@@ -254,7 +305,13 @@ fn offered(server: &McpServer, tool: rmcp::model::Tool, slot: Slot) -> Arc<dyn T
             };
             let params = CallToolRequestParams::new(tool_name).with_arguments(arguments);
             let result = peer.call_tool(params).await.map_err(|e| {
-                ToolError::Failed(format!("the MCP server `{server_name}` failed: {e}"))
+                ToolError::Failed(match e {
+                    rmcp::ServiceError::TransportClosed => format!(
+                        "the MCP server `{server_name}` is not running now (it stopped); \
+                         it is being restarted"
+                    ),
+                    e => format!("the MCP server `{server_name}` failed: {e}"),
+                })
             })?;
             outcome(result)
         })
@@ -301,8 +358,12 @@ mod tests {
         assert_eq!(s.name, "vault");
         assert_eq!(s.command, "python3");
         assert_eq!(s.args, ["-m", "my server", "--x=1"]);
+        let web = McpServer::from_flag("home=http://127.0.0.1:8123/mcp").unwrap();
+        assert_eq!(web.url.as_deref(), Some("http://127.0.0.1:8123/mcp"));
+        assert!(web.command.is_empty());
         for (flag, error) in [
-            ("vault", "expected NAME=COMMAND"),
+            ("vault", "expected NAME=COMMAND or NAME=URL"),
+            ("vault=https://example.org/mcp", "only http:// URLs"),
             ("vault=", "the command is empty"),
             ("vault=python3 'open", "unbalanced quotes"),
             ("my vault=x", "must be letters"),

@@ -189,6 +189,20 @@ fn unknown_tools_and_failures_go_back_as_tool_messages() {
 }
 
 #[test]
+fn an_empty_reply_is_a_format_error_and_the_answer_is_asked_for_without_tools() {
+    let r = run("native-tools", &[], &[ADD_2_3, "  \n", "It is 5."]);
+    assert_eq!(r.outcome.answer, "It is 5.");
+    assert_eq!(r.termination(), "answered");
+    assert_eq!(r.outcome.stats.format_errors, 1);
+    assert_eq!(r.llm_calls(), 3);
+    let last = &r.brain.requests()[2];
+    assert!(last.tools.is_empty());
+    assert!(last.messages[0]
+        .content
+        .contains("add {\"a\":2,\"b\":3} → {\"sum\":5.0}"));
+}
+
+#[test]
 fn out_of_iterations_the_model_answers_from_the_results_without_tools() {
     let r = run(
         "native-tools",

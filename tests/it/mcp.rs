@@ -47,6 +47,7 @@ fn vault(trouble: bool, timeout: Option<f64>) -> McpServer {
     McpServer {
         name: "vault".into(),
         command: venv_bin().join("python").display().to_string(),
+        url: None,
         args: vec![vault_script()],
         env: [("VAULT_TROUBLE".to_string(), u8::from(trouble).to_string())].into(),
         timeout,
@@ -100,6 +101,7 @@ async fn the_reference_time_server_is_listed_and_called() {
     let server = McpServer {
         name: "time".into(),
         command: venv_bin().join("mcp-server-time").display().to_string(),
+        url: None,
         args: vec!["--local-timezone".into(), "Etc/UTC".into()],
         env: Default::default(),
         timeout: None,
@@ -164,6 +166,11 @@ async fn a_stalled_call_times_out_and_a_crashed_server_is_restarted() {
         matches!(&crashed, Err(ToolError::Failed(m)) if m.contains("MCP server `vault`")),
         "{crashed:?}"
     );
+    let down = call(&tools, "station_code", json!({"station": "Aurora"})).await;
+    assert!(
+        matches!(&down, Err(ToolError::Failed(m)) if m.contains("not running now")),
+        "{down:?}"
+    );
     let restarted = Instant::now();
     let answer = loop {
         let tools = toolset(&external, &["vault"]);
@@ -197,6 +204,58 @@ async fn a_stalled_call_times_out_and_a_crashed_server_is_restarted() {
             "the toolbox stayed after stop"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamable_http_server_is_reached_by_its_url() {
+    let port = crate::ovos::free_port();
+    let dir = crate::common::serve::temp_dir("mcp-http");
+    let mut server = std::process::Command::new(venv_bin().join("python"))
+        .arg(vault_script())
+        .args(["--http", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(dir.join("vault-http.log")).unwrap())
+        .spawn()
+        .unwrap();
+    let _reap = Reap(&mut server);
+    assert!(
+        crate::ovos::wait_for_port(port, Duration::from_secs(30)),
+        "the HTTP MCP server did not listen: {}",
+        std::fs::read_to_string(dir.join("vault-http.log")).unwrap_or_default()
+    );
+    let external = ExternalToolboxes::default();
+    let stop = CancellationToken::new();
+    let _stop = stop.clone().drop_guard();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let vault = McpServer::from_flag(&format!("vault={url}")).unwrap();
+    mcp::start(vault, external.clone(), stop.clone())
+        .await
+        .unwrap();
+    let tools = toolset(&external, &["vault"]);
+    assert_eq!(tools.names(), ["station_code"]);
+    assert_eq!(
+        call(&tools, "station_code", json!({"station": "Borealis"})).await,
+        Ok(json!({"result": "QT-2046"}))
+    );
+
+    let nobody = format!("vault=http://127.0.0.1:{}/mcp", crate::ovos::free_port());
+    let out = crate::common::loopd(&["ask", "--mcp", &nobody, "hi"]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("MCP server `vault`: the MCP handshake failed"),
+        "{stderr}"
+    );
+}
+
+/// Kills a child process when dropped.
+struct Reap<'a>(&'a mut std::process::Child);
+
+impl Drop for Reap<'_> {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 

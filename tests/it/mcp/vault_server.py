@@ -2,7 +2,8 @@
 
 It knows facts nobody else does (the codes of made-up space stations), and
 with `VAULT_TROUBLE=1` tools that stall and crash, so the tests can see
-what loopd does with each.
+what loopd does with each. On stdio, or with `--http PORT` over streamable
+HTTP at http://127.0.0.1:PORT/mcp.
 """
 
 import os
@@ -43,4 +44,8 @@ if os.environ.get("VAULT_TROUBLE") == "1":
 
 
 if __name__ == "__main__":
-    app.run()
+    if sys.argv[1:2] == ["--http"]:
+        app.settings.port = int(sys.argv[2])
+        app.run(transport="streamable-http")
+    else:
+        app.run()
