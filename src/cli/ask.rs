@@ -195,14 +195,23 @@ pub fn run(args: AskArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The MCP servers of `--mcp`, running until the returned guard drops.
+/// The MCP servers of `--mcp` and of the persona, running until the
+/// returned guard drops.
 pub(super) async fn start_mcp(
     args: &AskOptions,
     external: &ExternalToolboxes,
 ) -> Result<tokio_util::sync::DropGuard, Failure> {
     let stop = tokio_util::sync::CancellationToken::new();
-    for flag in &args.mcp {
-        let server = McpServer::from_flag(flag).map_err(Failure::usage)?;
+    let flags = args
+        .mcp
+        .iter()
+        .map(|flag| McpServer::from_flag(flag))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failure::usage)?;
+    let persona =
+        persona::find(args.persona.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let servers = mcp::merged([&flags[..], &persona.mcp[..]]).map_err(Failure::usage)?;
+    for server in servers {
         let name = server.name.clone();
         mcp::start(server, external.clone(), stop.clone())
             .await

@@ -42,6 +42,9 @@ pub struct Persona {
     /// the daemon offers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_toolboxes: Option<Vec<String>>,
+    /// MCP servers of its own (`[[mcp]]`), each a toolbox it uses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp: Vec<crate::tools::mcp::McpServer>,
     /// The system prompt that opens every conversation.
     #[serde(default)]
     pub system_prompt: Option<String>,
@@ -172,6 +175,9 @@ pub enum InvalidPersona {
     /// A toolbox name has characters no toolbox name has.
     #[error("toolbox name `{0}` must be letters, digits, `-`, `_` or `.`")]
     Toolbox(String),
+    /// An `[[mcp]]` server entry is wrong; the message says how.
+    #[error("{0}")]
+    Mcp(String),
 }
 
 /// Directories as one comma-separated line.
@@ -263,11 +269,17 @@ impl Persona {
 }
 
 impl Persona {
-    /// The persona's toolboxes that exist now: one from outside that is
-    /// gone (a skill not running) is left out, with a warning, so the
-    /// persona still answers.
+    /// The persona's toolboxes (its MCP servers' included) that exist now:
+    /// one from outside that is gone (a skill not running) is left out,
+    /// with a warning, so the persona still answers.
     fn present_toolboxes(&self, tools: &ToolConfig) -> Vec<String> {
-        self.toolboxes
+        let mut named = self.toolboxes.clone();
+        for server in &self.mcp {
+            if !named.contains(&server.name) {
+                named.push(server.name.clone());
+            }
+        }
+        named
             .iter()
             .filter(|name| {
                 let present = TOOLBOXES.contains(&name.as_str()) || tools.external.contains(name);

@@ -179,6 +179,7 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         engine: engine_id.to_string(),
         toolboxes,
         allow_toolboxes: None,
+        mcp: Vec::new(),
         system_prompt,
         config,
     };

@@ -15,7 +15,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{Peer, RoleClient, ServiceExt};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::process::Stdio;
@@ -37,26 +37,47 @@ const LAST_RETRY: Duration = Duration::from_secs(30);
 /// An MCP server: one loopd starts and talks to over its stdin and stdout
 /// (`command`), or one it reaches over streamable HTTP (`url`). A
 /// `[[mcp]]` entry in the daemon config, or `ask --mcp NAME=COMMAND|URL`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpServer {
     /// The toolbox name its tools are offered under.
     pub name: String,
     /// The program to run (empty for a server reached by `url`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub command: String,
     /// The server's streamable-HTTP endpoint (`http://HOST:PORT/mcp`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     /// Its arguments.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
     /// Environment variables set for it, on top of loopd's.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub env: BTreeMap<String, String>,
     /// Seconds one call may take (default 20).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<f64>,
+}
+
+/// The servers of several lists (the daemon config's, each persona's),
+/// each once; the same name given two different servers is an error.
+pub fn merged<'a>(
+    lists: impl IntoIterator<Item = &'a [McpServer]>,
+) -> Result<Vec<McpServer>, String> {
+    let mut all: Vec<McpServer> = Vec::new();
+    for server in lists.into_iter().flatten() {
+        match all.iter().find(|s| s.name == server.name) {
+            Some(same) if same == server => {}
+            Some(_) => {
+                return Err(format!(
+                    "two different MCP servers are named `{}`",
+                    server.name
+                ))
+            }
+            None => all.push(server.clone()),
+        }
+    }
+    Ok(all)
 }
 
 impl McpServer {

@@ -114,7 +114,7 @@ async fn a_toolbox_on_a_joined_ovos_bus_is_found_called_and_timed_out() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_toolbox_on_loopds_own_bus_goes_when_its_connection_closes() {
+async fn a_toolbox_on_loopds_own_bus_goes_when_its_connection_closes_even_mid_call() {
     let dir = temp_dir("bus-tools-hosted");
     let port = free_port();
     let (daemon, _front) = front_end(BusMode::Host(format!("127.0.0.1:{port}"))).await;
@@ -125,7 +125,18 @@ async fn a_toolbox_on_loopds_own_bus_goes_when_its_connection_closes() {
         call(&external, "station_code", json!({"station": "cygnus"})).await,
         Ok(json!({"code": "LM-5190"}))
     );
+    let stalled = tokio::spawn({
+        let external = external.clone();
+        async move { call(&external, "wait", json!({"seconds": 1.5})).await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
     skill.kill();
+    assert_eq!(
+        stalled.await.unwrap(),
+        Err(ToolError::Failed(
+            "toolbox `station` left the bus during the call".into()
+        ))
+    );
     until_toolbox(&external, "station", false).await;
 }
 

@@ -289,6 +289,41 @@ fn tools_list_shows_an_mcp_servers_tools_and_source() {
     assert_eq!(vault[0]["argument_schema"]["required"], json!(["station"]));
 }
 
+/// A persona with an MCP server of its own uses it with no flag at all.
+#[test]
+fn a_personas_own_mcp_server_is_started_and_used() {
+    model_path(QWEN);
+    let dir = crate::common::serve::temp_dir("mcp-persona");
+    let persona = dir.join("keeper.toml");
+    std::fs::write(
+        &persona,
+        format!(
+            "name = \"keeper\"\nengine = \"react\"\ntoolboxes = [\"math\"]\n{}",
+            vault_config()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_loopd"))
+        .env(loopd::models::MODEL_ENV, QWEN)
+        .args(["ask", "--json", "--persona"])
+        .arg(&persona)
+        .arg("What is the secret access code of the space station Aurora?")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        report["answer"].as_str().unwrap().contains("VX-7781"),
+        "{report}"
+    );
+    let shown = crate::common::loopd(&["personas", "show", persona.to_str().unwrap()]);
+    let shown = text(&shown.stdout);
+    assert!(
+        shown.contains("[[mcp]]") && shown.contains("name = \"vault\""),
+        "{shown}"
+    );
+}
+
 /// The target: a fact only the server knows, answered through it by the
 /// default model, with ReAct and with native tool calls.
 #[test]

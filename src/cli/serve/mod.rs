@@ -214,8 +214,13 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
     sampling
         .check()
         .map_err(|e| format!("config [requests] {e}"))?;
+    let personas = personas(config)?;
+    let mcp = crate::tools::mcp::merged(
+        std::iter::once(&config.mcp[..]).chain(personas.iter().map(|p| &p.mcp[..])),
+    )
+    .map_err(|e| format!("config and personas: {e}"))?;
     let daemon = DaemonSettings {
-        personas: personas(config)?,
+        personas,
         toolboxes,
         tool_config,
         queue_limit: requests.queue.max(1),
@@ -297,7 +302,7 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
         wyoming,
         listen,
         voice: speaking,
-        mcp: config.mcp.clone(),
+        mcp,
         model,
         device,
         max_context: config.max_context.unwrap_or(8192).max(16),

@@ -8,7 +8,7 @@
 //! `{"name", "kwargs"}`, answered by `…call.response` with `{"result"}` or
 //! `{"error"}`; the answer is matched to its call by a key loopd puts in
 //! the context, which OVOS replies carry back. A toolbox whose connection
-//! to the hosted bus closes is removed.
+//! to the hosted bus closes is removed, and its calls still waiting fail.
 
 use super::handler::Peer;
 use super::message::BusMessage;
@@ -37,8 +37,14 @@ pub struct BusToolboxes {
     external: ExternalToolboxes,
     timeout: Duration,
     bus: Arc<Mutex<Option<Peer>>>,
-    waiting: Arc<Mutex<HashMap<String, oneshot::Sender<BusMessage>>>>,
+    waiting: Arc<Mutex<HashMap<String, Waiting>>>,
     next: Arc<AtomicU64>,
+}
+
+/// A call waiting for its answer: the toolbox asked, and where the answer goes.
+struct Waiting {
+    toolbox: String,
+    answer: oneshot::Sender<BusMessage>,
 }
 
 impl BusToolboxes {
@@ -86,7 +92,7 @@ impl BusToolboxes {
         let waiting = key.and_then(|key| lock(&self.waiting).remove(key));
         match waiting {
             Some(waiter) => {
-                let _ = waiter.send(message.clone());
+                let _ = waiter.answer.send(message.clone());
             }
             None => tracing::debug!("bus: `{}` for no call of loopd's", message.kind),
         }
@@ -112,12 +118,13 @@ impl BusToolboxes {
         match self.external.put(id, Source::Bus, tools) {
             Ok(()) if !known => {
                 tracing::info!("bus: toolbox `{id}` with {count} tool(s)");
-                let (external, id, left) = (self.external.clone(), id.to_string(), from.clone());
+                let (me, id, left) = (self.clone(), id.to_string(), from.clone());
                 tokio::spawn(async move {
                     left.gone().await;
-                    if external.remove(&id) {
+                    if me.external.remove(&id) {
                         tracing::info!("bus: toolbox `{id}` left with its connection");
                     }
+                    lock(&me.waiting).retain(|_, call| call.toolbox != id);
                 });
             }
             Ok(()) => tracing::debug!("bus: toolbox `{id}` described itself again"),
@@ -142,7 +149,11 @@ impl BusToolboxes {
             .ok_or_else(|| ToolError::Failed("loopd is not on a message bus".into()))?;
         let key = format!("{}", self.next.fetch_add(1, Ordering::Relaxed));
         let (answered, answer) = oneshot::channel();
-        lock(&self.waiting).insert(key.clone(), answered);
+        let waiting = Waiting {
+            toolbox: id.to_string(),
+            answer: answered,
+        };
+        lock(&self.waiting).insert(key.clone(), waiting);
         let _forget = Forget {
             waiting: &self.waiting,
             key: &key,
@@ -157,9 +168,9 @@ impl BusToolboxes {
         if !bus.send(message).await {
             return Err(ToolError::Failed("the message bus is gone".into()));
         }
-        let answer = answer
-            .await
-            .map_err(|_| ToolError::Failed("the call was dropped".into()))?;
+        let answer = answer.await.map_err(|_| {
+            ToolError::Failed(format!("toolbox `{id}` left the bus during the call"))
+        })?;
         match (answer.data.get("error"), answer.data.get("result")) {
             (Some(error), _) if !error.is_null() => Err(ToolError::Failed(match error {
                 Value::String(text) => text.clone(),
@@ -175,7 +186,7 @@ impl BusToolboxes {
 
 /// Forgets a call's waiter when the call ends, answered or not.
 struct Forget<'a> {
-    waiting: &'a Mutex<HashMap<String, oneshot::Sender<BusMessage>>>,
+    waiting: &'a Mutex<HashMap<String, Waiting>>,
     key: &'a str,
 }
 
