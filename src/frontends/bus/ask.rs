@@ -4,13 +4,18 @@
 use super::handler::Peer;
 use super::message::BusMessage;
 use super::reply::{LoopdAnswer, LoopdError, LoopdEvent, LoopdToken};
-use crate::daemon::{Ask, Daemon};
+use crate::daemon::{AskError, Ticket};
 use crate::engine::LoopEvent;
 use serde_json::Value;
 
-/// Runs one `loopd.ask` to its terminal reply.
-pub async fn run(daemon: &Daemon, peer: &Peer, message: &BusMessage, id: String, ask: Ask) {
-    let mut ticket = match daemon.submit(ask) {
+/// Runs one queued (or refused) `loopd.ask` to its terminal reply.
+pub async fn run(
+    peer: &Peer,
+    message: &BusMessage,
+    id: String,
+    submitted: Result<Ticket, AskError>,
+) {
+    let mut ticket = match submitted {
         Ok(ticket) => ticket,
         Err(e) => {
             peer.send(LoopdError::failed(message, &id, &e)).await;

@@ -5,7 +5,7 @@ use super::message::BusMessage;
 use super::reply::{PersonaAnswer, PersonaEntry, PersonaList};
 use super::toolboxes::BusToolboxes;
 use super::{ask, utterance};
-use crate::daemon::{Daemon, Reply, Ticket};
+use crate::daemon::{AskError, Daemon, Reply, Ticket};
 use crate::engine::LoopEvent;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -145,8 +145,9 @@ impl Handler {
         self.tasks.spawn(task);
     }
 
-    /// Handles one message from `peer`, read into its [`Command`]; the
-    /// work runs in its own task.
+    /// Handles one message from `peer`, read into its [`Command`]. Asks
+    /// are queued here, in the order they arrived; the rest of the work
+    /// runs in its own task.
     pub fn handle(&self, peer: &Peer, message: BusMessage) {
         if self.toolboxes.received(peer, &message) {
             return;
@@ -170,12 +171,19 @@ impl Handler {
                 self.spawn(async move { list_personas(&daemon, &peer, &message).await });
             }
             Command::QueryPersona(query) => {
-                self.spawn(async move { query_persona(&daemon, &peer, &message, query).await });
+                let PersonaQuery {
+                    persona_id,
+                    utterance,
+                    ask,
+                } = query;
+                let submitted = daemon.submit(ask);
+                self.spawn(async move {
+                    query_persona(&peer, &message, &persona_id, &utterance, submitted).await
+                });
             }
             Command::Ask { request_id, ask } => {
-                self.spawn(
-                    async move { ask::run(&daemon, &peer, &message, request_id, ask).await },
-                );
+                let submitted = daemon.submit(ask);
+                self.spawn(async move { ask::run(&peer, &message, request_id, submitted).await });
             }
             Command::Cancel { request_id } => {
                 if !peer.cancel(&request_id) {
@@ -183,9 +191,8 @@ impl Handler {
                 }
             }
             Command::Utterance { ask, lang } => {
-                self.spawn(
-                    async move { utterance::run(&daemon, &peer, &message, ask, lang).await },
-                );
+                let submitted = daemon.submit(ask);
+                self.spawn(async move { utterance::run(&peer, &message, submitted, lang).await });
             }
         }
     }
@@ -205,22 +212,17 @@ async fn list_personas(daemon: &Daemon, peer: &Peer, message: &BusMessage) {
 }
 
 /// `ovos.persona.query` → `ovos.persona.answer` with `response` or `error`.
-async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage, query: PersonaQuery) {
-    let PersonaQuery {
-        persona_id,
-        utterance,
-        ask,
-    } = query;
+async fn query_persona(
+    peer: &Peer,
+    message: &BusMessage,
+    persona_id: &str,
+    utterance: &str,
+    submitted: Result<Ticket, AskError>,
+) {
     let failed = |name: &str, error: String| {
-        PersonaAnswer::failed(
-            message,
-            persona_id.as_str().into(),
-            utterance.as_str().into(),
-            name,
-            &error,
-        )
+        PersonaAnswer::failed(message, persona_id.into(), utterance.into(), name, &error)
     };
-    let mut ticket = match daemon.submit(ask) {
+    let mut ticket = match submitted {
         Ok(ticket) => ticket,
         Err(e) => {
             peer.send(failed(e.name(), e.to_string())).await;
@@ -229,7 +231,7 @@ async fn query_persona(daemon: &Daemon, peer: &Peer, message: &BusMessage, query
     };
     let reply = match peer.finish(&mut ticket).await {
         _ if peer.left.is_cancelled() => return,
-        Ok(answer) => PersonaAnswer::answered(message, &persona_id, &utterance, &answer.answer),
+        Ok(answer) => PersonaAnswer::answered(message, persona_id, utterance, &answer.answer),
         Err(e) => failed(e.name(), e.to_string()),
     };
     peer.send(reply).await;

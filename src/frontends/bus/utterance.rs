@@ -4,7 +4,7 @@
 use super::handler::Peer;
 use super::message::BusMessage;
 use super::reply::Speak;
-use crate::daemon::{Ask, AskError, Daemon};
+use crate::daemon::{AskError, Ticket};
 use crate::engine::LoopEvent;
 use crate::voice::sentences::Sentences;
 use serde_json::json;
@@ -15,8 +15,13 @@ const SORRY: &str = "Sorry, I could not answer that.";
 /// Spoken when the loop ended without an answer.
 const NO_ANSWER: &str = "Sorry, I have no answer to that.";
 
-/// Answers one utterance out loud, in `lang`.
-pub async fn run(daemon: &Daemon, peer: &Peer, message: &BusMessage, ask: Ask, lang: String) {
+/// Answers one queued (or refused) utterance out loud, in `lang`.
+pub async fn run(
+    peer: &Peer,
+    message: &BusMessage,
+    submitted: Result<Ticket, AskError>,
+    lang: String,
+) {
     let mut voice = Voice {
         peer,
         message,
@@ -24,7 +29,7 @@ pub async fn run(daemon: &Daemon, peer: &Peer, message: &BusMessage, ask: Ask, l
         spoken: 0,
         gone: false,
     };
-    match daemon.submit(ask) {
+    match submitted {
         Err(e) => {
             tracing::warn!("bus: cannot answer an utterance: {e}");
             voice.say(SORRY).await;

@@ -271,6 +271,43 @@ fn sixteen_bus_clients_times_four_asks_get_one_reply_each() {
     check_load(&kinds, "the hosted bus");
 }
 
+/// Twelve asks sent at once by one client are queued in the order they
+/// came: the first eight always fit the queue (eight wait behind the
+/// running one), whatever the later ones meet.
+#[test]
+fn asks_from_one_client_are_queued_in_the_order_they_came() {
+    let dir = temp_dir("bus-hosted-order");
+    let (_serve, port) = hosting(&dir);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let ends = runtime.block_on(async {
+        let url = format!("ws://127.0.0.1:{port}/core");
+        let (mut ws, _) = tokio_tungstenite::connect_async(url.as_str())
+            .await
+            .unwrap();
+        assert_eq!(text(ws.next().await)["type"], "connected");
+        for k in 0..12 {
+            let frame = ask(&format!("o{k:02}"), json!({"max_tokens": 8})).to_string();
+            ws.send(Frame::text(frame)).await.unwrap();
+        }
+        let mut ends = std::collections::BTreeMap::new();
+        while ends.len() < 12 {
+            let m = text(ws.next().await);
+            let id = m["data"]["request_id"].as_str().unwrap_or("").to_string();
+            match m["type"].as_str() {
+                Some("loopd.answer") => ends.insert(id, "answer".to_string()),
+                Some("loopd.error") => ends.insert(id, m["data"]["error"].to_string()),
+                _ => None,
+            };
+        }
+        ends
+    });
+    eprintln!("12 asks from one client: {ends:?}");
+    for k in 0..8 {
+        assert_eq!(ends[&format!("o{k:02}")], "answer", "{ends:?}");
+    }
+    assert!(ends.values().any(|kind| kind.contains("Busy")), "{ends:?}");
+}
+
 /// The same load through a real `ovos-messagebus` that loopd joined: all
 /// 16 clients' asks reach loopd over its one link to the bus.
 #[test]
