@@ -242,6 +242,7 @@ impl Worker {
             threads: device::threads(),
             context_length: model.max_positions(),
             template_supports_tools: template.supports_tools(),
+            unconstrained: None,
         };
         let budget = config
             .cache_budget
@@ -308,6 +309,7 @@ impl Worker {
                 text: String::new(),
                 end: EndReason::Cancelled,
                 usage,
+                tool_calls: Vec::new(),
             });
         }
 
@@ -403,6 +405,7 @@ impl Worker {
             text,
             end: EndReason::Cancelled,
             usage,
+            tool_calls: Vec::new(),
         };
         usage.prefill_tokens = prompt.len() - reused;
         let gen_err = |e: candle_core::Error| BrainError::Generation(e.to_string());
@@ -488,7 +491,12 @@ impl Worker {
         if let Some(started) = decode_started {
             usage.decode_time = started.elapsed();
         }
-        Ok(Completion { text, end, usage })
+        Ok(Completion {
+            text,
+            end,
+            usage,
+            tool_calls: Vec::new(),
+        })
     }
 }
 

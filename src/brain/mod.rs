@@ -7,6 +7,7 @@
 //! produced, then one [`Completion`] with the end reason and the [`Usage`].
 
 pub mod device;
+mod fallback;
 pub mod fit;
 pub mod gguf;
 pub mod grammar;
@@ -14,6 +15,7 @@ pub mod kv_cache;
 mod local;
 pub mod model;
 pub mod prefix_cache;
+mod remote;
 pub mod sampler;
 mod scripted;
 pub mod stop;
@@ -25,8 +27,12 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+pub use fallback::FallbackBrain;
 pub use grammar::Grammar;
 pub use local::{LocalBrain, LocalBrainConfig};
+pub use remote::{
+    Fallback, GrammarDialect, RemoteBrain, RemoteBrainConfig, RemoteBrainSettings, API_KEY_ENV,
+};
 pub use scripted::ScriptedBrain;
 
 /// Who said a message in a conversation.
@@ -301,6 +307,9 @@ pub struct Completion {
     pub end: EndReason,
     /// Token counts and timings.
     pub usage: Usage,
+    /// Tool calls the brain returned as calls rather than text (a remote
+    /// server's native tool calls); a local brain leaves them in the text.
+    pub tool_calls: Vec<FunctionCall>,
 }
 
 /// Something a brain could not do.
@@ -402,6 +411,10 @@ pub struct BrainInfo {
     pub context_length: usize,
     /// Whether the chat template renders tool definitions.
     pub template_supports_tools: bool,
+    /// Why this brain cannot follow a request's grammar, when it cannot:
+    /// loops then run unconstrained, and their stats say so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unconstrained: Option<String>,
 }
 
 /// A language model that engines can call.

@@ -33,6 +33,7 @@ impl ScriptedBrain {
                 threads: 0,
                 context_length: 1 << 20,
                 template_supports_tools: true,
+                unconstrained: None,
             },
             replies: Mutex::new(replies.into_iter().map(Into::into).collect()),
             requests: Mutex::new(Vec::new()),
@@ -156,7 +157,12 @@ impl Brain for ScriptedBrain {
                 }));
             }
         }
-        let _ = events.send(GenerationEvent::Finished(Completion { text, end, usage }));
+        let _ = events.send(GenerationEvent::Finished(Completion {
+            text,
+            end,
+            usage,
+            tool_calls: Vec::new(),
+        }));
         generation
     }
 }

@@ -2,7 +2,7 @@
 
 use super::Failure;
 use crate::brain::device::DeviceChoice;
-use crate::brain::{Brain, GenerateOptions, LocalBrain, LocalBrainConfig};
+use crate::brain::{Brain, Fallback, GenerateOptions, LocalBrainConfig, RemoteBrainSettings};
 use crate::daemon::{Answer, Ask, AskError, Daemon, DaemonSettings, Limits, Ticket};
 use crate::engine::{self, LoopEvent, Settings, Trace};
 use crate::persona;
@@ -77,9 +77,21 @@ pub struct AskOptions {
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
 
-    /// GGUF file or known model name (default: the manifest's default model).
-    #[arg(long, value_name = "PATH")]
+    /// GGUF file or known model name (default: the manifest's default
+    /// model); with --brain, the server's model.
+    #[arg(long, value_name = "PATH|NAME")]
     pub model: Option<String>,
+
+    /// Think on a remote OpenAI-compatible server (`http://HOST:PORT`,
+    /// e.g. llama.cpp's llama-server, vLLM, Ollama) instead of the local
+    /// model; the API key, if any, comes from $LOOPD_BRAIN_API_KEY.
+    #[arg(long, value_name = "URL")]
+    pub brain: Option<String>,
+
+    /// With --brain: the default local model answers when the server
+    /// cannot (down, refusing, too slow).
+    #[arg(long, requires = "brain")]
+    pub brain_fallback: bool,
 
     /// Where to run the model: auto, cpu, cuda or metal.
     #[arg(long, default_value = "auto", value_name = "D")]
@@ -141,12 +153,12 @@ pub fn run(args: AskArgs) -> Result<(), Failure> {
     let args = args.options;
     let persona = settings.personas[0].name.clone();
     let started = Instant::now();
-    let brain = load_brain(&args)?;
+    let brain = runtime.block_on(open_brain(&args))?;
     let model = brain.info().model.clone();
     let loaded = started.elapsed();
 
     let (reply, ran, trace) = runtime.block_on(async {
-        let daemon = Daemon::start(Arc::new(brain), settings);
+        let daemon = Daemon::start(brain, settings);
         let mut ticket = daemon.submit(ask)?;
         let on_interrupt = ticket.canceller();
         tokio::spawn(async move {
@@ -245,17 +257,29 @@ pub(super) fn prepare(
     Ok((settings, ask))
 }
 
-/// The local model the options name.
-pub(super) fn load_brain(args: &AskOptions) -> Result<LocalBrain, Failure> {
-    let path = crate::models::resolve(args.model.as_deref())?;
-    Ok(LocalBrain::load(LocalBrainConfig {
-        model: path,
-        device: args.device,
-        max_context: args.max_context,
-        prefix_cache: !args.no_prefix_cache,
-        cache_budget: None,
-    })
-    .map_err(|e| e.to_string())?)
+/// The brain the options name: the local model, or the --brain server
+/// (with the default local model behind it for --brain-fallback).
+pub(super) async fn open_brain(args: &AskOptions) -> Result<Arc<dyn Brain>, Failure> {
+    let remote = args.brain.as_ref().map(|url| RemoteBrainSettings {
+        url: url.clone(),
+        model: args.model.clone(),
+        fallback: args.brain_fallback.then_some(Fallback::Local),
+        ..RemoteBrainSettings::default()
+    });
+    let local_model = match remote {
+        Some(_) => None,
+        None => args.model.as_deref(),
+    };
+    let local = crate::models::resolve(local_model)
+        .map(|model| LocalBrainConfig {
+            model,
+            device: args.device,
+            max_context: args.max_context,
+            prefix_cache: !args.no_prefix_cache,
+            cache_budget: None,
+        })
+        .map_err(|e| e.to_string());
+    Ok(super::brain::open(remote.as_ref(), local).await?)
 }
 
 /// The daemon core's settings for one question: the persona alone, the

@@ -83,7 +83,6 @@ pub struct ListenArgs {
 /// Runs `loopd listen`.
 pub fn run(args: ListenArgs) -> Result<(), Failure> {
     let speech_dir = models::resolve_speech(args.speech_model.as_deref())?;
-    let brain = ask::load_brain(&args.options)?;
     let device = device::open(args.options.device).map_err(|e| e.to_string())?;
     let whisper = Whisper::load(&speech_dir, &device).map_err(|e| e.to_string())?;
 
@@ -92,13 +91,14 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    let brain = runtime.block_on(ask::open_brain(&args.options))?;
     let external = ExternalToolboxes::default();
     let _servers = runtime.block_on(ask::start_mcp(&args.options, &external))?;
     // The persona's prompt is computed once, before anyone speaks, as
     // `loopd serve` does at start; only the question is new when it comes.
     let (mut settings, _) = ask::prepare(&args.options, "warm-up", &external)?;
     settings.memory_turns = 6;
-    let daemon = runtime.block_on(async { Daemon::start(Arc::new(brain), settings) });
+    let daemon = runtime.block_on(async { Daemon::start(brain, settings) });
     let warming = Instant::now();
     runtime.block_on(daemon.warm())?;
     let warm_ms = engine::round1(warming.elapsed().as_secs_f64() * 1000.0);

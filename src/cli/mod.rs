@@ -2,6 +2,7 @@
 
 mod ask;
 mod bench;
+pub(crate) mod brain;
 mod listen;
 mod models;
 mod personas;

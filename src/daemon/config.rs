@@ -63,6 +63,9 @@ use std::path::{Path, PathBuf};
 pub struct Config {
     /// A known model name or a GGUF path.
     pub model: Option<String>,
+    /// A remote OpenAI-compatible server to think on instead (`brain =
+    /// { url, model, api_key_file, fallback = "local" }`).
+    pub brain: Option<crate::brain::RemoteBrainSettings>,
     /// `auto`, `cpu`, `cuda` or `metal`.
     pub device: Option<String>,
     /// CPU threads for the model.
@@ -87,6 +90,8 @@ pub struct Config {
     pub cache: CacheSection,
     /// The D-Bus front end.
     pub dbus: DbusSection,
+    /// The OpenAI-compatible HTTP front end.
+    pub http: HttpSection,
     /// The message-bus front end.
     pub bus: BusSection,
     /// The voice front ends: the microphone and loudspeaker, and Wyoming.
@@ -227,6 +232,17 @@ impl Default for DbusSection {
             system: false,
         }
     }
+}
+
+/// `[http]`: off unless `listen` is set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HttpSection {
+    /// Serve the OpenAI-compatible API at this address (`127.0.0.1:8080`).
+    pub listen: Option<String>,
+    /// A file holding the bearer key clients must send (required to listen
+    /// beyond loopback).
+    pub key_file: Option<PathBuf>,
 }
 
 /// `[bus]`.

@@ -127,7 +127,10 @@ impl NativeTools {
                     Route::AnswerUnlessStarts(CALL_PREFIXES),
                 )
                 .await?;
-            let calls = parse::tool_calls(&reply.text);
+            let calls = match reply.tool_calls.as_slice() {
+                [] => parse::tool_calls(&reply.text),
+                returned => parse::returned_tool_calls(returned),
+            };
             if calls.is_empty() {
                 let answer = reply.text.trim();
                 if answer.is_empty() {
@@ -211,7 +214,7 @@ impl NativeTools {
                 Route::AnswerUnlessStarts(CALL_PREFIXES),
             )
             .await?;
-        let answer = if parse::tool_calls(&reply.text).is_empty() {
+        let answer = if parse::tool_calls(&reply.text).is_empty() && reply.tool_calls.is_empty() {
             let answer = reply.text.trim().to_string();
             if !run.last_call_spoke() {
                 run.say(&answer);

@@ -275,6 +275,18 @@ pub fn tool_calls(text: &str) -> Vec<Result<ToolCall, String>> {
     calls
 }
 
+/// Tool calls a brain returned as calls (a remote server's native tool
+/// calls), read like the ones in text: arguments must be a JSON object.
+pub fn returned_tool_calls(calls: &[crate::brain::FunctionCall]) -> Vec<Result<ToolCall, String>> {
+    calls
+        .iter()
+        .map(|call| {
+            let value = serde_json::json!({"name": call.name, "arguments": call.arguments});
+            tool_call_from(&value)
+        })
+        .collect()
+}
+
 /// The text inside a Markdown code fence that is the whole reply
 /// (```` ```json\n{…}\n``` ````), or the text itself, trimmed.
 fn unfence(text: &str) -> &str {

@@ -106,10 +106,10 @@ impl Run {
         &self.tools
     }
 
-    /// Whether LLM calls send their protocol's grammar to the brain (the
-    /// `constrain` setting, on by default).
+    /// Whether LLM calls send their protocol's grammar to the brain: the
+    /// `constrain` setting (on by default), when the brain can follow one.
     pub fn constrained(&self) -> bool {
-        self.constrain
+        self.constrain && self.brain.info().unconstrained.is_none()
     }
 
     /// Whether the model's chat template renders tool definitions.
@@ -258,14 +258,19 @@ impl Run {
         if let Some(temperature) = call.temperature {
             options.temperature = temperature;
         }
+        let call_had_grammar = call.grammar.is_some();
         let request = ChatRequest {
             messages,
             tools: call.tools,
             options,
             assistant_prefix: call.prefix.to_string(),
             session: self.session.clone(),
-            grammar: call.grammar.filter(|_| self.constrain),
+            grammar: call.grammar.filter(|_| self.constrained()),
         };
+        let constrained = request.grammar.is_some();
+        if call_had_grammar && self.constrain && !constrained {
+            self.stats.unconstrained = self.brain.info().unconstrained.clone();
+        }
         let call_cancel = self.cancel.child_token();
         let mut generation = self.brain.generate(request, call_cancel.clone());
         let mut router = Router::new(route);
@@ -310,7 +315,7 @@ impl Run {
         self.answer_text(answer);
         let mut completion = completion;
         completion.text.insert_str(0, call.prefix);
-        self.record(purpose, &completion, call_started);
+        self.record(purpose, &completion, call_started, constrained);
         match completion.end {
             EndReason::Cancelled if past_deadline => Err(Halt::new(
                 Termination::BudgetExhausted,
@@ -325,7 +330,13 @@ impl Run {
         }
     }
 
-    fn record(&mut self, purpose: &str, completion: &Completion, started: Instant) {
+    fn record(
+        &mut self,
+        purpose: &str,
+        completion: &Completion,
+        started: Instant,
+        constrained: bool,
+    ) {
         let usage = &completion.usage;
         let end = match &completion.end {
             EndReason::EndOfTurn => "end_of_turn".to_string(),
@@ -351,6 +362,7 @@ impl Run {
             decode_tok_s: round1(usage.decode_tok_s()),
             wall_ms: round1(ms(started.elapsed())),
             end,
+            constrained,
         });
     }
 

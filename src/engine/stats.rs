@@ -37,6 +37,9 @@ pub struct CallRecord {
     pub wall_ms: f64,
     /// Why generation ended.
     pub end: String,
+    /// Whether the reply was held to its protocol's grammar: false when
+    /// the loop runs unconstrained or the brain cannot follow grammars.
+    pub constrained: bool,
 }
 
 /// One tool call, for the stats.
@@ -74,6 +77,9 @@ pub struct LoopStats {
     pub first_answer_token_ms: Option<f64>,
     /// Whole run.
     pub wall_ms: f64,
+    /// Why calls that have a grammar went without it: the brain cannot
+    /// follow grammars (a remote server set up without them).
+    pub unconstrained: Option<String>,
 }
 
 impl LoopStats {
@@ -139,7 +145,7 @@ impl LoopStats {
             .iter()
             .map(|c| c.completion_tokens.saturating_sub(1))
             .sum();
-        serde_json::json!({
+        let mut stats = serde_json::json!({
             "turns": self.turns,
             "llm_calls": self.llm_calls(),
             "tool_calls": self.tool_calls.len(),
@@ -159,7 +165,11 @@ impl LoopStats {
             "wall_ms": round1(self.wall_ms),
             "calls": self.calls,
             "tools": self.tool_calls,
-        })
+        });
+        if let Some(why) = &self.unconstrained {
+            stats["unconstrained"] = Value::from(why.as_str());
+        }
+        stats
     }
 }
 

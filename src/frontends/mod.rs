@@ -6,7 +6,8 @@
 //!   same envelope as JSON lines on a Unix socket, for voice front ends;
 //! - [`listen`]: loopd's own ears and voice — speech in, speech out;
 //! - [`wyoming`]: speech to text, text to speech and answers for Home
-//!   Assistant over the Wyoming protocol.
+//!   Assistant over the Wyoming protocol;
+//! - [`http`]: the OpenAI chat-completions API, personas as models.
 //!
 //! Front ends only talk to [`crate::daemon::Daemon`]: they turn what they
 //! receive into an [`crate::daemon::Ask`], and a ticket's events and reply
@@ -14,5 +15,6 @@
 
 pub mod bus;
 pub mod dbus;
+pub mod http;
 pub mod listen;
 pub mod wyoming;

@@ -66,6 +66,7 @@ impl Brain for GatedBrain {
                 text: text.into(),
                 end,
                 usage: Usage::default(),
+                tool_calls: Vec::new(),
             }));
         });
         generation

@@ -55,8 +55,12 @@ mod engines_real;
 
 /// The daemon core with deterministic brains: queue, replies, sessions.
 mod daemon;
+/// `loopd serve --http` through the official `openai` Python client.
+mod http;
 /// MCP servers as toolboxes, against real servers.
 mod mcp;
+/// The remote brain against llama.cpp's `llama-server`.
+mod remote;
 /// The built-in toolboxes through a `Toolset`, and `loopd tools list`.
 mod tools;
 

@@ -10,6 +10,7 @@ use crate::daemon::config::{self, Config};
 use crate::daemon::DaemonSettings;
 use crate::frontends::bus::{BusMode, BusOptions, Secret};
 use crate::frontends::dbus::DbusOptions;
+use crate::frontends::http::HttpOptions;
 use crate::persona::{self, Persona};
 use crate::tools::{ToolConfig, Toolset};
 use crate::voice::stream::{Sink, Source};
@@ -50,6 +51,16 @@ pub struct ServeArgs {
     /// (required to listen on an address that is not loopback).
     #[arg(long, value_name = "PATH")]
     pub bus_secret_file: Option<PathBuf>,
+
+    /// Serve the OpenAI-compatible API (`/v1/models`, `/v1/chat/completions`)
+    /// at this address, e.g. 127.0.0.1:8080.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub http: Option<String>,
+
+    /// A file holding the bearer key HTTP clients must send (required for
+    /// an address beyond loopback).
+    #[arg(long, value_name = "PATH")]
+    pub http_key_file: Option<PathBuf>,
 
     /// Neither join nor host a WebSocket message bus.
     #[arg(long)]
@@ -161,7 +172,14 @@ pub fn run(args: ServeArgs, threads: Option<usize>) -> Result<(), String> {
 /// The service's options: the config file with the flags applied.
 fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> {
     let model = crate::models::resolve(args.model.as_deref().or(config.model.as_deref()))
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| e.to_string());
+    let local_needed = config
+        .brain
+        .as_ref()
+        .is_none_or(|b| b.fallback == Some(crate::brain::Fallback::Local));
+    if local_needed {
+        model.clone()?;
+    }
     let device = match (args.device, &config.device) {
         (Some(d), _) => d,
         (None, Some(name)) => name.parse().map_err(|e| format!("config device: {e}"))?,
@@ -298,12 +316,41 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
             speech_dir: speech_dir()?,
         }),
     };
+    let http = match args.http.as_ref().or(config.http.listen.as_ref()) {
+        None => None,
+        Some(address) => {
+            let listen = address.parse().map_err(|_| {
+                format!("--http {address}: expected HOST:PORT, e.g. 127.0.0.1:8080")
+            })?;
+            let key_file = args
+                .http_key_file
+                .as_ref()
+                .or(config.http.key_file.as_ref());
+            let api_key = match key_file {
+                None => None,
+                Some(path) => {
+                    let text = std::fs::read_to_string(path)
+                        .map_err(|e| format!("http key file {}: {e}", path.display()))?;
+                    let key = text.trim().to_string();
+                    if key.is_empty() {
+                        return Err(format!("http key file {} is empty", path.display()));
+                    }
+                    Some(key)
+                }
+            };
+            let options = HttpOptions { listen, api_key };
+            options.check()?;
+            Some(options)
+        }
+    };
     Ok(ServiceOptions {
+        http,
         wyoming,
         listen,
         voice: speaking,
         mcp,
         model,
+        brain: config.brain.clone(),
         device,
         max_context: config.max_context.unwrap_or(8192).max(16),
         prefix_cache: config.cache.prefix,

@@ -3,7 +3,7 @@
 //! taking requests, answer the ones in flight, and exit.
 
 use crate::brain::device::DeviceChoice;
-use crate::brain::{Brain, LocalBrain, LocalBrainConfig};
+use crate::brain::LocalBrainConfig;
 use crate::daemon::Ask;
 use crate::daemon::{notify, Daemon, DaemonSettings};
 use crate::frontends::{bus, dbus, listen, wyoming};
@@ -12,7 +12,6 @@ use crate::voice::stream::{self, Sink, Source};
 use crate::voice::vad::Endpointing;
 use crate::voice::whisper::Whisper;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long in-flight requests get to deliver their last reply on shutdown.
@@ -21,8 +20,14 @@ pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// Everything `loopd serve` needs, with the config file and flags applied.
 #[derive(Debug, Clone)]
 pub struct ServiceOptions {
-    /// The GGUF file.
-    pub model: PathBuf,
+    /// The OpenAI-compatible HTTP front end.
+    pub http: Option<crate::frontends::http::HttpOptions>,
+    /// The GGUF file, or why there is none (an error only when the local
+    /// model is needed).
+    pub model: Result<PathBuf, String>,
+    /// A remote server to think on instead (the GGUF as its fallback when
+    /// it says so).
+    pub brain: Option<crate::brain::RemoteBrainSettings>,
     /// Where to run it.
     pub device: DeviceChoice,
     /// Largest context window.
@@ -87,21 +92,25 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
             );
         }
     }
-    notify::status(&format!("loading {}", options.model.display()));
-    let config = LocalBrainConfig {
-        model: options.model.clone(),
+    let loading = match &options.brain {
+        Some(remote) => remote.url.clone(),
+        None => match &options.model {
+            Ok(path) => path.display().to_string(),
+            Err(e) => return Err(e.clone()),
+        },
+    };
+    notify::status(&format!("loading {loading}"));
+    let config = options.model.clone().map(|model| LocalBrainConfig {
+        model,
         device: options.device,
         max_context: options.max_context,
         prefix_cache: options.prefix_cache,
         cache_budget: options.cache_budget,
-    };
-    let brain = tokio::task::spawn_blocking(move || LocalBrain::load(config))
-        .await
-        .map_err(|e| format!("the model loader stopped: {e}"))?
-        .map_err(|e| e.to_string())?;
+    });
+    let brain = crate::cli::brain::open(options.brain.as_ref(), config).await?;
     let info = brain.info().clone();
     notify::status(&format!("warming {} on {}", info.model, info.device));
-    let daemon = Daemon::start(Arc::new(brain), options.daemon);
+    let daemon = Daemon::start(brain, options.daemon);
     for warmed in daemon.warm().await? {
         tracing::info!(
             "persona `{}` warmed: {} prompt tokens ({} computed) in {:.1} s",
@@ -177,7 +186,18 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         ),
         _ => None,
     };
+    let http = match options.http {
+        Some(o) => {
+            let listen = o.listen;
+            let task = crate::frontends::http::serve(daemon.clone(), o, servers.clone()).await?;
+            Some((listen, task))
+        }
+        None => None,
+    };
     let mut fronts = Vec::new();
+    if let Some((listen, _)) = &http {
+        fronts.push(format!("OpenAI API on http://{listen}/v1"));
+    }
     if let Some(d) = &dbus {
         fronts.push(d.describe());
     }
@@ -225,6 +245,10 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     }
     if let Some(dbus) = dbus {
         dbus.stop().await;
+    }
+    if let Some((_, task)) = http {
+        servers.cancel();
+        let _ = task.await;
     }
     tracing::info!("stopped");
     Ok(())

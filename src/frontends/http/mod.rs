@@ -1,0 +1,148 @@
+//! loopd as an OpenAI-compatible HTTP server (`loopd serve --http
+//! HOST:PORT`): `GET /v1/models` lists the personas as models and `POST
+//! /v1/chat/completions` runs the named persona's loop on the daemon's one
+//! queue, streaming the answer as chunks (thoughts too, as
+//! `reasoning_content`, when the request sets `"thoughts": true`).
+//!
+//! Loopback needs no key; beyond it, every request must carry
+//! `Authorization: Bearer <key>` with the key from the configured file.
+
+mod chat;
+
+use crate::daemon::Daemon;
+use crate::openai::{ErrorBody, ErrorDetail, ModelEntry, ModelList};
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// Where the HTTP front end listens and the key it asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpOptions {
+    /// The TCP address.
+    pub listen: SocketAddr,
+    /// The bearer key clients must send; required beyond loopback.
+    pub api_key: Option<String>,
+}
+
+impl HttpOptions {
+    /// Checks that an address beyond loopback has a key.
+    pub fn check(&self) -> Result<(), String> {
+        if !self.listen.ip().is_loopback() && self.api_key.is_none() {
+            return Err(format!(
+                "--http {} is beyond loopback: give clients a key with --http-key-file",
+                self.listen
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What every handler shares.
+#[derive(Clone)]
+struct Served {
+    daemon: Daemon,
+    api_key: Option<Arc<str>>,
+}
+
+/// Serves until `stop` is cancelled; returns once the address is bound, an
+/// error when it cannot be.
+pub async fn serve(
+    daemon: Daemon,
+    options: HttpOptions,
+    stop: CancellationToken,
+) -> Result<tokio::task::JoinHandle<()>, String> {
+    options.check()?;
+    let listener = tokio::net::TcpListener::bind(options.listen)
+        .await
+        .map_err(|e| format!("http: cannot listen on {}: {e}", options.listen))?;
+    let served = Served {
+        daemon,
+        api_key: options.api_key.map(Arc::from),
+    };
+    let app = Router::new()
+        .route("/v1/models", get(models))
+        .route("/v1/chat/completions", post(chat::completions))
+        .fallback(not_found)
+        .layer(middleware::from_fn_with_state(served.clone(), authorize))
+        .with_state(served);
+    tracing::info!(
+        "http: OpenAI-compatible API on http://{}/v1",
+        options.listen
+    );
+    Ok(tokio::spawn(async move {
+        let shutdown = async move { stop.cancelled().await };
+        if let Err(e) = axum::serve(listener, app)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::error!("http: {e}");
+        }
+    }))
+}
+
+/// Lets a request through when no key is set or it carries the key.
+async fn authorize(State(served): State<Served>, request: Request, next: Next) -> Response {
+    let Some(key) = &served.api_key else {
+        return next.run(request).await;
+    };
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if given.map(str::trim) == Some(&**key) {
+        return next.run(request).await;
+    }
+    error(
+        StatusCode::UNAUTHORIZED,
+        "invalid_api_key",
+        None,
+        "a valid `Authorization: Bearer` key is needed",
+    )
+}
+
+/// `GET /v1/models`: one model per persona, the default first.
+async fn models(State(served): State<Served>) -> Json<ModelList> {
+    let data = served
+        .daemon
+        .personas()
+        .iter()
+        .map(|persona| ModelEntry {
+            id: persona.name.clone(),
+            object: "model".into(),
+            created: 0,
+            owned_by: "loopd".into(),
+        })
+        .collect();
+    Json(ModelList {
+        object: "list".into(),
+        data,
+    })
+}
+
+async fn not_found() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "invalid_request_error",
+        None,
+        "loopd serves /v1/models and /v1/chat/completions",
+    )
+}
+
+/// An OpenAI-shaped error response.
+fn error(status: StatusCode, kind: &str, code: Option<&str>, message: &str) -> Response {
+    let body = ErrorBody {
+        error: ErrorDetail {
+            message: message.to_string(),
+            kind: kind.to_string(),
+            code: code.map(str::to_string),
+        },
+    };
+    (status, Json(body)).into_response()
+}

