@@ -258,14 +258,21 @@ pub(super) fn prepare(
 }
 
 /// The brain the options name: the local model, or the --brain server
-/// (with the default local model behind it for --brain-fallback).
+/// (with the default local model behind it for --brain-fallback), or else
+/// the persona's own remote brain unless --model names a local one.
 pub(super) async fn open_brain(args: &AskOptions) -> Result<Arc<dyn Brain>, Failure> {
-    let remote = args.brain.as_ref().map(|url| RemoteBrainSettings {
-        url: url.clone(),
-        model: args.model.clone(),
-        fallback: args.brain_fallback.then_some(Fallback::Local),
-        ..RemoteBrainSettings::default()
-    });
+    let persona =
+        persona::find(args.persona.as_deref()).map_err(|e| Failure::usage(e.to_string()))?;
+    let remote = match &args.brain {
+        Some(url) => Some(RemoteBrainSettings {
+            url: url.clone(),
+            model: args.model.clone(),
+            fallback: args.brain_fallback.then_some(Fallback::Local),
+            ..RemoteBrainSettings::default()
+        }),
+        None if args.model.is_none() => persona.brain,
+        None => None,
+    };
     let local_model = match remote {
         Some(_) => None,
         None => args.model.as_deref(),

@@ -47,3 +47,38 @@ pub async fn open(
         Arc::new(local),
     )))
 }
+
+/// The brains of the personas that name a remote one, by persona name;
+/// `fallback = "local"` puts `local` (the daemon's own brain) behind it.
+pub async fn for_personas(
+    personas: &[crate::persona::Persona],
+    local: &Arc<dyn Brain>,
+) -> Result<std::collections::HashMap<String, Arc<dyn Brain>>, String> {
+    let mut brains = std::collections::HashMap::new();
+    for persona in personas {
+        let Some(settings) = &persona.brain else {
+            continue;
+        };
+        let fallback = settings.fallback == Some(Fallback::Local);
+        let named = |e: String| format!("persona `{}`: {e}", persona.name);
+        let brain: Arc<dyn Brain> = match RemoteBrain::connect(settings.config().map_err(named)?)
+            .await
+        {
+            Ok(remote) if fallback => Arc::new(FallbackBrain::new(Arc::new(remote), local.clone())),
+            Ok(remote) => Arc::new(remote),
+            Err(e) if fallback => {
+                tracing::warn!("persona `{}`: {e}; the local model answers", persona.name);
+                local.clone()
+            }
+            Err(e) => return Err(named(e.to_string())),
+        };
+        tracing::info!(
+            "persona `{}` thinks on `{}` at {}",
+            persona.name,
+            brain.info().model,
+            brain.info().device
+        );
+        brains.insert(persona.name.clone(), brain);
+    }
+    Ok(brains)
+}

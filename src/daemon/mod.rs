@@ -213,6 +213,8 @@ struct Job {
 
 struct Shared {
     brain: Arc<dyn Brain>,
+    /// Brains of personas that name their own (`brain = { url, … }`).
+    persona_brains: HashMap<String, Arc<dyn Brain>>,
     settings: DaemonSettings,
     memory: Mutex<Memory>,
     spoken: Mutex<HashMap<String, (u64, CancellationToken)>>,
@@ -234,11 +236,22 @@ pub struct Daemon {
 impl Daemon {
     /// Starts the daemon core on the current tokio runtime.
     pub fn start(brain: Arc<dyn Brain>, settings: DaemonSettings) -> Daemon {
+        Daemon::start_with(brain, HashMap::new(), settings)
+    }
+
+    /// Starts the daemon core with `persona_brains` for the personas that
+    /// think elsewhere (by persona name); the others use `brain`.
+    pub fn start_with(
+        brain: Arc<dyn Brain>,
+        persona_brains: HashMap<String, Arc<dyn Brain>>,
+        settings: DaemonSettings,
+    ) -> Daemon {
         let (queue, waiting) = mpsc::channel(settings.queue_limit.max(1));
         let memory = Memory::new(settings.memory_turns, settings.memory_sessions);
         let daemon = Daemon {
             shared: Arc::new(Shared {
                 brain,
+                persona_brains,
                 memory: Mutex::new(memory),
                 spoken: Mutex::default(),
                 next_id: AtomicU64::new(0),
@@ -258,6 +271,12 @@ impl Daemon {
     /// The model behind it.
     pub fn brain_info(&self) -> &BrainInfo {
         self.shared.brain.info()
+    }
+
+    /// The brain `persona` thinks with.
+    fn brain_for(&self, persona: &str) -> &Arc<dyn Brain> {
+        let shared = &self.shared;
+        shared.persona_brains.get(persona).unwrap_or(&shared.brain)
     }
 
     /// The toolboxes from outside (MCP, bus, D-Bus) its requests may name;
@@ -323,8 +342,10 @@ impl Daemon {
             let setup = persona
                 .setup(Overrides::default(), &shared.settings.tool_config)
                 .map_err(|e| format!("persona `{}`: {e}", persona.name))?;
+            let brain = self.brain_for(&persona.name);
+            let remote = !Arc::ptr_eq(brain, &shared.brain);
             let usage = engine::warm(
-                &shared.brain,
+                brain,
                 setup.engine,
                 setup.system_prompt.as_deref(),
                 Arc::new(setup.tools),
@@ -332,8 +353,18 @@ impl Daemon {
                 &format!("warm:{}", persona.name),
                 shared.stopping.child_token(),
             )
-            .await
-            .map_err(|e| format!("the model does not answer: {e}"))?;
+            .await;
+            let usage = match usage {
+                Ok(usage) => usage,
+                Err(e) if remote => {
+                    tracing::warn!(
+                        "persona `{}`: its brain does not answer yet: {e}",
+                        persona.name
+                    );
+                    continue;
+                }
+                Err(e) => return Err(format!("the model does not answer: {e}")),
+            };
             if let Some(usage) = usage {
                 warmed.push(Warmed {
                     persona: persona.name.clone(),
@@ -373,6 +404,7 @@ impl Daemon {
             options,
             limits,
         } = shared.settings.prepare(ask)?;
+        let brain = self.brain_for(&persona).clone();
         let mut conversation = Vec::new();
         if let Some(system) = setup.system_prompt {
             conversation.push(Message::system(system));
@@ -395,7 +427,7 @@ impl Daemon {
             request: LoopRequest {
                 engine: setup.engine,
                 conversation,
-                brain: shared.brain.clone(),
+                brain,
                 tools: Arc::new(setup.tools),
                 budget: Budget {
                     max_turns: limits.max_turns,

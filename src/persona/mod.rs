@@ -45,6 +45,10 @@ pub struct Persona {
     /// MCP servers of its own (`[[mcp]]`), each a toolbox it uses.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub mcp: Vec<crate::tools::mcp::McpServer>,
+    /// A remote server it thinks on instead of the daemon's model (`brain
+    /// = { url, model, api_key_file, fallback = "local" }`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brain: Option<crate::brain::RemoteBrainSettings>,
     /// The system prompt that opens every conversation.
     #[serde(default)]
     pub system_prompt: Option<String>,

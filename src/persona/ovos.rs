@@ -180,6 +180,7 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         toolboxes,
         allow_toolboxes: None,
         mcp: Vec::new(),
+        brain: None,
         system_prompt,
         config,
     };

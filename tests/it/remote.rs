@@ -286,3 +286,70 @@ fn a_server_with_a_key_refuses_without_it_and_answers_with_it() {
     assert_eq!(code, 0, "{stderr}");
     assert!(!report.unwrap()["answer"].as_str().unwrap().is_empty());
 }
+
+#[test]
+fn a_persona_thinks_on_its_server_and_on_the_local_model_when_the_server_is_gone() {
+    let mut server = Some(LlamaServer::start(QWEN, &[]));
+    let dir = crate::common::serve::temp_dir("remote-persona");
+    let big = dir.join("big.toml");
+    let url = server.as_ref().unwrap().url();
+    std::fs::write(
+        &big,
+        format!(
+            "name = \"big\"\nengine = \"none\"\n\
+             system_prompt = \"Answer in one short sentence.\"\n\
+             brain = {{ url = \"{url}\", fallback = \"local\", retries = 1 }}\n"
+        ),
+    )
+    .unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        format!("personas = [{:?}]\n", big.display().to_string()),
+    )
+    .unwrap();
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let serve = crate::common::serve::Serve::start(
+        &[
+            "--no-dbus",
+            "--no-bus",
+            "--config",
+            config.to_str().unwrap(),
+            "--http",
+            &listen,
+        ],
+        &[],
+    );
+    assert!(
+        serve.stderr().contains("persona `big` thinks on"),
+        "{}",
+        serve.stderr()
+    );
+    let api = format!("http://{listen}/v1");
+    let question = "What is the capital of France?";
+    let served = crate::http::client(&api, "none", &["ask", "big", question, "whole"]);
+    assert!(
+        served["content"].as_str().unwrap().contains("Paris"),
+        "{served}"
+    );
+    let log = server.as_ref().unwrap().log();
+    let tasks = log.matches("processing task").count();
+    assert!(
+        tasks >= 2,
+        "the server warmed the persona and answered it:\n{log}"
+    );
+
+    server = None;
+    drop(server);
+    let fallen_back = crate::http::client(&api, "none", &["ask", "big", question, "whole"]);
+    assert!(
+        !fallen_back["content"].as_str().unwrap().is_empty(),
+        "{fallen_back}"
+    );
+    let stderr = serve.stderr();
+    assert!(
+        stderr.contains("failed") && stderr.contains("answers"),
+        "{stderr}"
+    );
+}

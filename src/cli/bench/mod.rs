@@ -88,9 +88,15 @@ pub struct BenchArgs {
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
 
-    /// GGUF file or known model name (default: the manifest's default model).
-    #[arg(long, value_name = "PATH")]
+    /// GGUF file or known model name (default: the manifest's default
+    /// model); with --brain, the server's model.
+    #[arg(long, value_name = "PATH|NAME")]
     pub model: Option<String>,
+
+    /// Run the loops on a remote OpenAI-compatible server (`http://HOST:PORT`)
+    /// instead of the local model; its key, if any, from $LOOPD_BRAIN_API_KEY.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["raw", "compare_cache", "no_prefix_cache"])]
+    pub brain: Option<String>,
 
     /// Where to run the model: auto, cpu, cuda or metal.
     #[arg(long, default_value = "auto", value_name = "D")]
@@ -203,7 +209,15 @@ fn plan(args: &BenchArgs) -> Result<runner::Plan, String> {
             ..GenerateOptions::default()
         },
         timeout,
-        model: crate::models::resolve(args.model.as_deref()).map_err(|e| e.to_string())?,
+        model: match &args.brain {
+            Some(url) => runner::BenchModel::Remote {
+                url: url.clone(),
+                model: args.model.clone(),
+            },
+            None => runner::BenchModel::Local(
+                crate::models::resolve(args.model.as_deref()).map_err(|e| e.to_string())?,
+            ),
+        },
         device: args.device,
         max_context: args.max_context,
     })

@@ -5,7 +5,10 @@
 use super::tasks::Task;
 use crate::brain::device::DeviceChoice;
 use crate::brain::prefix_cache::CacheUsage;
-use crate::brain::{Brain, BrainInfo, GenerateOptions, LocalBrain, LocalBrainConfig, Message};
+use crate::brain::{
+    Brain, BrainInfo, GenerateOptions, LocalBrain, LocalBrainConfig, Message, RemoteBrain,
+    RemoteBrainSettings,
+};
 use crate::engine::Engine;
 use crate::engine::{self, Budget, LoopOutcome, LoopRequest, Settings};
 use crate::persona::{Overrides, Persona};
@@ -39,12 +42,27 @@ pub struct Plan {
     pub options: GenerateOptions,
     /// Most time one question may take.
     pub timeout: Option<Duration>,
-    /// The model file.
-    pub model: PathBuf,
+    /// The model.
+    pub model: BenchModel,
     /// Where to run it.
     pub device: DeviceChoice,
     /// Largest context window.
     pub max_context: usize,
+}
+
+/// What the loops run on.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BenchModel {
+    /// A GGUF file, loaded here.
+    Local(PathBuf),
+    /// A remote OpenAI-compatible server and its model (default: the first
+    /// it lists).
+    Remote {
+        /// The server's base URL.
+        url: String,
+        /// The server's model.
+        model: Option<String>,
+    },
 }
 
 /// One question answered by one engine.
@@ -106,20 +124,44 @@ pub struct Results {
 
 /// Loads the model and runs the plan; progress goes to stderr.
 pub fn run(plan: &Plan) -> Result<Results, String> {
-    let model_bytes = std::fs::metadata(&plan.model)
-        .map_err(|e| format!("cannot read {}: {e}", plan.model.display()))?
-        .len();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let started = Instant::now();
-    let brain = Arc::new(
-        LocalBrain::load(LocalBrainConfig {
-            model: plan.model.clone(),
-            device: plan.device,
-            max_context: plan.max_context,
-            prefix_cache: plan.modes.contains(&true),
-            cache_budget: None,
-        })
-        .map_err(|e| e.to_string())?,
-    );
+    let (brain, local, model_bytes, model_file): (Arc<dyn Brain>, _, _, _) = match &plan.model {
+        BenchModel::Local(path) => {
+            let bytes = std::fs::metadata(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+                .len();
+            let local = Arc::new(
+                LocalBrain::load(LocalBrainConfig {
+                    model: path.clone(),
+                    device: plan.device,
+                    max_context: plan.max_context,
+                    prefix_cache: plan.modes.contains(&true),
+                    cache_budget: None,
+                })
+                .map_err(|e| e.to_string())?,
+            );
+            let file = path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            (local.clone(), Some(local), bytes, file)
+        }
+        BenchModel::Remote { url, model } => {
+            let settings = RemoteBrainSettings {
+                url: url.clone(),
+                model: model.clone(),
+                ..RemoteBrainSettings::default()
+            };
+            let remote = runtime
+                .block_on(RemoteBrain::connect(settings.config()?))
+                .map_err(|e| e.to_string())?;
+            let name = remote.info().model.clone();
+            (Arc::new(remote), None, 0, name)
+        }
+    };
     let load_ms = engine::round1(started.elapsed().as_secs_f64() * 1000.0);
     let info = brain.info().clone();
     eprintln!(
@@ -130,10 +172,6 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
         plan.tasks.len(),
         plan.loops.len()
     );
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let cancel = CancellationToken::new();
     let on_interrupt = cancel.clone();
     let (loops, cache) = runtime.block_on(async {
@@ -145,6 +183,7 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
         let mut bench = Bench {
             plan,
             brain: brain.clone(),
+            local: local.clone(),
             cancel: cancel.clone(),
             warmed: HashSet::new(),
             done: 0,
@@ -165,12 +204,9 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
         model_bytes,
         load_ms,
         loops,
-        model_file: plan
-            .model
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        model_file,
         cache: CacheUsage {
-            budget: brain.cache_usage().budget,
+            budget: local.map_or(0, |l| l.cache_usage().budget),
             ..cache
         },
         interrupted: cancel.is_cancelled(),
@@ -180,7 +216,10 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
 /// The state of a benchmark while it runs.
 struct Bench<'a> {
     plan: &'a Plan,
-    brain: Arc<LocalBrain>,
+    brain: Arc<dyn Brain>,
+    /// The same brain when it is the local model, whose caches the
+    /// benchmark switches and reads.
+    local: Option<Arc<LocalBrain>>,
     cancel: CancellationToken,
     /// (engine, toolboxes) whose first prompt the caches hold.
     warmed: HashSet<(String, String)>,
@@ -202,7 +241,9 @@ impl Bench<'_> {
         'tasks: for task in &self.plan.tasks {
             let setup = prepare(variant, task)?;
             for &cached in &self.plan.modes {
-                self.brain.set_prefix_cache(cached);
+                if let Some(local) = &self.local {
+                    local.set_prefix_cache(cached);
+                }
                 if cached {
                     let warmed = self.warm(id, &setup, &mut result.warm).await;
                     if self.cancel.is_cancelled() {
@@ -264,10 +305,9 @@ impl Bench<'_> {
         if !self.warmed.insert((id.to_string(), tools.clone())) {
             return Ok(());
         }
-        let brain: Arc<dyn Brain> = self.brain.clone();
         let started = Instant::now();
         let usage = engine::warm(
-            &brain,
+            &self.brain,
             setup.engine.clone(),
             setup.system.as_deref(),
             setup.tools.clone(),
@@ -318,7 +358,11 @@ impl Bench<'_> {
         correct: Option<bool>,
     ) {
         self.done += 1;
-        let usage = self.brain.cache_usage();
+        let usage = self
+            .local
+            .as_ref()
+            .map(|l| l.cache_usage())
+            .unwrap_or_default();
         if usage.bytes >= self.cache.bytes {
             self.cache = usage;
         }

@@ -110,7 +110,8 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
     let brain = crate::cli::brain::open(options.brain.as_ref(), config).await?;
     let info = brain.info().clone();
     notify::status(&format!("warming {} on {}", info.model, info.device));
-    let daemon = Daemon::start(brain, options.daemon);
+    let persona_brains = crate::cli::brain::for_personas(&options.daemon.personas, &brain).await?;
+    let daemon = Daemon::start_with(brain, persona_brains, options.daemon);
     for warmed in daemon.warm().await? {
         tracing::info!(
             "persona `{}` warmed: {} prompt tokens ({} computed) in {:.1} s",
