@@ -340,18 +340,24 @@ impl Shared {
     fn body(&self, request: &ChatRequest) -> ChatCompletionRequest {
         let options = &request.options;
         let mut messages = openai::to_wire(&request.messages);
+        let mut extra = serde_json::Map::new();
         if !request.assistant_prefix.is_empty() {
             messages.push(openai::WireMessage {
                 role: "assistant".into(),
                 content: Some(openai::Content::Text(request.assistant_prefix.clone())),
                 ..Default::default()
             });
+            extra.insert("continue_final_message".into(), json!(true));
+            extra.insert("add_generation_prompt".into(), json!(false));
         }
-        let mut extra = serde_json::Map::new();
         if options.top_k > 0 {
             extra.insert("top_k".into(), json!(options.top_k));
         }
         if options.repetition_penalty != 1.0 {
+            extra.insert(
+                "repetition_penalty".into(),
+                json!(options.repetition_penalty),
+            );
             extra.insert("repeat_penalty".into(), json!(options.repetition_penalty));
             extra.insert("repeat_last_n".into(), json!(options.repeat_last_n));
         }

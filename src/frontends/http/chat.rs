@@ -127,8 +127,10 @@ fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), String> {
     Ok((ask, wanted))
 }
 
-/// The whole answer as one `chat.completion`.
+/// The whole answer as one `chat.completion`. A client that goes away
+/// first (the handler is dropped) cancels the request.
 async fn whole(mut ticket: Ticket, wanted: Wanted) -> Response {
+    let _cancel_if_the_client_goes = ticket.canceller().drop_guard();
     let answer = match ticket.finish().await {
         Ok(answer) => answer,
         Err(e) => return failed(&e),
