@@ -14,8 +14,9 @@ pub struct FallbackBrain {
 }
 
 impl FallbackBrain {
-    /// Asks `first`, then `then` when `first` fails before any text. Loops
-    /// are set up for `first` (its name, its grammar support).
+    /// Asks `first`, then `then` when `first` fails before any text (only
+    /// on a tokio runtime; outside one, `first` alone). Loops are set up
+    /// for `first` (its name, its grammar support).
     pub fn new(first: Arc<dyn Brain>, then: Arc<dyn Brain>) -> Self {
         let info = BrainInfo {
             template_supports_tools: first.info().template_supports_tools
@@ -32,11 +33,14 @@ impl Brain for FallbackBrain {
     }
 
     fn generate(&self, request: ChatRequest, cancel: CancellationToken) -> Generation {
-        let (events, generation) = Generation::channel();
         let mut first = self.first.generate(request.clone(), cancel.clone());
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return first;
+        };
+        let (events, generation) = Generation::channel();
         let then = self.then.clone();
         let (named, fallback) = (self.first.info().model.clone(), then.info().model.clone());
-        tokio::spawn(async move {
+        runtime.spawn(async move {
             let mut produced = false;
             while let Some(event) = first.next().await {
                 match event {
