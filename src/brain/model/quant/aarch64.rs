@@ -266,7 +266,7 @@ macro_rules! like_neon {
             #[target_feature(enable = "neon,dotprod")]
             unsafe fn $name($($arg: $ty),*) -> $out {
                 // SAFETY: this CPU has NEON and more.
-                unsafe { Neon::$name($($arg),*) }
+                unsafe { <Neon as Simd>::$name($($arg),*) }
             }
         )*
     };
@@ -317,7 +317,10 @@ impl Simd for NeonDot {
 /// # Safety
 /// None beyond aarch64's baseline NEON.
 #[target_feature(enable = "neon")]
-pub unsafe fn tile_neon<F: Format, const R: usize>(w: &[F], a: [&[BlockQ8]; R]) -> [[f32; 8]; R] {
+pub unsafe fn tile_neon<F: Format, const R: usize>(
+    w: &[&[F]],
+    a: [&[BlockQ8]; R],
+) -> [[f32; 8]; R] {
     // SAFETY: every aarch64 CPU has NEON.
     unsafe { tile::<Neon, F, R>(w, a) }
 }
@@ -328,7 +331,7 @@ pub unsafe fn tile_neon<F: Format, const R: usize>(w: &[F], a: [&[BlockQ8]; R]) 
 /// The CPU must have the `dotprod` extension ([`has_dotprod`]).
 #[target_feature(enable = "neon,dotprod")]
 pub unsafe fn tile_dotprod<F: Format, const R: usize>(
-    w: &[F],
+    w: &[&[F]],
     a: [&[BlockQ8]; R],
 ) -> [[f32; 8]; R] {
     // SAFETY: the caller vouches for the CPU.

@@ -55,7 +55,7 @@ pub trait Format: Copy + Send + Sync + std::fmt::Debug + 'static {
     ///
     /// # Safety
     /// The CPU must have the features `S` is compiled for.
-    unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S>;
+    unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S::Floats>;
 }
 
 /// 32 quants of one row, unsigned (Q8_0: the signed bytes as `u8`).
@@ -171,9 +171,9 @@ impl Format for Q4_0x8 {
     }
 
     #[inline(always)]
-    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
+    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S::Floats> {
         // SAFETY: the caller vouches for the CPU.
-        unsafe { Scales::of_halves(&self.d, None) }
+        unsafe { Scales::of_halves::<S>(&self.d, None) }
     }
 }
 
@@ -207,9 +207,9 @@ impl Format for Q4_1x8 {
     }
 
     #[inline(always)]
-    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
+    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S::Floats> {
         // SAFETY: the caller vouches for the CPU.
-        unsafe { Scales::of_halves(&self.d, Some(&self.m)) }
+        unsafe { Scales::of_halves::<S>(&self.d, Some(&self.m)) }
     }
 }
 
@@ -244,9 +244,9 @@ impl Format for Q5_0x8 {
     }
 
     #[inline(always)]
-    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
+    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S::Floats> {
         // SAFETY: the caller vouches for the CPU.
-        unsafe { Scales::of_halves(&self.d, None) }
+        unsafe { Scales::of_halves::<S>(&self.d, None) }
     }
 }
 
@@ -283,9 +283,9 @@ impl Format for Q5_1x8 {
     }
 
     #[inline(always)]
-    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
+    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S::Floats> {
         // SAFETY: the caller vouches for the CPU.
-        unsafe { Scales::of_halves(&self.d, Some(&self.m)) }
+        unsafe { Scales::of_halves::<S>(&self.d, Some(&self.m)) }
     }
 }
 
@@ -322,9 +322,9 @@ impl Format for Q8_0x8 {
     }
 
     #[inline(always)]
-    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S> {
+    unsafe fn scales<S: Simd>(&self, _: usize) -> Scales<S::Floats> {
         // SAFETY: the caller vouches for the CPU.
-        unsafe { Scales::of_halves(&self.d, None) }
+        unsafe { Scales::of_halves::<S>(&self.d, None) }
     }
 }
 
@@ -398,7 +398,7 @@ impl KScales {
     /// # Safety
     /// The CPU must have the features `S` is compiled for.
     #[inline(always)]
-    unsafe fn of<S: Simd>(&self, sub: usize) -> Scales<S> {
+    unsafe fn of<S: Simd>(&self, sub: usize) -> Scales<S::Floats> {
         // SAFETY (all): the caller vouches for the CPU.
         unsafe {
             let d = S::mul(S::halves(&self.d), S::unsigned(&self.sc[sub]));
@@ -446,7 +446,7 @@ impl Format for Q4Kx8 {
     }
 
     #[inline(always)]
-    unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S> {
+    unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S::Floats> {
         // SAFETY: the caller vouches for the CPU.
         unsafe { self.scales.of::<S>(sub) }
     }
@@ -495,7 +495,7 @@ impl Format for Q5Kx8 {
     }
 
     #[inline(always)]
-    unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S> {
+    unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S::Floats> {
         // SAFETY: the caller vouches for the CPU.
         unsafe { self.scales.of::<S>(sub) }
     }
@@ -553,7 +553,7 @@ impl Format for Q6Kx8 {
     }
 
     #[inline(always)]
-    unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S> {
+    unsafe fn scales<S: Simd>(&self, sub: usize) -> Scales<S::Floats> {
         // SAFETY (all): the caller vouches for the CPU.
         unsafe {
             let d = S::halves(&self.d);

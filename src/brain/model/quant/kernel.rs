@@ -68,27 +68,27 @@ pub trait Simd {
     unsafe fn store(a: Self::Floats) -> [f32; 8];
 }
 
-/// The scales of the 8 rows of one block: `low` for quants `0..16`, `high`
-/// for `16..32` (the same as `low` unless the format is
+/// The scales of the rows of one block, one lane a row: `low` for quants
+/// `0..16`, `high` for `16..32` (the same as `low` unless the format is
 /// [`Format::SPLIT`]), `min` the offset added per unit of activation sum
 /// (zero unless [`Format::MIN`]).
-pub struct Scales<S: Simd> {
+pub struct Scales<T> {
     /// Scale of the first half of the block.
-    pub low: S::Floats,
+    pub low: T,
     /// Scale of the second half of the block.
-    pub high: S::Floats,
+    pub high: T,
     /// Offset of every weight of the block.
-    pub min: S::Floats,
+    pub min: T,
 }
 
-impl<S: Simd> Scales<S> {
+impl<T: Copy> Scales<T> {
     /// One f16 scale per row for the whole block, and an f16 minimum per
     /// row if `min` is given (the legacy types).
     ///
     /// # Safety
     /// The CPU must have the features `S` is compiled for.
     #[inline(always)]
-    pub unsafe fn of_halves(d: &[u16], min: Option<&[u16]>) -> Self {
+    pub unsafe fn of_halves<S: Simd<Floats = T>>(d: &[u16], min: Option<&[u16]>) -> Self {
         // SAFETY (all): the caller vouches for the CPU.
         unsafe {
             let d = S::halves(d);
@@ -102,27 +102,162 @@ impl<S: Simd> Scales<S> {
             }
         }
     }
+
+    /// The scales of two sets of rows side by side, joined lane-wise by
+    /// `join`.
+    #[inline(always)]
+    pub fn join<U>(a: Self, b: Self, join: impl Fn(T, T) -> U) -> Scales<U> {
+        Scales {
+            low: join(a.low, b.low),
+            high: join(a.high, b.high),
+            min: join(a.min, b.min),
+        }
+    }
 }
 
-/// `R` activation rows times the 8 weight rows of `w`.
+/// What the kernel multiplies with: vectors with a lane for each of the 8
+/// rows of one group of weights (every [`Simd`]), or for the 16 rows of two
+/// groups side by side (x86-64's 512-bit vectors). All methods are
+/// `unsafe`: an implementation may only be called on a CPU with the
+/// features it is compiled for.
+pub trait Lanes {
+    /// Quants, 4 of each row.
+    type Bytes: Copy;
+    /// An i32 sum per row.
+    type Ints: Copy;
+    /// An f32 value per row.
+    type Floats: Copy;
+    /// The f32 values of the rows, stored.
+    type Out: Copy + IntoIterator<Item = f32>;
+    /// The blocks of the groups one vector spans, at one position along the
+    /// rows.
+    type Blocks<'a, F: Format>: Copy;
+
+    /// The blocks at position `b` of the groups `w` (one run of blocks
+    /// per group, as many as one vector spans).
+    fn blocks<'a, F: Format>(w: &[&'a [F]], b: usize) -> Self::Blocks<'a, F>;
+    /// [`Format::unpack`] for every group.
+    unsafe fn unpack<F: Format>(
+        w: Self::Blocks<'_, F>,
+        sub: usize,
+        k: usize,
+    ) -> (Self::Bytes, Self::Bytes);
+    /// [`Format::scales`] for every group.
+    unsafe fn scales<F: Format>(w: Self::Blocks<'_, F>, sub: usize) -> Scales<Self::Floats>;
+    /// As [`Simd::izero`].
+    unsafe fn izero() -> Self::Ints;
+    /// As [`Simd::dot`].
+    unsafe fn dot(acc: Self::Ints, w: Self::Bytes, a: &[i8]) -> Self::Ints;
+    /// As [`Simd::dot_signed`].
+    unsafe fn dot_signed(acc: Self::Ints, w: Self::Bytes, a: &[i8]) -> Self::Ints;
+    /// As [`Simd::iadd`].
+    unsafe fn iadd(a: Self::Ints, b: Self::Ints) -> Self::Ints;
+    /// As [`Simd::isub`].
+    unsafe fn isub(a: Self::Ints, b: i32) -> Self::Ints;
+    /// As [`Simd::float`].
+    unsafe fn float(a: Self::Ints) -> Self::Floats;
+    /// As [`Simd::fzero`].
+    unsafe fn fzero() -> Self::Floats;
+    /// As [`Simd::scale`].
+    unsafe fn scale(a: Self::Floats, s: f32) -> Self::Floats;
+    /// As [`Simd::fmadd`].
+    unsafe fn fmadd(a: Self::Floats, b: Self::Floats, c: Self::Floats) -> Self::Floats;
+    /// As [`Simd::fmadd_scalar`].
+    unsafe fn fmadd_scalar(a: Self::Floats, s: f32, c: Self::Floats) -> Self::Floats;
+    /// The lanes.
+    unsafe fn store(a: Self::Floats) -> Self::Out;
+}
+
+/// Every [`Simd`] multiplies one group of 8 rows at a time.
+impl<S: Simd> Lanes for S {
+    type Bytes = S::Bytes;
+    type Ints = S::Ints;
+    type Floats = S::Floats;
+    type Out = [f32; 8];
+    type Blocks<'a, F: Format> = &'a F;
+
+    #[inline(always)]
+    fn blocks<'a, F: Format>(w: &[&'a [F]], b: usize) -> &'a F {
+        &w[0][b]
+    }
+
+    // SAFETY (all below): the caller vouches for the CPU.
+    #[inline(always)]
+    unsafe fn unpack<F: Format>(w: &F, sub: usize, k: usize) -> (S::Bytes, S::Bytes) {
+        unsafe { w.unpack::<S>(sub, k) }
+    }
+    #[inline(always)]
+    unsafe fn scales<F: Format>(w: &F, sub: usize) -> Scales<S::Floats> {
+        unsafe { w.scales::<S>(sub) }
+    }
+    #[inline(always)]
+    unsafe fn izero() -> S::Ints {
+        unsafe { S::izero() }
+    }
+    #[inline(always)]
+    unsafe fn dot(acc: S::Ints, w: S::Bytes, a: &[i8]) -> S::Ints {
+        unsafe { S::dot(acc, w, a) }
+    }
+    #[inline(always)]
+    unsafe fn dot_signed(acc: S::Ints, w: S::Bytes, a: &[i8]) -> S::Ints {
+        unsafe { S::dot_signed(acc, w, a) }
+    }
+    #[inline(always)]
+    unsafe fn iadd(a: S::Ints, b: S::Ints) -> S::Ints {
+        unsafe { S::iadd(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn isub(a: S::Ints, b: i32) -> S::Ints {
+        unsafe { S::isub(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn float(a: S::Ints) -> S::Floats {
+        unsafe { S::float(a) }
+    }
+    #[inline(always)]
+    unsafe fn fzero() -> S::Floats {
+        unsafe { S::fzero() }
+    }
+    #[inline(always)]
+    unsafe fn scale(a: S::Floats, s: f32) -> S::Floats {
+        unsafe { S::scale(a, s) }
+    }
+    #[inline(always)]
+    unsafe fn fmadd(a: S::Floats, b: S::Floats, c: S::Floats) -> S::Floats {
+        unsafe { S::fmadd(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn fmadd_scalar(a: S::Floats, s: f32, c: S::Floats) -> S::Floats {
+        unsafe { S::fmadd_scalar(a, s, c) }
+    }
+    #[inline(always)]
+    unsafe fn store(a: S::Floats) -> [f32; 8] {
+        unsafe { S::store(a) }
+    }
+}
+
+/// `R` activation rows times the rows of the groups `w` (one run of
+/// blocks per group, as many as one vector spans, all as long).
 ///
 /// # Safety
 /// The CPU must have the features `S` is compiled for.
 #[inline(always)]
-pub unsafe fn tile<S: Simd, F: Format, const R: usize>(
-    w: &[F],
+pub unsafe fn tile<S: Lanes, F: Format, const R: usize>(
+    w: &[&[F]],
     a: [&[BlockQ8]; R],
-) -> [[f32; 8]; R] {
-    let a = a.map(|a| &a[..w.len() * F::SUBS]);
+) -> [S::Out; R] {
+    let len = w[0].len();
+    let a = a.map(|a| &a[..len * F::SUBS]);
     // SAFETY (all below): the caller vouches for the CPU.
     let mut acc = [unsafe { S::fzero() }; R];
-    for (g, group) in w.iter().enumerate() {
+    for g in 0..len {
+        let group = S::blocks(w, g);
         for sub in 0..F::SUBS {
             let x: [&BlockQ8; R] = std::array::from_fn(|r| &a[r][g * F::SUBS + sub]);
             let mut low = [unsafe { S::izero() }; R];
             let mut high = low;
             for k in 0..4 {
-                let (wl, wh) = unsafe { group.unpack::<S>(sub, k) };
+                let (wl, wh) = unsafe { S::unpack::<F>(group, sub, k) };
                 for r in 0..R {
                     let (al, ah) = (&x[r].qs[4 * k..], &x[r].qs[QK / 2 + 4 * k..]);
                     unsafe {
@@ -136,7 +271,7 @@ pub unsafe fn tile<S: Simd, F: Format, const R: usize>(
                     }
                 }
             }
-            let scales = unsafe { group.scales::<S>(sub) };
+            let scales = unsafe { S::scales::<F>(group, sub) };
             for r in 0..R {
                 let x = x[r];
                 unsafe {
@@ -173,6 +308,10 @@ pub enum Kernel {
     /// x86-64 AVX2 with AVX-512 (BW, VL) and VNNI byte dot products.
     #[cfg(target_arch = "x86_64")]
     Avx512Vnni,
+    /// [`Kernel::Avx512Vnni`] on 512-bit vectors: 16 weight rows (two
+    /// groups) at a time.
+    #[cfg(target_arch = "x86_64")]
+    Avx512Wide,
     /// aarch64 NEON.
     #[cfg(target_arch = "aarch64")]
     Neon,
@@ -194,6 +333,7 @@ impl Kernel {
                 }
                 if super::x86::has_vnni() {
                     kernels.push(Kernel::Avx512Vnni);
+                    kernels.push(Kernel::Avx512Wide);
                 }
             }
             #[cfg(target_arch = "aarch64")]
@@ -212,25 +352,75 @@ impl Kernel {
         Self::available().last().copied().unwrap_or(Kernel::Scalar)
     }
 
-    /// [`tile`] with this kernel's instructions.
+    /// Groups of 8 weight rows the kernel multiplies at once with `rows`
+    /// activation rows. The 512-bit kernel takes two only for several
+    /// rows: for one (decode) it measured slower than the 256-bit one.
+    pub fn groups(self, rows: usize) -> usize {
+        let wide = match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512Wide => true,
+            _ => false,
+        };
+        if wide && rows > 1 {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Activation rows per tile when there are many (prefill): each
+    /// unpacked weight vector is used this many times. The 512-bit kernel
+    /// has the registers (32) for 8; the others spill beyond 4.
+    pub fn tile_rows(self) -> usize {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512Wide => 8,
+            _ => 4,
+        }
+    }
+
+    /// [`tile`] with this kernel's instructions, for `w`: one run of
+    /// blocks per group, [`Kernel::groups`] of them or fewer. Hands each
+    /// product to `put(r, row, value)`, `row` counted from the first
+    /// group's first row.
     pub(super) fn tile<F: Format, const R: usize>(
         self,
-        w: &[F],
+        w: &[&[F]],
         a: [&[BlockQ8]; R],
-    ) -> [[f32; 8]; R] {
+        mut put: impl FnMut(usize, usize, f32),
+    ) {
+        fn hand<O: IntoIterator<Item = f32>, const R: usize>(
+            dots: [O; R],
+            put: &mut impl FnMut(usize, usize, f32),
+        ) {
+            for (r, dots) in dots.into_iter().enumerate() {
+                for (row, v) in dots.into_iter().enumerate() {
+                    put(r, row, v);
+                }
+            }
+        }
         match self {
             // SAFETY: plain Rust runs everywhere.
-            Kernel::Scalar => unsafe { tile::<super::scalar::Scalar, F, R>(w, a) },
+            Kernel::Scalar => hand(
+                unsafe { tile::<super::scalar::Scalar, F, R>(w, a) },
+                &mut put,
+            ),
             // SAFETY (all below): `available` lists a kernel only where the
             // CPU has the features it is compiled for.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { super::x86::tile_avx2(w, a) },
+            Kernel::Avx2 => hand(unsafe { super::x86::tile_avx2(w, a) }, &mut put),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512Vnni => unsafe { super::x86::tile_vnni(w, a) },
+            Kernel::Avx512Vnni => hand(unsafe { super::x86::tile_vnni(w, a) }, &mut put),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512Wide if w.len() == 2 => {
+                hand(unsafe { super::x86::tile_wide(w, a) }, &mut put)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512Wide => hand(unsafe { super::x86::tile_vnni(w, a) }, &mut put),
             #[cfg(target_arch = "aarch64")]
-            Kernel::Neon => unsafe { super::aarch64::tile_neon(w, a) },
+            Kernel::Neon => hand(unsafe { super::aarch64::tile_neon(w, a) }, &mut put),
             #[cfg(target_arch = "aarch64")]
-            Kernel::NeonDotprod => unsafe { super::aarch64::tile_dotprod(w, a) },
+            Kernel::NeonDotprod => hand(unsafe { super::aarch64::tile_dotprod(w, a) }, &mut put),
         }
     }
 }

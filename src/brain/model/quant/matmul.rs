@@ -3,8 +3,8 @@
 //!
 //! Few rows (decode): each work item is a chunk of one matrix's output
 //! columns for all rows. Many rows (prefill): each work item is a tile of
-//! [`ROWS`] activation rows against every matrix, so each weight block is
-//! read and unpacked once per tile rather than once per row.
+//! [`Kernel::tile_rows`] activation rows against every matrix, so each
+//! weight block is read and unpacked once per tile rather than once per row.
 
 use super::formats::Format;
 use super::{with_packed, BlockQ8, Kernel, Packed, Q8Rows, QMatrix};
@@ -13,8 +13,6 @@ use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-/// Activation rows per tile.
-const ROWS: usize = 4;
 /// Groups of 8 output columns per work item when splitting columns.
 const CHUNK: usize = 4;
 
@@ -37,7 +35,7 @@ pub fn matmul(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows) -> Result<Vec<Ve
     if m == 0 {
         return Ok(outs);
     }
-    if m.div_ceil(ROWS) >= 4 * threads() {
+    if m.div_ceil(kernel.tile_rows()) >= 4 * threads() {
         by_rows(kernel, weights, x, &mut outs);
     } else {
         by_columns(kernel, weights, x, &mut outs);
@@ -120,13 +118,13 @@ fn by_rows(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<f32
     let mut per_matrix: Vec<_> = outs
         .iter_mut()
         .zip(weights)
-        .map(|(out, w)| out.chunks_mut(ROWS * w.rows()))
+        .map(|(out, w)| out.chunks_mut(kernel.tile_rows() * w.rows()))
         .collect();
-    let tiles = x.rows.div_ceil(ROWS);
+    let tiles = x.rows.div_ceil(kernel.tile_rows());
     let items: Vec<(usize, Vec<&mut [f32]>)> = (0..tiles)
         .map(|t| {
             (
-                t * ROWS,
+                t * kernel.tile_rows(),
                 per_matrix.iter_mut().flat_map(|it| it.next()).collect(),
             )
         })
@@ -170,9 +168,14 @@ fn rectangle_of<F: Format>(
                 put(r - rows.start + i, c - cols.start, v)
             }
         };
-        if r + ROWS <= rows.end {
-            strip::<F, ROWS>(kernel, w, cols.clone(), x, r, &mut put_at);
-            r += ROWS;
+        let tile = kernel.tile_rows();
+        if r + tile <= rows.end {
+            if tile == 8 {
+                strip::<F, 8>(kernel, w, cols.clone(), x, r, &mut put_at);
+            } else {
+                strip::<F, 4>(kernel, w, cols.clone(), x, r, &mut put_at);
+            }
+            r += tile;
         } else {
             strip::<F, 1>(kernel, w, cols.clone(), x, r, &mut put_at);
             r += 1;
@@ -192,15 +195,11 @@ fn strip<F: Format, const R: usize>(
     put: &mut impl FnMut(usize, usize, f32),
 ) {
     let xr: [&[BlockQ8]; R] = std::array::from_fn(|i| x.row(r + i));
-    for g in cols.start / 8..cols.end.div_ceil(8) {
-        for (i, dots) in kernel
-            .tile::<F, R>(w.group_row(g), xr)
-            .into_iter()
-            .enumerate()
-        {
-            for (j, v) in dots.into_iter().enumerate() {
-                put(i, 8 * g + j, v);
-            }
-        }
+    let (mut g, end) = (cols.start / 8, cols.end.div_ceil(8));
+    while g < end {
+        let n = kernel.groups(R).min(end - g);
+        let runs = [w.group_row(g), w.group_row(g + n - 1)];
+        kernel.tile::<F, R>(&runs[..n], xr, |i, j, v| put(i, 8 * g + j, v));
+        g += n;
     }
 }

@@ -59,6 +59,7 @@ fn kernels_for_this_cpu() -> Vec<Kernel> {
                 is_x86_feature_detected!("avx512vnni"),
             ]) {
                 kernels.push(Kernel::Avx512Vnni);
+                kernels.push(Kernel::Avx512Wide);
             }
         }
     }
@@ -204,6 +205,34 @@ fn a_rows_product_does_not_depend_on_the_batch() {
             let one = Q8Rows::quantize(&xs[r * k..(r + 1) * k], k).unwrap();
             let alone = matmul(kernel, &[&w], &one).unwrap().remove(0);
             assert_eq!(alone, all[0][r * n..(r + 1) * n], "{kernel:?} row {r}");
+        }
+    }
+}
+
+/// The 512-bit kernel runs the 256-bit one's arithmetic lane for lane, on
+/// two groups of rows at once: its products are the same bit for bit, so
+/// the choice between them never changes what a model says.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn the_wide_kernel_is_the_vnni_one_bit_for_bit() {
+    let available = Kernel::available();
+    if !available.contains(&Kernel::Avx512Wide) {
+        eprintln!("no AVX-512 VNNI on this CPU: nothing to compare");
+        return;
+    }
+    let mut rng = StdRng::seed_from_u64(19);
+    for dtype in TYPES {
+        let k = if matches!(dtype, GgmlDType::Q4K | GgmlDType::Q5K | GgmlDType::Q6K) {
+            512
+        } else {
+            96
+        };
+        let (w, _) = weights(&mut rng, dtype, 45, k);
+        for m in [1, 7, 64] {
+            let x = Q8Rows::quantize(&random(&mut rng, m * k), k).unwrap();
+            let narrow = matmul(Kernel::Avx512Vnni, &[&w], &x).unwrap();
+            let wide = matmul(Kernel::Avx512Wide, &[&w], &x).unwrap();
+            assert_eq!(narrow, wide, "{dtype:?} m={m}");
         }
     }
 }

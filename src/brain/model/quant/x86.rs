@@ -1,11 +1,12 @@
-//! The kernel's vector operations for x86-64: AVX2 (with FMA and F16C), and
-//! the same with AVX-512 VNNI's `vpdpbusd` for the byte dot products and
-//! AVX-512 BW's byte masks for the bit planes. Also the SIMD quantization
-//! of activations.
+//! The kernel's vector operations for x86-64: AVX2 (with FMA and F16C), the
+//! same with AVX-512 VNNI's `vpdpbusd` for the byte dot products and
+//! AVX-512 BW's byte masks for the bit planes, and those on 512-bit vectors
+//! that span two groups of weight rows ([`Wide`]). Also the SIMD
+//! quantization of activations.
 
 use super::activations::{BlockQ8, QK};
 use super::formats::Format;
-use super::kernel::{tile, Simd};
+use super::kernel::{tile, Lanes, Scales, Simd};
 use core::arch::x86_64::*;
 
 /// Whether the CPU runs the AVX2 kernel.
@@ -195,7 +196,7 @@ macro_rules! like_avx2 {
             #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
             unsafe fn $name($($arg: $ty),*) -> $out {
                 // SAFETY: this CPU has AVX2 and more.
-                unsafe { Avx2::$name($($arg),*) }
+                unsafe { <Avx2 as Simd>::$name($($arg),*) }
             }
         )*
     };
@@ -244,24 +245,177 @@ impl Simd for Vnni {
     }
 }
 
-/// The kernel with AVX2.
+/// AVX-512 VNNI on 512-bit vectors: lanes `0..8` are the rows of one group
+/// of weights and lanes `8..16` those of the next, each group unpacked by
+/// [`Vnni`] and the two joined; the products and sums work on all 16 rows.
+pub struct Wide;
+
+/// `lo` in lanes `0..8` and `hi` in `8..16`.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+fn join_bytes(lo: __m256i, hi: __m256i) -> __m512i {
+    _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+}
+
+/// `lo` in lanes `0..8` and `hi` in `8..16`.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+fn join_floats(lo: __m256, hi: __m256) -> __m512 {
+    let lo = _mm512_castpd256_pd512(_mm256_castps_pd(lo));
+    _mm512_castpd_ps(_mm512_insertf64x4::<1>(lo, _mm256_castps_pd(hi)))
+}
+
+/// The 4 activation bytes `a[..4]` in every 32-bit lane of 16.
+#[inline]
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+fn broadcast16(a: &[i8]) -> __m512i {
+    let a = &a[..4];
+    _mm512_set1_epi32(i32::from_le_bytes([
+        a[0] as u8, a[1] as u8, a[2] as u8, a[3] as u8,
+    ]))
+}
+
+impl Lanes for Wide {
+    type Bytes = __m512i;
+    type Ints = __m512i;
+    type Floats = __m512;
+    type Out = [f32; 16];
+    type Blocks<'a, F: Format> = [&'a F; 2];
+
+    #[inline(always)]
+    fn blocks<'a, F: Format>(w: &[&'a [F]], b: usize) -> [&'a F; 2] {
+        [&w[0][b], &w[1][b]]
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn unpack<F: Format>(w: [&F; 2], sub: usize, k: usize) -> (__m512i, __m512i) {
+        // SAFETY (both): this CPU has what `Vnni` needs.
+        let (l0, h0) = unsafe { w[0].unpack::<Vnni>(sub, k) };
+        let (l1, h1) = unsafe { w[1].unpack::<Vnni>(sub, k) };
+        (join_bytes(l0, l1), join_bytes(h0, h1))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn scales<F: Format>(w: [&F; 2], sub: usize) -> Scales<__m512> {
+        // SAFETY (both): this CPU has what `Vnni` needs.
+        let (a, b) = unsafe { (w[0].scales::<Vnni>(sub), w[1].scales::<Vnni>(sub)) };
+        Scales::join(a, b, |lo, hi| join_floats(lo, hi))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn izero() -> __m512i {
+        _mm512_setzero_si512()
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn dot(acc: __m512i, w: __m512i, a: &[i8]) -> __m512i {
+        _mm512_dpbusd_epi32(acc, w, broadcast16(a))
+    }
+
+    /// AVX-512 has no `vpsignb`: the activations are negated where the
+    /// weight is negative, and multiplied by its magnitude.
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn dot_signed(acc: __m512i, w: __m512i, a: &[i8]) -> __m512i {
+        let a = broadcast16(a);
+        let negative = _mm512_movepi8_mask(w);
+        let a = _mm512_mask_sub_epi8(a, negative, _mm512_setzero_si512(), a);
+        _mm512_dpbusd_epi32(acc, _mm512_abs_epi8(w), a)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn iadd(a: __m512i, b: __m512i) -> __m512i {
+        _mm512_add_epi32(a, b)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn isub(a: __m512i, b: i32) -> __m512i {
+        _mm512_sub_epi32(a, _mm512_set1_epi32(b))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn float(a: __m512i) -> __m512 {
+        _mm512_cvtepi32_ps(a)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn fzero() -> __m512 {
+        _mm512_setzero_ps()
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn scale(a: __m512, s: f32) -> __m512 {
+        _mm512_mul_ps(a, _mm512_set1_ps(s))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn fmadd(a: __m512, b: __m512, c: __m512) -> __m512 {
+        _mm512_fmadd_ps(a, b, c)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn fmadd_scalar(a: __m512, s: f32, c: __m512) -> __m512 {
+        _mm512_fmadd_ps(a, _mm512_set1_ps(s), c)
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn store(a: __m512) -> [f32; 16] {
+        let mut out = [0f32; 16];
+        // SAFETY: `out` is 16 writable f32; the store has no alignment needs.
+        unsafe { _mm512_storeu_ps(out.as_mut_ptr(), a) };
+        out
+    }
+}
+
+/// The kernel with AVX2, for one group.
 ///
 /// # Safety
 /// The CPU must have AVX2, FMA and F16C ([`has_avx2`]).
 #[target_feature(enable = "avx2,fma,f16c")]
-pub unsafe fn tile_avx2<F: Format, const R: usize>(w: &[F], a: [&[BlockQ8]; R]) -> [[f32; 8]; R] {
+pub unsafe fn tile_avx2<F: Format, const R: usize>(
+    w: &[&[F]],
+    a: [&[BlockQ8]; R],
+) -> [[f32; 8]; R] {
     // SAFETY: the caller vouches for the CPU.
     unsafe { tile::<Avx2, F, R>(w, a) }
 }
 
-/// The kernel with AVX-512 VNNI.
+/// The kernel with AVX-512 VNNI, for one group.
 ///
 /// # Safety
 /// The CPU must have what [`has_vnni`] checks.
 #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
-pub unsafe fn tile_vnni<F: Format, const R: usize>(w: &[F], a: [&[BlockQ8]; R]) -> [[f32; 8]; R] {
+pub unsafe fn tile_vnni<F: Format, const R: usize>(
+    w: &[&[F]],
+    a: [&[BlockQ8]; R],
+) -> [[f32; 8]; R] {
     // SAFETY: the caller vouches for the CPU.
     unsafe { tile::<Vnni, F, R>(w, a) }
+}
+
+/// The kernel with AVX-512 VNNI on 512-bit vectors, for two groups.
+///
+/// # Safety
+/// The CPU must have what [`has_vnni`] checks.
+#[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+pub unsafe fn tile_wide<F: Format, const R: usize>(
+    w: &[&[F]],
+    a: [&[BlockQ8]; R],
+) -> [[f32; 16]; R] {
+    // SAFETY: the caller vouches for the CPU.
+    unsafe { tile::<Wide, F, R>(w, a) }
 }
 
 /// [`BlockQ8::quantize_scalar`] with AVX2, bit for bit: rounding half
