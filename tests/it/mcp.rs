@@ -142,6 +142,56 @@ async fn the_reference_time_server_is_listed_and_called() {
     );
 }
 
+/// Two servers that offer tools of the same names: the second toolbox's
+/// are offered as `<toolbox>_<name>`, and each name reaches its own server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clashing_tool_names_are_prefixed_with_their_toolbox() {
+    let external = ExternalToolboxes::default();
+    let stop = CancellationToken::new();
+    let _stop = stop.clone().drop_guard();
+    for (name, zone) in [("time", "Etc/UTC"), ("lima-time", "America/Lima")] {
+        let server = McpServer {
+            name: name.into(),
+            command: venv_bin().join("mcp-server-time").display().to_string(),
+            url: None,
+            args: vec!["--local-timezone".into(), zone.into()],
+            env: Default::default(),
+            timeout: None,
+        };
+        mcp::start(server, external.clone(), stop.clone())
+            .await
+            .unwrap();
+    }
+    let tools = toolset(&external, &["time", "lima-time"]);
+    assert_eq!(
+        tools.names(),
+        [
+            "get_current_time",
+            "convert_time",
+            "lima_time_get_current_time",
+            "lima_time_convert_time"
+        ]
+    );
+    for (tool, zone) in [
+        ("get_current_time", "Asia/Tokyo"),
+        ("lima_time_get_current_time", "Europe/Paris"),
+    ] {
+        let now = call(&tools, tool, json!({"timezone": zone})).await.unwrap();
+        assert_eq!(now["timezone"], zone, "{tool}: {now}");
+    }
+    // Each server names its own local zone in its tools' descriptions.
+    let described = |name: &str| {
+        tools
+            .specs()
+            .into_iter()
+            .find(|s| s.name == name)
+            .map(|s| s.argument_schema.to_string())
+            .unwrap()
+    };
+    assert!(described("get_current_time").contains("Etc/UTC"));
+    assert!(described("lima_time_get_current_time").contains("America/Lima"));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_call_times_out_and_a_crashed_server_is_restarted() {
     let external = ExternalToolboxes::default();
