@@ -166,8 +166,11 @@ fn a_client_that_leaves_mid_answer_is_cancelled() {
         assert_eq!(ended["type"], "loopd.error", "{ended}");
         assert_eq!(ended["data"]["error"], "Cancelled", "{ended}");
         eprintln!("tokens relayed after the client left: {tokens_after_leaving}");
+        // Tokens generated before the close was seen, and those already on
+        // their way to the watcher, still arrive: 9 on CI's loaded 2-core
+        // runner. A request that went on would send hundreds (of 400).
         assert!(
-            tokens_after_leaving <= 8,
+            tokens_after_leaving <= 32,
             "{tokens_after_leaving} tokens went on being generated for nobody"
         );
         check_ask_stream(&seen, "next");
