@@ -1,8 +1,8 @@
-//! The one kernel: `R` activation rows times 8 interleaved weight rows,
-//! written once over the vector operations of [`Simd`] and the
-//! [`Format`] of the weights.
+//! The one kernel: `R` activation rows times 8 interleaved weight rows (or
+//! two groups of them, 16 rows, on 512-bit vectors), written once over the
+//! vector operations of [`Lanes`] and the [`Format`] of the weights.
 //!
-//! Each lane of a vector belongs to one of the 8 weight rows. Per block of
+//! Each lane of a vector belongs to one of the weight rows. Per block of
 //! 32 weights, the format unpacks 4 quants of every row into 32 unsigned
 //! bytes (signed for Q8_0) for positions `4k..4k + 4` and `16 + 4k..`; the
 //! matching 4 activation bytes are broadcast to every lane and the products

@@ -9,7 +9,8 @@
 //! one kernel ([`kernel`]), written once over a small set of vector
 //! operations ([`kernel::Simd`]), multiplies `R` activation rows by 8 weight
 //! rows for every format: scalar Rust everywhere, AVX2 and AVX-512 VNNI on
-//! x86-64, NEON with or without `sdot` on aarch64, chosen at run time
+//! x86-64 (the latter also on 512-bit vectors that span two groups of rows,
+//! for prefill), NEON with or without `sdot` on aarch64, chosen at run time
 //! ([`Kernel`]). [`matmul`] spreads the work over one rayon pool.
 
 mod activations;
