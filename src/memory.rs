@@ -22,10 +22,16 @@ use std::sync::Mutex;
 #[global_allocator]
 pub static ALLOCATOR: Recycling = Recycling::new();
 
-/// Gives every kept block back to glibc: for after a one-off burst of large
-/// frees (loading a model) that later requests will not reuse.
+/// Gives every kept block back to glibc, and glibc's free heap pages back to
+/// the kernel: for after a one-off burst of frees (loading a model, dropping
+/// a file's metadata) that later requests will not reuse.
 pub fn release_kept() {
     ALLOCATOR.release();
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free memory to the kernel.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 /// Blocks this large or larger are mapped on their own by glibc, and kept

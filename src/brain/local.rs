@@ -124,6 +124,7 @@ impl LocalBrain {
                             panic_message(&panic)
                         )))
                     });
+                crate::memory::release_kept();
                 let mut worker = match loaded {
                     Ok(worker) => {
                         let _ = ready_tx.send(Ok(worker.info.clone()));

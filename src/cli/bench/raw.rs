@@ -19,9 +19,11 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     }
     let path = crate::models::resolve(args.model.as_deref()).map_err(|e| e.to_string())?;
     let device = device::open(args.device).map_err(|e| e.to_string())?;
-    let mut gguf = GgufFile::open(&path).map_err(|e| e.to_string())?;
     let context = args.prompt_tokens + args.gen_tokens + 1;
+    let mut gguf = GgufFile::open(&path).map_err(|e| e.to_string())?;
     let model = Model::load(&mut gguf, &device, context).map_err(|e| e.to_string())?;
+    drop(gguf);
+    crate::memory::release_kept();
     if model.max_positions() < context {
         return Err(format!(
             "the model's context ({}) is shorter than {context} tokens",
