@@ -116,10 +116,10 @@ impl KvCache {
         self.tokens.clear();
     }
 
-    /// Stores the keys and values of new positions for `layer` and returns
-    /// the keys and values of all positions, old and new:
-    /// `(1, kv_heads, len + new, head_dim)`. Call for every layer, then
-    /// [`KvCache::commit`] the tokens.
+    /// Stores the keys and values of new positions for `layer`, converted to
+    /// the cache's element type, and returns the keys and values of all
+    /// positions, old and new: `(1, kv_heads, len + new, head_dim)`. Call for
+    /// every layer, then [`KvCache::commit`] the tokens.
     pub fn append(&mut self, layer: usize, k: &Tensor, v: &Tensor) -> Result<(Tensor, Tensor)> {
         let new = k.dim(2)?;
         let start = self.len();
@@ -143,8 +143,11 @@ impl KvCache {
         let Some(slot) = self.layers[layer].as_mut() else {
             candle_core::bail!("KV cache layer {layer} is missing");
         };
-        slot.k.slice_set(&k.contiguous()?, 2, start)?;
-        slot.v.slice_set(&v.contiguous()?, 2, start)?;
+        let dtype = self.shape.dtype;
+        slot.k
+            .slice_set(&k.to_dtype(dtype)?.contiguous()?, 2, start)?;
+        slot.v
+            .slice_set(&v.to_dtype(dtype)?.contiguous()?, 2, start)?;
         Ok((slot.k.narrow(2, 0, end)?, slot.v.narrow(2, 0, end)?))
     }
 

@@ -71,7 +71,9 @@ where
         1, 9690, 198, 2683, 359, 253, 5356, 11173, 30, 2, 198, 1, 4093, 198, 1780, 314,
     ];
     let steps: [&[u32]; 3] = [&prompt, &[216], &[34]];
-    let mut cache = ours.new_cache();
+    // f32 keys and values, as the reference keeps them (loopd's default on
+    // the CPU is f16, which `generation.rs` checks against llama.cpp's).
+    let mut cache = ours.new_cache_of(candle_core::DType::F32);
     let mut position = 0;
     for step in steps {
         let mine = ours

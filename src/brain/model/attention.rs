@@ -8,7 +8,8 @@
 //! It also needs no mask tensor and no copies of the keys for grouped-query
 //! heads.
 
-use candle_core::{Device, Result, Storage, Tensor};
+use candle_core::{CpuStorage, Device, Result, Storage, Tensor};
+use half::slice::HalfFloatSliceExt;
 use rayon::prelude::*;
 
 /// The geometry of one attention call.
@@ -32,10 +33,17 @@ pub struct AttentionShape {
 /// decode step over threads costs more than it saves.
 const PARALLEL_THRESHOLD: usize = 1 << 22;
 
-/// Attention of `q` `(1, heads, seq, head_dim)`, already scaled, over `keys`
-/// and `values` `(1, kv_heads, start + seq, head_dim)` (last dimension
-/// contiguous). Returns `(1, seq, heads * head_dim)`.
-pub fn attend(q: &Tensor, keys: &Tensor, values: &Tensor, shape: AttentionShape) -> Result<Tensor> {
+/// Attention of `q` `(1, heads, seq, head_dim)`, each query multiplied by
+/// `scale`, over `keys` and `values` `(1, kv_heads, start + seq, head_dim)`,
+/// all with the last dimension contiguous. Returns `(1, seq, heads *
+/// head_dim)`.
+pub fn attend(
+    q: &Tensor,
+    keys: &Tensor,
+    values: &Tensor,
+    shape: AttentionShape,
+    scale: f32,
+) -> Result<Tensor> {
     let AttentionShape {
         heads,
         kv_heads,
@@ -45,19 +53,22 @@ pub fn attend(q: &Tensor, keys: &Tensor, values: &Tensor, shape: AttentionShape)
         ..
     } = shape;
     let total = start + seq;
-    let q = q.contiguous()?;
     let (q_guard, q_layout) = q.storage_and_layout();
-    let (k_guard, k_layout) = keys.storage_and_layout();
-    let (v_guard, v_layout) = values.storage_and_layout();
-    let (Storage::Cpu(qs), Storage::Cpu(ks), Storage::Cpu(vs)) = (&*q_guard, &*k_guard, &*v_guard)
-    else {
+    let Storage::Cpu(qs) = &*q_guard else {
         candle_core::bail!("row-wise attention runs on the CPU only");
     };
     let q_data = &qs.as_slice::<f32>()?[q_layout.start_offset()..];
-    let k_data = &ks.as_slice::<f32>()?[k_layout.start_offset()..];
-    let v_data = &vs.as_slice::<f32>()?[v_layout.start_offset()..];
-    let k_strides = key_strides(keys, k_layout.stride(), shape, total)?;
-    let v_strides = key_strides(values, v_layout.stride(), shape, total)?;
+    let q_stride = q_layout.stride();
+    if q.dims() != [1, heads, seq, head_dim] || q_stride[3] != 1 {
+        candle_core::bail!(
+            "attention queries have shape {:?} stride {q_stride:?}",
+            q.dims()
+        );
+    }
+    let (q_head_stride, q_row_stride) = (q_stride[1], q_stride[2]);
+    let k_data = widen(keys, shape, total)?;
+    let v_data = widen(values, shape, total)?;
+    let strides = (total * head_dim, head_dim);
 
     let group = heads / kv_heads;
     let mut out = vec![0f32; seq * heads * head_dim];
@@ -66,9 +77,13 @@ pub fn attend(q: &Tensor, keys: &Tensor, values: &Tensor, shape: AttentionShape)
         let kv = h / group;
         let pos = start + i;
         let first = shape.window.map_or(0, |w| (pos + 1).saturating_sub(w));
-        let query = &q_data[(h * seq + i) * head_dim..][..head_dim];
-        let key = |j: usize| &k_data[kv * k_strides.0 + j * k_strides.1..][..head_dim];
-        let value = |j: usize| &v_data[kv * v_strides.0 + j * v_strides.1..][..head_dim];
+        let query: Vec<f32> = q_data[h * q_head_stride + i * q_row_stride..][..head_dim]
+            .iter()
+            .map(|x| x * scale)
+            .collect();
+        let query = &query[..];
+        let key = |j: usize| &k_data[kv * strides.0 + j * strides.1..][..head_dim];
+        let value = |j: usize| &v_data[kv * strides.0 + j * strides.1..][..head_dim];
         let mut scores: Vec<f32> = (first..=pos).map(|j| dot(query, key(j))).collect();
         let max = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mut sum = 0f32;
@@ -88,8 +103,40 @@ pub fn attend(q: &Tensor, keys: &Tensor, values: &Tensor, shape: AttentionShape)
     } else {
         rows.for_each(row);
     }
-    drop((q_guard, k_guard, v_guard));
+    drop(q_guard);
     Tensor::from_vec(out, (1, seq, heads * head_dim), &Device::Cpu)
+}
+
+/// The keys (or values) of a cache view `(1, kv_heads, total, head_dim)`,
+/// f16 or f32, as contiguous f32 rows: `[kv_head][position][head_dim]`.
+/// Each element is widened once here, not once per query head that reads it.
+fn widen(t: &Tensor, shape: AttentionShape, total: usize) -> Result<Vec<f32>> {
+    let (guard, layout) = t.storage_and_layout();
+    let (head_stride, position_stride) = key_strides(t, layout.stride(), shape, total)?;
+    let head_dim = shape.head_dim;
+    let mut out = vec![0f32; shape.kv_heads * total * head_dim];
+    let rows = out.chunks_exact_mut(head_dim).enumerate();
+    let source = |row: usize| {
+        layout.start_offset() + (row / total) * head_stride + (row % total) * position_stride
+    };
+    match &*guard {
+        Storage::Cpu(CpuStorage::F16(data)) => {
+            for (row, out) in rows {
+                data[source(row)..][..head_dim].convert_to_f32_slice(out);
+            }
+        }
+        Storage::Cpu(CpuStorage::F32(data)) => {
+            for (row, out) in rows {
+                out.copy_from_slice(&data[source(row)..][..head_dim]);
+            }
+        }
+        _ => candle_core::bail!(
+            "row-wise attention reads f16 or f32 keys on the CPU, not {:?} on {:?}",
+            t.dtype(),
+            t.device().location()
+        ),
+    }
+    Ok(out)
 }
 
 /// (head stride, position stride) of a keys/values view, checked.
@@ -170,7 +217,11 @@ mod tests {
                 window,
             };
             let total = start + seq;
-            let q = Tensor::randn(0f32, 1.0, (1, 6, seq, 12), &Device::Cpu).unwrap();
+            // Queries as the rope leaves them: a transposed view.
+            let q = Tensor::randn(0f32, 1.0, (1, seq, 6, 12), &Device::Cpu)
+                .unwrap()
+                .transpose(1, 2)
+                .unwrap();
             // Keys live in a larger buffer, as in the KV cache.
             let kbuf = Tensor::randn(0f32, 1.0, (1, 2, total + 5, 12), &Device::Cpu).unwrap();
             let vbuf = Tensor::randn(0f32, 1.0, (1, 2, total + 5, 12), &Device::Cpu).unwrap();
@@ -178,14 +229,14 @@ mod tests {
                 kbuf.narrow(2, 0, total).unwrap(),
                 vbuf.narrow(2, 0, total).unwrap(),
             );
-            let ours = attend(&q, &k, &v, shape)
+            let ours = attend(&q, &k, &v, shape, 0.5)
                 .unwrap()
                 .flatten_all()
                 .unwrap()
                 .to_vec1::<f32>()
                 .unwrap();
             let theirs = reference(
-                &q,
+                &(&q * 0.5).unwrap(),
                 &k.contiguous().unwrap(),
                 &v.contiguous().unwrap(),
                 shape,
@@ -203,6 +254,29 @@ mod tests {
     }
 
     #[test]
+    fn f16_keys_and_values_read_as_their_f32_values() {
+        let shape = AttentionShape {
+            heads: 4,
+            kv_heads: 2,
+            head_dim: 12,
+            seq: 3,
+            start: 6,
+            window: Some(5),
+        };
+        let q = Tensor::randn(0f32, 1.0, (1, 4, 3, 12), &Device::Cpu).unwrap();
+        let half = |t: Tensor| t.to_dtype(candle_core::DType::F16).unwrap();
+        let k = half(Tensor::randn(0f32, 1.0, (1, 2, 11, 12), &Device::Cpu).unwrap());
+        let v = half(Tensor::randn(0f32, 1.0, (1, 2, 11, 12), &Device::Cpu).unwrap());
+        let (k, v) = (k.narrow(2, 0, 9).unwrap(), v.narrow(2, 0, 9).unwrap());
+        let wide = |t: &Tensor| t.to_dtype(candle_core::DType::F32).unwrap();
+        let flat = |t: Tensor| t.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        assert_eq!(
+            flat(attend(&q, &k, &v, shape, 0.3).unwrap()),
+            flat(attend(&q, &wide(&k), &wide(&v), shape, 0.3).unwrap())
+        );
+    }
+
+    #[test]
     fn a_row_does_not_depend_on_the_batch() {
         let shape = |seq, start| AttentionShape {
             heads: 4,
@@ -215,8 +289,8 @@ mod tests {
         let q = Tensor::randn(0f32, 1.0, (1, 4, 9, 16), &Device::Cpu).unwrap();
         let k = Tensor::randn(0f32, 1.0, (1, 2, 9, 16), &Device::Cpu).unwrap();
         let v = Tensor::randn(0f32, 1.0, (1, 2, 9, 16), &Device::Cpu).unwrap();
-        let all = attend(&q, &k, &v, shape(9, 0)).unwrap();
-        let last = attend(&q.narrow(2, 8, 1).unwrap(), &k, &v, shape(1, 8)).unwrap();
+        let all = attend(&q, &k, &v, shape(9, 0), 1.0).unwrap();
+        let last = attend(&q.narrow(2, 8, 1).unwrap(), &k, &v, shape(1, 8), 1.0).unwrap();
         let all_last = all
             .narrow(1, 8, 1)
             .unwrap()

@@ -7,9 +7,11 @@
 //! cache is a [`KvCache`] the caller passes to every forward pass.
 
 mod attention;
+mod gated;
 mod hparams;
 mod linear;
 pub mod quant;
+mod rope;
 
 pub use hparams::{Arch, HyperParams, RopeStyle, SUPPORTED};
 
@@ -20,6 +22,7 @@ use candle_core::quantized::QMatMul;
 use candle_core::{DType, Device, Result, Tensor, D};
 use hparams::GEMMA3_LOCAL_ROPE_BASE;
 use linear::{project_all, Linear};
+use rope::Rope;
 
 /// How a block computes queries, keys and values.
 enum QkvProjection {
@@ -53,66 +56,6 @@ struct Block {
     ffn: FeedForward,
     post_ffn_norm: Option<Tensor>,
     sliding: bool,
-}
-
-/// Precomputed rotary embedding angles for every position.
-struct Rope {
-    cos: Tensor,
-    sin: Tensor,
-    style: RopeStyle,
-    dims: usize,
-}
-
-impl Rope {
-    fn new(
-        base: f64,
-        dims: usize,
-        positions: usize,
-        freq_factors: Option<&[f32]>,
-        style: RopeStyle,
-        device: &Device,
-    ) -> Result<Self> {
-        let half = dims / 2;
-        let inv_freq: Vec<f32> = (0..half)
-            .map(|i| {
-                let f = 1.0 / base.powf(2.0 * i as f64 / dims as f64);
-                let factor = freq_factors
-                    .and_then(|fs| fs.get(i))
-                    .copied()
-                    .unwrap_or(1.0) as f64;
-                (f / factor) as f32
-            })
-            .collect();
-        let mut angles = Vec::with_capacity(positions * half);
-        for p in 0..positions {
-            angles.extend(inv_freq.iter().map(|f| p as f32 * f));
-        }
-        let angles = Tensor::from_vec(angles, (positions, half), device)?;
-        Ok(Rope {
-            cos: angles.cos()?,
-            sin: angles.sin()?,
-            style,
-            dims,
-        })
-    }
-
-    /// Rotates `x`: `(1, heads, seq, head_dim)` at positions `start..start+seq`.
-    fn apply(&self, x: &Tensor, start: usize) -> Result<Tensor> {
-        let (_, _, seq, head_dim) = x.dims4()?;
-        let cos = self.cos.narrow(0, start, seq)?;
-        let sin = self.sin.narrow(0, start, seq)?;
-        let rotate = |t: &Tensor| match self.style {
-            RopeStyle::AdjacentPairs => candle_nn::rotary_emb::rope_i(t, &cos, &sin),
-            RopeStyle::Halves => candle_nn::rotary_emb::rope(t, &cos, &sin),
-        };
-        if self.dims == head_dim {
-            rotate(&x.contiguous()?)
-        } else {
-            let rotated = rotate(&x.narrow(3, 0, self.dims)?.contiguous()?)?;
-            let kept = x.narrow(3, self.dims, head_dim - self.dims)?;
-            Tensor::cat(&[rotated, kept], 3)?.contiguous()
-        }
-    }
 }
 
 /// Where a token's embedding is looked up.
@@ -329,14 +272,28 @@ impl Model {
         self.row_wise_attention = false;
     }
 
-    /// An empty cache shaped for this model.
+    /// An empty cache shaped for this model. On the CPU it keeps f16, as
+    /// llama.cpp does: half the memory of f32, and the row-wise attention
+    /// widens each key once per call. GPUs keep f32 for their tensor
+    /// attention.
     pub fn new_cache(&self) -> KvCache {
+        self.new_cache_of(if self.device.is_cpu() {
+            DType::F16
+        } else {
+            DType::F32
+        })
+    }
+
+    /// An empty cache that keeps `dtype` (f16 or f32 on the CPU; f32 on
+    /// GPUs): f32 makes the whole forward pass plain f32 arithmetic, for
+    /// comparing with an f32 reference.
+    pub fn new_cache_of(&self, dtype: DType) -> KvCache {
         KvCache::new(KvShape {
             layers: self.hp.layers,
             kv_heads: self.hp.kv_heads,
             head_dim: self.hp.head_dim,
             max_tokens: self.max_positions,
-            dtype: DType::F32,
+            dtype,
             device: self.device.clone(),
         })
     }
@@ -378,11 +335,12 @@ impl Model {
             x = (x * scale)?;
         }
         let total = start + seq;
-        let causal = (seq > 1)
+        let masked = seq > 1 && !self.row_wise_attention;
+        let causal = masked
             .then(|| attention_mask(seq, start, None, &self.device))
             .transpose()?;
         let windowed = match self.hp.sliding_window {
-            Some(w) if total > w && seq > 1 => {
+            Some(w) if total > w && masked => {
                 Some(attention_mask(seq, start, Some(w), &self.device)?)
             }
             _ => causal.clone(),
@@ -392,7 +350,7 @@ impl Model {
                 (true, Some(local)) => (local, windowed.as_ref()),
                 _ => (&self.rope, causal.as_ref()),
             };
-            x = self.block_forward(block, i, &x, start, rope, mask, cache)?;
+            x = self.block_forward(block, i, x, start, rope, mask, cache)?;
         }
         cache.commit(tokens);
         let last = x.narrow(1, seq - 1, 1)?;
@@ -403,26 +361,28 @@ impl Model {
             .to_dtype(DType::F32)
     }
 
+    /// One block. Takes `x` by value, and drops every intermediate as soon
+    /// as it is used, so that few activation buffers are alive at once.
     #[allow(clippy::too_many_arguments)]
     fn block_forward(
         &self,
         block: &Block,
         index: usize,
-        x: &Tensor,
+        x: Tensor,
         start: usize,
         rope: &Rope,
         mask: Option<&Tensor>,
         cache: &mut KvCache,
     ) -> Result<Tensor> {
         let eps = self.hp.norm_eps;
-        let h = rms_norm(x, &block.attn_norm, eps)?;
-        let mut attn = self.attention(block, index, &h, start, rope, mask, cache)?;
+        let h = rms_norm(&x, &block.attn_norm, eps)?;
+        let mut attn = self.attention(block, index, h, start, rope, mask, cache)?;
         if let Some(norm) = &block.post_attn_norm {
             attn = rms_norm(&attn, norm, eps)?;
         }
         let x = (x + attn)?;
         let h = rms_norm(&x, &block.ffn_norm, eps)?;
-        let mut ffn = feed_forward(&block.ffn, &h)?;
+        let mut ffn = feed_forward(&block.ffn, h)?;
         if let Some(norm) = &block.post_ffn_norm {
             ffn = rms_norm(&ffn, norm, eps)?;
         }
@@ -434,7 +394,7 @@ impl Model {
         &self,
         block: &Block,
         index: usize,
-        x: &Tensor,
+        x: Tensor,
         start: usize,
         rope: &Rope,
         mask: Option<&Tensor>,
@@ -445,14 +405,14 @@ impl Model {
         let (hd, heads, kv_heads) = (hp.head_dim, hp.heads, hp.kv_heads);
         let (q, k, v) = match &block.qkv {
             QkvProjection::Separate { q, k, v } => {
-                let mut out = project_all(&[q, k, v], x)?.into_iter();
+                let mut out = project_all(&[q, k, v], &x)?.into_iter();
                 match (out.next(), out.next(), out.next()) {
                     (Some(q), Some(k), Some(v)) => (q, k, v),
                     _ => candle_core::bail!("projection returned too few outputs"),
                 }
             }
             QkvProjection::Fused(qkv) => {
-                let all = qkv.forward(x)?;
+                let all = qkv.forward(&x)?;
                 (
                     all.narrow(D::Minus1, 0, heads * hd)?,
                     all.narrow(D::Minus1, heads * hd, kv_heads * hd)?,
@@ -460,19 +420,22 @@ impl Model {
                 )
             }
         };
-        let mut q = q.reshape((1, seq, heads, hd))?;
-        let mut k = k.reshape((1, seq, kv_heads, hd))?;
-        let v = v.reshape((1, seq, kv_heads, hd))?.transpose(1, 2)?;
+        drop(x);
+        let split_heads = |t: Tensor, n: usize| t.reshape((1, seq, n, hd));
+        let mut q = split_heads(q, heads)?;
+        let mut k = split_heads(k, kv_heads)?;
+        let v = split_heads(v, kv_heads)?.transpose(1, 2)?;
         if let Some(norm) = &block.q_norm {
             q = rms_norm(&q.contiguous()?, norm, hp.norm_eps)?;
         }
         if let Some(norm) = &block.k_norm {
             k = rms_norm(&k.contiguous()?, norm, hp.norm_eps)?;
         }
-        let q = rope.apply(&q.transpose(1, 2)?, start)?;
-        let k = rope.apply(&k.transpose(1, 2)?, start)?;
+        let q = rope.rotate(q, start)?;
+        let k = rope.rotate(k, start)?;
         let (keys, values) = cache.append(index, &k, &v)?;
-        let q = (q * (1.0 / (hd as f64).sqrt()))?;
+        drop((k, v));
+        let scale = 1.0 / (hd as f64).sqrt();
         let shape = AttentionShape {
             heads,
             kv_heads,
@@ -486,10 +449,11 @@ impl Model {
             },
         };
         let out = if self.row_wise_attention {
-            attention::attend(&q, &keys, &values, shape)?
+            attention::attend(&q, &keys, &values, shape, scale as f32)?
         } else {
-            tensor_attention(&q, keys, values, shape, mask)?
+            tensor_attention(&(&q * scale)?, keys, values, shape, mask)?
         };
+        drop(q);
         block.attn_out.forward(&out)
     }
 }
@@ -521,6 +485,7 @@ fn tensor_attention(
         }
     }
     let group = heads / kv_heads;
+    let (keys, values) = (keys.to_dtype(q.dtype())?, values.to_dtype(q.dtype())?);
     let q = q.reshape((1, kv_heads, group * seq, head_dim))?;
     let scores = q.matmul(&keys.t()?)?;
     let scores = match mask {
@@ -541,33 +506,33 @@ fn tensor_attention(
         .reshape((1, seq, heads * head_dim))
 }
 
-fn feed_forward(ffn: &FeedForward, x: &Tensor) -> Result<Tensor> {
-    match ffn {
+/// The feed-forward half of a block; consumes its input, and each
+/// intermediate as soon as the next one is computed.
+fn feed_forward(ffn: &FeedForward, x: Tensor) -> Result<Tensor> {
+    let (hidden, down) = match ffn {
         FeedForward::Gated {
             gate,
             up,
             down,
             gelu,
         } => {
-            let mut out = project_all(&[gate, up], x)?.into_iter();
+            let mut out = project_all(&[gate, up], &x)?.into_iter();
+            drop(x);
             let (Some(g), Some(u)) = (out.next(), out.next()) else {
                 candle_core::bail!("projection returned too few outputs");
             };
-            let g = if *gelu {
-                g.gelu()?
-            } else {
-                candle_nn::ops::silu(&g)?
-            };
-            down.forward(&(g * u)?)
+            (gated::gated(g, u, *gelu, true)?, down)
         }
         FeedForward::FusedGateUp { gate_up, down } => {
-            let both = gate_up.forward(x)?;
+            let both = gate_up.forward(&x)?;
+            drop(x);
             let half = both.dim(D::Minus1)? / 2;
-            let g = candle_nn::ops::silu(&both.narrow(D::Minus1, 0, half)?)?;
+            let g = both.narrow(D::Minus1, 0, half)?;
             let u = both.narrow(D::Minus1, half, half)?;
-            down.forward(&(g * u)?)
+            (gated::gated(g, u, false, false)?, down)
         }
-    }
+    };
+    down.forward(&hidden)
 }
 
 fn rms_norm(x: &Tensor, weight: &Tensor, eps: f64) -> Result<Tensor> {
