@@ -265,11 +265,23 @@ fn a_piper_voice_speaks_what_whisper_hears() {
     assert!(speech.seconds() > 1.0, "{} s", speech.seconds());
     let heard = loopd(&["transcribe", path.to_str().unwrap()]);
     assert!(heard.status.success(), "{}", text(&heard.stderr));
-    assert_eq!(
-        normalised(&text(&heard.stdout)).trim(),
-        "12 times 12 is 144",
-        "{}",
-        text(&heard.stdout)
+    // Piper's VITS samples noise inside the model, so every run speaks a
+    // little differently; on one in a CI run whisper-tiny heard the
+    // sentence, then hallucinated it once more over the trailing silence.
+    // Each sentence heard must be the one spoken.
+    let transcript = text(&heard.stdout);
+    let sentences: Vec<&str> = transcript
+        .split_terminator('.')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    assert!(
+        !sentences.is_empty()
+            && sentences.len() <= 2
+            && sentences
+                .iter()
+                .all(|s| normalised(s).trim() == "12 times 12 is 144"),
+        "{transcript}"
     );
     let broken = dir.join("broken");
     std::fs::create_dir_all(&broken).unwrap();
