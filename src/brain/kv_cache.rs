@@ -136,8 +136,8 @@ impl KvCache {
         if self.layers[layer].is_none() {
             let dims = (1, self.shape.kv_heads, self.capacity, self.shape.head_dim);
             self.layers[layer] = Some(LayerKv {
-                k: Tensor::zeros(dims, self.shape.dtype, &self.shape.device)?,
-                v: Tensor::zeros(dims, self.shape.dtype, &self.shape.device)?,
+                k: zeros(dims, self.shape.dtype, &self.shape.device)?,
+                v: zeros(dims, self.shape.dtype, &self.shape.device)?,
             });
         }
         let Some(slot) = self.layers[layer].as_mut() else {
@@ -171,9 +171,22 @@ impl KvCache {
     }
 }
 
+/// A zeroed buffer whose pages, on the CPU, are only resident once written:
+/// a cache's room for positions it never reaches costs no memory. (Candle
+/// fills f16 zeros element by element, touching every page.)
+fn zeros(dims: (usize, usize, usize, usize), dtype: DType, device: &Device) -> Result<Tensor> {
+    if dtype == DType::F16 && device.is_cpu() {
+        use half::vec::HalfBitsVecExt;
+        let (b, h, n, d) = dims;
+        let bits: Vec<u16> = vec![0; b * h * n * d];
+        return Tensor::from_vec(bits.reinterpret_into::<half::f16>(), dims, device);
+    }
+    Tensor::zeros(dims, dtype, device)
+}
+
 fn regrow(buffer: &Tensor, keep: usize, capacity: usize) -> Result<Tensor> {
     let (b, h, _, d) = buffer.dims4()?;
-    let grown = Tensor::zeros((b, h, capacity, d), buffer.dtype(), buffer.device())?;
+    let grown = zeros((b, h, capacity, d), buffer.dtype(), buffer.device())?;
     if keep > 0 {
         grown.slice_set(&buffer.narrow(2, 0, keep)?.contiguous()?, 2, 0)?;
     }
@@ -265,6 +278,33 @@ mod tests {
             k.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
             vec![1., 1., 2., 2., 3., 3.]
         );
+    }
+
+    #[test]
+    fn an_f16_cache_keeps_values_rounded_to_f16_and_zeros_beyond() {
+        let mut cache = KvCache::new(KvShape {
+            dtype: DType::F16,
+            ..shape()
+        });
+        let (k, v) = cache
+            .append(0, &kv(&[1.0, 0.1, 2.5, -3.0]), &kv(&[0.0; 4]))
+            .unwrap();
+        assert_eq!((k.dtype(), v.dtype()), (DType::F16, DType::F16));
+        let read = |t: &Tensor| {
+            t.to_dtype(DType::F32)
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1::<f32>()
+                .unwrap()
+        };
+        let tenth = half::f16::from_f32(0.1).to_f32();
+        assert_eq!(read(&k), vec![1.0, tenth, 2.5, -3.0]);
+        let buffer = &cache.layers[0].as_ref().unwrap().k;
+        assert_eq!(buffer.dims(), [1, 1, GROWTH_STEP, 2]);
+        assert!(read(&buffer.narrow(2, 2, GROWTH_STEP - 2).unwrap())
+            .iter()
+            .all(|&x| x == 0.0));
     }
 
     #[test]

@@ -55,8 +55,8 @@ impl Rope {
 
     /// Rotates `x`, `(1, seq, heads, head_dim)` at positions
     /// `start..start+seq`, and returns it as `(1, heads, seq, head_dim)`: on
-    /// the CPU a transposed view of `x`'s own buffer, which it overwrites (so
-    /// `x` must not share its buffer with a tensor still in use).
+    /// the CPU a transposed view of `x`'s own buffer, whose elements it
+    /// overwrites (so no tensor still in use may view those elements).
     pub fn rotate(&self, x: Tensor, start: usize) -> Result<Tensor> {
         if !x.device().is_cpu() || x.dtype() != DType::F32 {
             return self.apply(&x.transpose(1, 2)?, start);
