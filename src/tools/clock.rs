@@ -1,18 +1,20 @@
 //! The `clock` toolbox: the current date and time in any IANA timezone, and
-//! calendar arithmetic (adding to a date, the time between two dates).
+//! calendar questions in words ([`calendar`]); the `dates` toolbox: exact
+//! calendar arithmetic (adding to a date, the time between two dates, the
+//! weekday of a date) with structured arguments.
 
+use super::calendar;
+use super::when::{self, Moment, DATE_FORMATS};
 use super::{typed_tool, Tool, ToolConfig, ToolError};
 use chrono::{
-    DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, SecondsFormat, TimeDelta, TimeZone, Utc,
+    DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, SecondsFormat, TimeDelta, TimeZone,
+    Timelike, Utc,
 };
 use chrono_tz::Tz;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// What every date argument accepts, for error messages.
-const DATE_FORMATS: &str =
-    "use YYYY-MM-DD, YYYY-MM-DD HH:MM, YYYY-MM-DDTHH:MM:SS+02:00, now, today, tomorrow or yesterday";
 
 /// Where the current instant comes from (the system clock, or a fixed one in tests).
 type Now = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
@@ -30,31 +32,65 @@ fn with_clock(config: &ToolConfig, now: Now) -> Vec<Arc<dyn Tool>> {
         default_zone: config.timezone.clone(),
         now,
     });
+    vec![typed_tool(
+        "clock",
+        "Answers a question about the time or the calendar, in words: the time now, here \
+         or in a city; today's date, weekday, month or year; the days until a date or \
+         holiday, or between two dates; the weekday of a date; the date some days or \
+         weeks away; a time of day plus some hours. Pass the question as it was asked.",
+        move |args| clock.clock(args),
+    )]
+}
+
+/// The tools of the `dates` toolbox, for exact time and date arithmetic
+/// with structured arguments: `current_time`, `date_add`, `date_diff`,
+/// `weekday`.
+pub fn date_tools(config: &ToolConfig) -> Vec<Arc<dyn Tool>> {
+    dates_with_clock(config, Arc::new(Utc::now))
+}
+
+fn dates_with_clock(config: &ToolConfig, now: Now) -> Vec<Arc<dyn Tool>> {
+    let clock = Arc::new(Clock {
+        default_zone: config.timezone.clone(),
+        now,
+    });
     let (a, b, c, d) = (clock.clone(), clock.clone(), clock.clone(), clock);
     vec![
         typed_tool(
             "current_time",
-            "Gives the current date, time and weekday, optionally in another timezone.",
+            "Gives the current time, date and weekday here, or in another city or timezone.",
             move |args| a.current_time(args),
         ),
         typed_tool(
             "date_add",
-            "Adds (or with negative numbers subtracts) days, hours and minutes to a date \
-             or time, e.g. the date 30 days from today; gives the result and its weekday.",
+            "Adds (or with negative numbers subtracts) days, weeks, hours and minutes to a \
+             date or time (now, unless a start is given), e.g. the date in some days, or \
+             the time some hours after a time of day; gives the result and its weekday.",
             move |args| b.date_add(args),
         ),
         typed_tool(
             "date_diff",
-            "Counts the days, hours and minutes from one date or time to another, \
-             e.g. how many days until 2025-12-25.",
+            "Counts the days from one date to another (from today, unless a start is \
+             given), e.g. the days until a holiday or between two dates. Dates may be \
+             written as words: a holiday's name, next Friday, March 1 or July 4 1776.",
             move |args| c.date_diff(args),
         ),
         typed_tool(
             "weekday",
-            "Gives the day of the week of a date, e.g. which weekday 2024-07-04 was.",
+            "Gives the day of the week of a date, written as YYYY-MM-DD or as words \
+             (a holiday's name, tomorrow, in 10 days, July 4 1776).",
             move |args| d.weekday(args),
         ),
     ]
+}
+
+/// Arguments of `clock`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClockArgs {
+    /// The question, in words: "what time is it in Tokyo", "how many days until Christmas".
+    #[schemars(extend("x-question" = true))]
+    pub question: String,
 }
 
 /// Arguments of `current_time`.
@@ -68,8 +104,8 @@ pub struct CurrentTimeArgs {
 /// Result of `current_time`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CurrentTimeOutput {
-    /// ISO 8601 date and time with UTC offset, e.g. "2024-07-04T08:00:00-04:00".
-    pub datetime: String,
+    /// The time and date as people say them: "4:48 in the morning, Thursday 26 November 2026".
+    pub spoken: String,
     /// Date, YYYY-MM-DD.
     pub date: String,
     /// Time of day, HH:MM (24-hour).
@@ -80,18 +116,18 @@ pub struct CurrentTimeOutput {
     pub timezone: String,
     /// Offset from UTC, e.g. "-04:00".
     pub utc_offset: String,
-    /// Seconds since 1970-01-01 UTC.
-    pub unix: i64,
 }
 
 /// Arguments of `date_add`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DateAddArgs {
-    /// Date or time to start from: "YYYY-MM-DD", "YYYY-MM-DD HH:MM", "now" or "today" (default: now).
+    /// Date or time to start from: "YYYY-MM-DD", "YYYY-MM-DD HH:MM", "now", "today", "7:30 pm", "Christmas" (default: now).
     pub start: Option<String>,
     /// Calendar days to add (negative: go back).
     pub days: Option<i64>,
+    /// Weeks to add (negative: go back).
+    pub weeks: Option<i64>,
     /// Hours to add (negative: go back).
     pub hours: Option<i64>,
     /// Minutes to add (negative: go back).
@@ -104,6 +140,8 @@ pub struct DateAddArgs {
 /// added to a plain date.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct MomentOutput {
+    /// The result as people say it: "Friday 4 December 2026", with the time of day when it has one.
+    pub spoken: String,
     /// Date, YYYY-MM-DD.
     pub date: String,
     /// Day of the week, e.g. "Friday".
@@ -123,13 +161,15 @@ pub struct MomentOutput {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WeekdayArgs {
-    /// The date: "YYYY-MM-DD", "today", "tomorrow" or "yesterday".
+    /// The date: "YYYY-MM-DD", "today", "tomorrow", "in 10 days", "Christmas", "July 4 1776"…
     pub date: String,
 }
 
 /// Result of `weekday`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct WeekdayOutput {
+    /// The date as people say it, weekday first: "Thursday 4 July 1776".
+    pub spoken: String,
     /// Date, YYYY-MM-DD.
     pub date: String,
     /// Day of the week, e.g. "Thursday".
@@ -140,9 +180,9 @@ pub struct WeekdayOutput {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DateDiffArgs {
-    /// Start: "YYYY-MM-DD", "YYYY-MM-DD HH:MM", "now" or "today" (default: now, or today when `to` is a date).
+    /// Start: "YYYY-MM-DD", "YYYY-MM-DD HH:MM", "now", "today", "March 1 2024"… (default: now, or today when `to` is a date).
     pub from: Option<String>,
-    /// End: "YYYY-MM-DD" or "YYYY-MM-DD HH:MM".
+    /// End: "YYYY-MM-DD", "YYYY-MM-DD HH:MM", "Christmas", "New Year", "next Friday", "June 1 2024"…
     pub to: String,
     /// IANA timezone or city the dates are in (default: the local zone).
     pub timezone: Option<String>,
@@ -152,6 +192,8 @@ pub struct DateDiffArgs {
 /// (negative when `to` is earlier).
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct DateDiffOutput {
+    /// The difference as people say it: "30 days, from Wednesday 25 November 2026 to Friday 25 December 2026".
+    pub spoken: String,
     /// The start used.
     pub from: String,
     /// Day of the week of the start, e.g. "Monday".
@@ -195,20 +237,24 @@ impl Clock {
         let zone = self.zone(args.timezone.as_deref())?;
         let now = self.now_in(zone);
         Ok(CurrentTimeOutput {
-            datetime: iso(&now),
+            spoken: spoken_moment(&now, true),
             date: now.format("%Y-%m-%d").to_string(),
             time: now.format("%H:%M").to_string(),
             weekday: now.format("%A").to_string(),
             timezone: zone.name(),
             utc_offset: now.format("%:z").to_string(),
-            unix: now.timestamp(),
         })
     }
 
     fn date_add(&self, args: DateAddArgs) -> Result<MomentOutput, ToolError> {
         let zone = self.zone(args.timezone.as_deref())?;
         let start = parse_moment(args.start.as_deref().unwrap_or("now"), self.now_in(zone))?;
-        let days = args.days.unwrap_or(0);
+        let days = args
+            .weeks
+            .unwrap_or(0)
+            .checked_mul(7)
+            .and_then(|w| w.checked_add(args.days.unwrap_or(0)))
+            .ok_or_else(out_of_range)?;
         let elapsed = args.hours.unwrap_or(0).checked_mul(60).and_then(|h| {
             h.checked_add(args.minutes.unwrap_or(0))
                 .and_then(TimeDelta::try_minutes)
@@ -219,6 +265,7 @@ impl Clock {
                 .checked_add_signed(TimeDelta::try_days(days).ok_or_else(out_of_range)?)
                 .ok_or_else(out_of_range)?;
             return Ok(MomentOutput {
+                spoken: spoken_date(date),
                 date: date.format("%Y-%m-%d").to_string(),
                 weekday: date.format("%A").to_string(),
                 time: None,
@@ -237,6 +284,7 @@ impl Clock {
             .ok_or_else(out_of_range)?;
         let result = zone.at(result.to_utc());
         Ok(MomentOutput {
+            spoken: spoken_moment(&result, true),
             date: result.format("%Y-%m-%d").to_string(),
             weekday: result.format("%A").to_string(),
             time: Some(result.format("%H:%M").to_string()),
@@ -245,15 +293,58 @@ impl Clock {
         })
     }
 
+    /// A question in words: the time now (here, or in the place named
+    /// after "in"), else a calendar question ([`calendar::answer`]).
+    fn clock(&self, args: ClockArgs) -> Result<calendar::CalendarAnswer, ToolError> {
+        let bare_place = find_zone(args.question.trim().trim_end_matches(['?', '.']))
+            .ok()
+            .map(|_| Some(args.question.trim().trim_end_matches(['?', '.']).to_string()));
+        if let Some(place) = asks_time(&args.question).or(bare_place) {
+            let zone = match place {
+                Some(place) => self.zone(Some(&place)).map_err(|_| {
+                    ToolError::Failed(format!(
+                        "unknown place `{place}`: name a city with a timezone of its own, \
+                         such as Paris, New York or Tokyo"
+                    ))
+                })?,
+                None => self.zone(None)?,
+            };
+            let now = self.now_in(zone);
+            let place = match zone {
+                Zone::Named(tz) => format!(" in {}", city_of(tz.name())),
+                Zone::Fixed(_) => format!(" at {}", zone.name()),
+                Zone::System => String::new(),
+            };
+            let here = self.zone(None).map_or(false, |local| local == zone);
+            let place = if here { String::new() } else { place };
+            return Ok(calendar::CalendarAnswer {
+                answer: format!(
+                    "It is {}{place}, {}.",
+                    spoken_time(now.hour(), now.minute()),
+                    now.format("%A %-d %B")
+                ),
+                days: None,
+                date: Some(now.format("%Y-%m-%d").to_string()),
+                weekday: Some(now.format("%A").to_string()),
+                time: Some(now.format("%H:%M").to_string()),
+            });
+        }
+        let zone = self.zone(None)?;
+        calendar::answer(&args.question, self.now_in(zone)).map_err(ToolError::Failed)
+    }
+
     fn weekday(&self, args: WeekdayArgs) -> Result<WeekdayOutput, ToolError> {
         let moment = self.date_add(DateAddArgs {
             start: Some(args.date),
             days: None,
+            weeks: None,
             hours: None,
             minutes: None,
             timezone: None,
         })?;
+        let date = NaiveDate::parse_from_str(&moment.date, "%Y-%m-%d").map_err(|_| out_of_range())?;
         Ok(WeekdayOutput {
+            spoken: spoken_date(date),
             date: moment.date,
             weekday: moment.weekday,
         })
@@ -272,6 +363,12 @@ impl Clock {
         if let (Moment::Date(a), Moment::Date(b)) = (from, to) {
             let days = (b - a).num_days();
             return Ok(DateDiffOutput {
+                spoken: format!(
+                    "{}, from {} to {}",
+                    spoken_span(days, 0, 0),
+                    spoken_date(a),
+                    spoken_date(b)
+                ),
                 from: a.format("%Y-%m-%d").to_string(),
                 from_weekday: a.format("%A").to_string(),
                 to: b.format("%Y-%m-%d").to_string(),
@@ -284,14 +381,25 @@ impl Clock {
         }
         let (a, b) = (from.in_zone(zone)?, to.in_zone(zone)?);
         let delta = b - a;
+        let (days, hours, minutes) = (
+            delta.num_days(),
+            delta.num_hours() % 24,
+            delta.num_minutes() % 60,
+        );
         Ok(DateDiffOutput {
+            spoken: format!(
+                "{}, from {} to {}",
+                spoken_span(days, hours, minutes),
+                spoken_moment(&a, true),
+                spoken_moment(&b, true)
+            ),
             from: iso(&a),
             from_weekday: a.format("%A").to_string(),
             to: iso(&b),
             to_weekday: b.format("%A").to_string(),
-            days: delta.num_days(),
-            hours: delta.num_hours() % 24,
-            minutes: delta.num_minutes() % 60,
+            days,
+            hours,
+            minutes,
             total_hours: (delta.num_seconds() as f64 / 36.0).round() / 100.0,
         })
     }
@@ -362,6 +470,13 @@ fn find_zone(name: &str) -> Result<Zone, ToolError> {
         return Ok(Zone::Fixed(offset));
     }
     let city = wanted.replace(' ', "_");
+    let alias = CITIES
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(wanted))
+        .and_then(|(_, zone)| zone.parse::<Tz>().ok());
+    if let Some(tz) = alias {
+        return Ok(Zone::Named(tz));
+    }
     chrono_tz::TZ_VARIANTS
         .iter()
         .find(|tz| tz.name().eq_ignore_ascii_case(wanted))
@@ -381,6 +496,68 @@ fn find_zone(name: &str) -> Result<Zone, ToolError> {
             ))
         })
 }
+
+/// Large cities whose timezone is named after another city, and countries
+/// with one timezone.
+const CITIES: &[(&str, &str)] = &[
+    ("Mumbai", "Asia/Kolkata"),
+    ("Bombay", "Asia/Kolkata"),
+    ("Delhi", "Asia/Kolkata"),
+    ("New Delhi", "Asia/Kolkata"),
+    ("Bangalore", "Asia/Kolkata"),
+    ("Bengaluru", "Asia/Kolkata"),
+    ("Chennai", "Asia/Kolkata"),
+    ("Hyderabad", "Asia/Kolkata"),
+    ("India", "Asia/Kolkata"),
+    ("Beijing", "Asia/Shanghai"),
+    ("China", "Asia/Shanghai"),
+    ("Osaka", "Asia/Tokyo"),
+    ("Kyoto", "Asia/Tokyo"),
+    ("Japan", "Asia/Tokyo"),
+    ("Washington", "America/New_York"),
+    ("Boston", "America/New_York"),
+    ("Miami", "America/New_York"),
+    ("Atlanta", "America/New_York"),
+    ("Philadelphia", "America/New_York"),
+    ("San Francisco", "America/Los_Angeles"),
+    ("Seattle", "America/Los_Angeles"),
+    ("San Diego", "America/Los_Angeles"),
+    ("Las Vegas", "America/Los_Angeles"),
+    ("Houston", "America/Chicago"),
+    ("Dallas", "America/Chicago"),
+    ("Austin", "America/Chicago"),
+    ("Montreal", "America/Toronto"),
+    ("Ottawa", "America/Toronto"),
+    ("Rio de Janeiro", "America/Sao_Paulo"),
+    ("Brazil", "America/Sao_Paulo"),
+    ("Barcelona", "Europe/Madrid"),
+    ("Spain", "Europe/Madrid"),
+    ("Munich", "Europe/Berlin"),
+    ("Frankfurt", "Europe/Berlin"),
+    ("Hamburg", "Europe/Berlin"),
+    ("Germany", "Europe/Berlin"),
+    ("France", "Europe/Paris"),
+    ("Italy", "Europe/Rome"),
+    ("Milan", "Europe/Rome"),
+    ("Edinburgh", "Europe/London"),
+    ("Manchester", "Europe/London"),
+    ("England", "Europe/London"),
+    ("UK", "Europe/London"),
+    ("Geneva", "Europe/Zurich"),
+    ("St Petersburg", "Europe/Moscow"),
+    ("Russia", "Europe/Moscow"),
+    ("Abu Dhabi", "Asia/Dubai"),
+    ("Cape Town", "Africa/Johannesburg"),
+    ("Melbourne", "Australia/Melbourne"),
+    ("Canberra", "Australia/Sydney"),
+    ("Wellington", "Pacific/Auckland"),
+    ("New Zealand", "Pacific/Auckland"),
+    ("Hanoi", "Asia/Bangkok"),
+    ("Thailand", "Asia/Bangkok"),
+    ("Korea", "Asia/Seoul"),
+    ("Taipei", "Asia/Taipei"),
+    ("Manila", "Asia/Manila"),
+];
 
 /// An offset from UTC written as "UTC+2", "UTC-05:00", "GMT+5:30" or "+0530".
 fn utc_offset(text: &str) -> Option<FixedOffset> {
@@ -422,15 +599,6 @@ fn system_zone() -> Zone {
     name.trim().parse().map_or(Zone::System, Zone::Named)
 }
 
-/// A date argument as written: a calendar date, a wall-clock time, or an
-/// exact instant (with an offset, or "now").
-#[derive(Debug, Clone, Copy)]
-enum Moment {
-    Date(NaiveDate),
-    Local(NaiveDateTime),
-    Exact(DateTime<FixedOffset>),
-}
-
 impl Moment {
     fn in_zone(self, zone: Zone) -> Result<DateTime<FixedOffset>, ToolError> {
         match self {
@@ -443,35 +611,101 @@ impl Moment {
 }
 
 fn parse_moment(text: &str, now: DateTime<FixedOffset>) -> Result<Moment, ToolError> {
-    let text = text.trim();
-    let today = now.date_naive();
-    let relative = match text.to_ascii_lowercase().as_str() {
-        "now" => Some(Moment::Exact(now)),
-        "today" => Some(Moment::Date(today)),
-        "tomorrow" => today.succ_opt().map(Moment::Date),
-        "yesterday" => today.pred_opt().map(Moment::Date),
-        _ => None,
+    when::moment(text, now).ok_or_else(|| {
+        ToolError::Failed(format!("cannot read the date `{}`: {DATE_FORMATS}", text.trim()))
+    })
+}
+
+/// Whether `question` asks for the time now, and where: `Some(None)` for
+/// here, `Some(Some(place))` for the place after "in".
+fn asks_time(question: &str) -> Option<Option<String>> {
+    let lower = question.to_lowercase();
+    let asks = ["what time", "the time", "time is it", "current time", "time now", "time in "]
+        .iter()
+        .any(|phrase| lower.contains(phrase))
+        && !lower.contains("time zone");
+    if !asks || lower.contains(" days") || lower.contains(" after ") {
+        return None;
+    }
+    let place = lower.rsplit_once(" in ").map(|(_, after)| {
+        after
+            .trim()
+            .trim_end_matches(['?', '.', '!'])
+            .trim_end_matches(" right now")
+            .trim_end_matches(" now")
+            .trim()
+            .to_string()
+    });
+    Some(place.filter(|p| !p.is_empty()))
+}
+
+/// The city part of an IANA name: `America/New_York` → `New York`.
+fn city_of(name: &str) -> String {
+    name.rsplit('/').next().unwrap_or(name).replace('_', " ")
+}
+
+/// A time of day as people say it: `4:48 in the morning`, `noon`,
+/// `12:30 at night`.
+pub fn spoken_time(hour: u32, minute: u32) -> String {
+    match (hour, minute) {
+        (0, 0) => return "midnight".into(),
+        (12, 0) => return "noon".into(),
+        _ => {}
+    }
+    let part = match hour {
+        4..=11 => "in the morning",
+        12..=16 => "in the afternoon",
+        17..=21 => "in the evening",
+        _ => "at night",
     };
-    if let Some(moment) = relative {
-        return Ok(moment);
+    let twelve = match hour % 12 {
+        0 => 12,
+        h => h,
+    };
+    format!("{twelve}:{minute:02} {part}")
+}
+
+/// A date as people say it: `Thursday 26 November 2026`.
+pub fn spoken_date(date: NaiveDate) -> String {
+    date.format("%A %-d %B %Y").to_string()
+}
+
+/// A span as people say it: `30 days`, `2 days, 3 hours and 5 minutes`,
+/// `3 days back` when it runs backwards.
+fn spoken_span(days: i64, hours: i64, minutes: i64) -> String {
+    let unit = |n: i64, one: &str| match n.abs() {
+        1 => format!("1 {one}"),
+        n => format!("{n} {one}s"),
+    };
+    let mut parts: Vec<String> = [(days, "day"), (hours, "hour"), (minutes, "minute")]
+        .iter()
+        .filter(|(n, _)| *n != 0)
+        .map(|(n, one)| unit(*n, one))
+        .collect();
+    if parts.is_empty() {
+        parts.push("0 days".into());
     }
-    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-        return Ok(Moment::Date(date));
+    let last = parts.pop().unwrap_or_default();
+    let span = if parts.is_empty() {
+        last
+    } else {
+        format!("{} and {last}", parts.join(", "))
+    };
+    if days < 0 || hours < 0 || minutes < 0 {
+        format!("{span} back")
+    } else {
+        span
     }
-    let local = [
-        "%Y-%m-%dT%H:%M:%S",
-        "%Y-%m-%dT%H:%M",
-        "%Y-%m-%d %H:%M:%S",
-        "%Y-%m-%d %H:%M",
-    ]
-    .iter()
-    .find_map(|format| NaiveDateTime::parse_from_str(text, format).ok());
-    if let Some(naive) = local {
-        return Ok(Moment::Local(naive));
+}
+
+/// A moment as people say it: the time of day (when it has one) and the date.
+fn spoken_moment(time: &DateTime<FixedOffset>, with_time: bool) -> String {
+    let date = spoken_date(time.date_naive());
+    if with_time {
+        format!("{}, {date}", spoken_time(time.hour(), time.minute()))
+    } else {
+        date
     }
-    DateTime::parse_from_rfc3339(text)
-        .map(Moment::Exact)
-        .map_err(|_| ToolError::Failed(format!("cannot read the date `{text}`: {DATE_FORMATS}")))
 }
 
 #[cfg(test)]
@@ -489,7 +723,8 @@ mod tests {
             timezone: timezone.map(String::from),
             ..ToolConfig::default()
         };
-        let tools = with_clock(&config, Arc::new(fixed_now));
+        let mut tools = with_clock(&config, Arc::new(fixed_now));
+        tools.extend(dates_with_clock(&config, Arc::new(fixed_now)));
         let tool = tools.iter().find(|t| t.spec().name == tool).unwrap();
         tool.call(args)
     }
@@ -499,6 +734,28 @@ mod tests {
             Err(ToolError::Failed(message)) => message,
             other => panic!("expected a failure, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_clock_answers_time_and_calendar_questions_in_words() {
+        let ask = |question: &str| {
+            call("clock", Some("Europe/Paris"), json!({ "question": question })).unwrap()
+        };
+        assert_eq!(
+            ask("What time is it in Tokyo?")["answer"],
+            "It is 9:00 in the evening in Tokyo, Thursday 4 July."
+        );
+        assert_eq!(
+            ask("What time is it?")["answer"],
+            "It is 2:00 in the afternoon, Thursday 4 July."
+        );
+        assert_eq!(ask("what's the time in new york right now")["time"], "08:00");
+        assert_eq!(ask("What time is it now in Mumbai?")["time"], "17:30");
+        assert_eq!(ask("London")["time"], "13:00");
+        assert_eq!(ask("How many days until Christmas?")["days"], 174);
+        assert_eq!(ask("What year is it?")["date"], "2024-07-04");
+        let unknown = call("clock", None, json!({"question": "What time is it in Atlantis?"}));
+        assert!(failure(unknown).starts_with("unknown place `atlantis`"));
     }
 
     #[test]
@@ -512,13 +769,12 @@ mod tests {
         assert_eq!(
             out,
             json!({
-                "datetime": "2024-07-04T08:00:00-04:00",
+                "spoken": "8:00 in the morning, Thursday 4 July 2024",
                 "date": "2024-07-04",
                 "time": "08:00",
                 "weekday": "Thursday",
                 "timezone": "America/New_York",
-                "utc_offset": "-04:00",
-                "unix": 1720094400
+                "utc_offset": "-04:00"
             })
         );
     }
@@ -526,12 +782,12 @@ mod tests {
     #[test]
     fn current_time_uses_the_configured_zone_and_finds_cities() {
         let out = call("current_time", Some("Asia/Tokyo"), json!({})).unwrap();
-        assert_eq!(out["datetime"], "2024-07-04T21:00:00+09:00");
+        assert_eq!((out["time"].as_str(), out["utc_offset"].as_str()), (Some("21:00"), Some("+09:00")));
         assert_eq!(out["timezone"], "Asia/Tokyo");
         let out = call("current_time", None, json!({"timezone": "new york"})).unwrap();
         assert_eq!(out["timezone"], "America/New_York");
         let out = call("current_time", None, json!({"timezone": "europe/london"})).unwrap();
-        assert_eq!(out["datetime"], "2024-07-04T13:00:00+01:00");
+        assert_eq!((out["time"].as_str(), out["utc_offset"].as_str()), (Some("13:00"), Some("+01:00")));
     }
 
     #[test]
@@ -558,13 +814,20 @@ mod tests {
     #[test]
     fn date_add_crosses_month_and_year_ends() {
         let out = call("date_add", None, json!({"start": "2024-01-31", "days": 1})).unwrap();
-        assert_eq!(out, json!({"date": "2024-02-01", "weekday": "Thursday"}));
+        assert_eq!(
+            out,
+            json!({"spoken": "Thursday 1 February 2024", "date": "2024-02-01", "weekday": "Thursday"})
+        );
         let out = call("date_add", None, json!({"start": "2024-02-28", "days": 1})).unwrap();
-        assert_eq!(out, json!({"date": "2024-02-29", "weekday": "Thursday"}));
+        assert_eq!(out["date"], "2024-02-29");
         let out = call("date_add", None, json!({"start": "2025-01-02", "days": -3})).unwrap();
-        assert_eq!(out, json!({"date": "2024-12-30", "weekday": "Monday"}));
+        assert_eq!(out["spoken"], "Monday 30 December 2024");
         let out = call("date_add", None, json!({"start": "today", "days": 30})).unwrap();
-        assert_eq!(out, json!({"date": "2024-08-03", "weekday": "Saturday"}));
+        assert_eq!(out["date"], "2024-08-03");
+        let out = call("date_add", None, json!({"start": "7:30 pm", "hours": 2, "minutes": 15})).unwrap();
+        assert_eq!(out["spoken"], "9:45 in the evening, Thursday 4 July 2024");
+        let out = call("date_add", None, json!({"weeks": 2, "days": 1})).unwrap();
+        assert_eq!(out["date"], "2024-07-19");
     }
 
     #[test]
@@ -579,6 +842,7 @@ mod tests {
         assert_eq!(
             out,
             json!({
+                "spoken": "noon, Sunday 31 March 2024",
                 "date": "2024-03-31",
                 "weekday": "Sunday",
                 "time": "12:00",
@@ -607,7 +871,12 @@ mod tests {
     #[test]
     fn weekday_names_the_day_of_a_date() {
         let out = call("weekday", None, json!({"date": "1991-01-01"})).unwrap();
-        assert_eq!(out, json!({"date": "1991-01-01", "weekday": "Tuesday"}));
+        assert_eq!(
+            out,
+            json!({"spoken": "Tuesday 1 January 1991", "date": "1991-01-01", "weekday": "Tuesday"})
+        );
+        let out = call("weekday", None, json!({"date": "July 4th, 1776"})).unwrap();
+        assert_eq!(out["weekday"], "Thursday");
         let out = call("weekday", Some("UTC"), json!({"date": "tomorrow"})).unwrap();
         assert_eq!(out["weekday"], "Friday");
         assert!(call("weekday", None, json!({"date": "someday"})).is_err());
@@ -664,7 +933,8 @@ mod tests {
         .unwrap();
         assert_eq!(
             out,
-            json!({"from": "2024-01-01", "from_weekday": "Monday", "to": "2024-12-25",
+            json!({"spoken": "359 days, from Monday 1 January 2024 to Wednesday 25 December 2024",
+                   "from": "2024-01-01", "from_weekday": "Monday", "to": "2024-12-25",
                    "to_weekday": "Wednesday", "days": 359, "hours": 0,
                    "minutes": 0, "total_hours": 8616.0})
         );
@@ -673,6 +943,12 @@ mod tests {
             (out["from"].clone(), out["days"].clone()),
             (json!("2024-07-04"), json!(174))
         );
+        let out = call("date_diff", None, json!({"to": "Christmas"})).unwrap();
+        assert_eq!(out["days"], 174);
+        let out = call("date_diff", None, json!({"from": "March 1, 2024", "to": "June 1, 2024"})).unwrap();
+        assert_eq!(out["days"], 92);
+        let out = call("date_diff", None, json!({"to": "3 days ago"})).unwrap();
+        assert_eq!(out["spoken"], "3 days back, from Thursday 4 July 2024 to Monday 1 July 2024");
         let out = call(
             "date_diff",
             Some("Europe/Paris"),

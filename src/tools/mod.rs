@@ -10,11 +10,14 @@
 //! the tool's schema before the tool runs, and tool names that clash
 //! prefixed with their toolbox's.
 
+pub mod calendar;
 pub mod clock;
 pub mod external;
 pub mod files;
+pub mod limits;
 pub mod math;
 pub mod mcp;
+pub mod when;
 
 pub use external::{ExternalToolboxes, Source};
 
@@ -75,6 +78,18 @@ impl ToolSpec {
             argument_schema: schema(&["argument_schema", "parameters"])?,
             output_schema: schema(&["output_schema"])?,
         })
+    }
+
+    /// The argument that takes a question in words (marked `x-question`
+    /// in the schema), when it is the only one the tool requires.
+    pub fn question_argument(&self) -> Option<&str> {
+        let required = self.argument_schema["required"].as_array()?;
+        let [name] = required.as_slice() else {
+            return None;
+        };
+        let name = name.as_str()?;
+        let marked = self.argument_schema["properties"][name]["x-question"] == Value::Bool(true);
+        marked.then_some(name)
     }
 
     /// A one-line call shape for prompts: `name {"arg": type, "opt"?: type}`
@@ -291,7 +306,7 @@ impl ToolConfig {
 }
 
 /// Names of the built-in toolboxes.
-pub const TOOLBOXES: &[&str] = &["clock", "math", "files"];
+pub const TOOLBOXES: &[&str] = &["clock", "math", "files", "dates", "measure", "limits"];
 
 /// Whether `name` could name a toolbox: letters, digits, `-`, `_`, `.`.
 pub fn is_toolbox_name(name: &str) -> bool {
@@ -334,7 +349,10 @@ pub enum ToolboxError {
 pub fn toolbox(name: &str, config: &ToolConfig) -> Result<ToolBox, ToolboxError> {
     let tools = match name {
         "clock" => clock::tools(config),
+        "dates" => clock::date_tools(config),
         "math" => math::tools(),
+        "measure" => math::measure_tools(),
+        "limits" => limits::tools(),
         "files" => files::tools(config)?,
         _ => {
             return config.external.get(name).ok_or_else(|| {

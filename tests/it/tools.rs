@@ -6,12 +6,12 @@ use loopd::tools::{toolbox, ToolConfig, ToolError, Toolset, TOOLBOXES};
 use serde_json::{json, Value};
 use std::process::Command;
 
-fn clock_and_math() -> Toolset {
+fn structured_tools() -> Toolset {
     let config = ToolConfig {
         timezone: Some("UTC".into()),
         ..ToolConfig::default()
     };
-    Toolset::named(&["clock", "math"], &config).unwrap()
+    Toolset::named(&["dates", "math", "measure"], &config).unwrap()
 }
 
 fn invalid(result: Result<Value, ToolError>, tool: &str) -> String {
@@ -31,8 +31,8 @@ fn every_tool(root: &TempDir) -> Toolset {
 }
 
 #[test]
-fn clock_and_math_tools_are_called_through_the_toolset() {
-    let tools = clock_and_math();
+fn date_math_and_measure_tools_are_called_through_the_toolset() {
+    let tools = structured_tools();
     assert_eq!(
         tools.names(),
         [
@@ -64,7 +64,7 @@ fn clock_and_math_tools_are_called_through_the_toolset() {
         tools
             .call("date_add", json!({"start": "2024-12-31", "days": 1}))
             .unwrap(),
-        json!({"date": "2025-01-01", "weekday": "Wednesday"})
+        json!({"spoken": "Wednesday 1 January 2025", "date": "2025-01-01", "weekday": "Wednesday"})
     );
     assert_eq!(
         tools.call("current_time", json!({})).unwrap()["timezone"],
@@ -74,7 +74,7 @@ fn clock_and_math_tools_are_called_through_the_toolset() {
 
 #[test]
 fn arguments_are_checked_against_the_schema_before_the_call() {
-    let tools = clock_and_math();
+    let tools = structured_tools();
     let missing = invalid(tools.call("calculate", json!({})), "calculate");
     assert!(
         missing.contains("\"expression\" is a required property"),
@@ -119,7 +119,7 @@ fn arguments_are_checked_against_the_schema_before_the_call() {
 
 #[test]
 fn failures_inside_a_tool_are_tool_errors() {
-    let tools = clock_and_math();
+    let tools = structured_tools();
     assert_eq!(
         tools.call("current_time", json!({"timezone": "Mars/Base"})),
         Err(ToolError::Failed(
@@ -138,7 +138,7 @@ fn failures_inside_a_tool_are_tool_errors() {
 fn every_builtin_spec_describes_itself_and_its_arguments() {
     let root = TempDir::new("tools-specs");
     let tools = every_tool(&root);
-    assert_eq!(tools.specs().len(), 10);
+    assert_eq!(tools.specs().len(), 12);
     for spec in tools.specs() {
         assert!(!spec.description.trim().is_empty(), "{}", spec.name);
         let arguments = &spec.argument_schema;
@@ -157,7 +157,7 @@ fn every_builtin_spec_describes_itself_and_its_arguments() {
 
 #[test]
 fn schemas_are_trimmed_for_small_models() {
-    let tools = clock_and_math();
+    let tools = structured_tools();
     let spec = tools.specs()[0];
     assert_eq!(
         spec.argument_schema,
@@ -171,8 +171,8 @@ fn schemas_are_trimmed_for_small_models() {
         })
     );
     assert_eq!(
-        spec.output_schema["properties"]["unix"],
-        json!({"type": "integer", "description": "Seconds since 1970-01-01 UTC."})
+        spec.output_schema["properties"]["spoken"],
+        json!({"type": "string", "description": "The time and date as people say them: \"4:48 in the morning, Thursday 26 November 2026\"."})
     );
 }
 
@@ -200,7 +200,7 @@ fn files_needs_a_root_and_reads_inside_it() {
         toolbox("weather", &ToolConfig::default())
             .err()
             .map(|e| e.to_string()),
-        Some("unknown toolbox `weather` (available: clock, math, files)".into())
+        Some("unknown toolbox `weather` (available: clock, math, files, dates, measure, limits)".into())
     );
 }
 
@@ -247,7 +247,7 @@ fn tools_list_json_is_the_ovos_tool_list_with_toolboxes() {
         })
         .collect();
     assert_eq!(listed, expected);
-    assert_eq!(listed.len(), 10);
+    assert_eq!(listed.len(), 12);
 }
 
 #[test]

@@ -1,5 +1,9 @@
 //! The `math` toolbox: arithmetic expressions, unit conversion and summary
-//! statistics, so a small model never has to compute in its head.
+//! statistics, so a small model never has to compute in its head. The
+//! calculator reads what small models write ([`spoken`]): operator words,
+//! list functions, and conversions handed on to `convert_units`.
+
+pub mod spoken;
 
 use super::{typed_tool, Tool, ToolError};
 use exmex::prelude::*;
@@ -14,27 +18,33 @@ pub const MAX_EXPRESSION_CHARS: usize = 200;
 /// The most numbers `statistics` accepts.
 pub const MAX_NUMBERS: usize = 10_000;
 
-/// The tools of the `math` toolbox: `calculate`, `convert_units`, `statistics`.
+/// The tools of the `math` toolbox: `calculate`, which reads arithmetic,
+/// percentages, lists and conversions as written or asked.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
+    vec![typed_tool(
+        "calculate",
+        "Computes arithmetic, percentages, averages and unit conversions, written as an \
+         expression (17*23, 15% of 80, sqrt(169), mean(4, 8, 15), 3 m in ft) or asked in \
+         words (what is 17 times 23, how many cups are in a gallon).",
+        calculate,
+    )]
+}
+
+/// The tools of the `measure` toolbox, for structured arguments:
+/// `convert_units` and `statistics`.
+pub fn measure_tools() -> Vec<Arc<dyn Tool>> {
     vec![
         typed_tool(
-            "calculate",
-            "Computes an arithmetic expression, e.g. 17*6+14 or sqrt(2)^3. \
-             Operators + - * / ^ and parentheses; percentages (7.5% of 80); functions sqrt, \
-             sin, cos, tan (radians), ln, log (base 10), abs, round; constants pi and e. \
-             For the average or median of several numbers, use statistics.",
-            calculate,
-        ),
-        typed_tool(
             "convert_units",
-            "Converts a value between units of length, mass, temperature, volume, time, \
-             speed or data size, e.g. 5 km to mi, 100 C to F, 2 GB to MB.",
+            "Converts an amount between units of length, mass, temperature, volume (kitchen \
+             units too: cup, tbsp, tsp, fl oz, pint, quart, gallon), area, time, speed, energy \
+             or data size, e.g. 5 km to mi, 100 C to F, 1 gallon to cups.",
             convert_units,
         ),
         typed_tool(
             "statistics",
             "Summarises a list of numbers: count, sum, mean (the average), median, min, max, \
-             standard deviation and mode.",
+             range, standard deviation and mode.",
             statistics,
         ),
     ]
@@ -44,7 +54,8 @@ pub fn tools() -> Vec<Arc<dyn Tool>> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CalculateArgs {
-    /// The expression, e.g. "17*6+14" or "sqrt(16)/2".
+    /// The expression, e.g. "17*6+14" or "sqrt(16)/2", or the question in words.
+    #[schemars(extend("x-question" = true))]
     pub expression: String,
 }
 
@@ -53,15 +64,34 @@ pub struct CalculateArgs {
 pub struct CalculateOutput {
     /// The value of the expression.
     pub result: f64,
+    /// The conversion done, when the expression was one (`3 m in ft`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conversion: Option<String>,
 }
 
 /// Evaluates an arithmetic expression. An equation is read for its
 /// computation: `80000 + 50000 = 130000` is `80000 + 50000`, and
 /// `profit = 5*3` is `5*3`, since small models write their steps that way.
+/// A conversion (`3 m in ft`) is done by [`convert_units`].
 pub fn calculate(args: CalculateArgs) -> Result<CalculateOutput, ToolError> {
-    let value = evaluate(computation(&args.expression))?;
+    let expression = computation(&args.expression);
+    if let Some(asked) = spoken::conversion(expression) {
+        let converted = convert_units(ConvertArgs {
+            value: asked.value,
+            from: asked.from,
+            to: asked.to,
+        });
+        if let Ok(converted) = converted {
+            return Ok(CalculateOutput {
+                result: converted.result,
+                conversion: Some(converted.conversion),
+            });
+        }
+    }
+    let value = evaluate(expression)?;
     Ok(CalculateOutput {
         result: round_significant(value, 12),
+        conversion: None,
     })
 }
 
@@ -120,7 +150,11 @@ fn normalize_expression(expression: &str) -> Result<String, ToolError> {
             "the expression is longer than {MAX_EXPRESSION_CHARS} characters"
         )));
     }
-    Ok(percentages(text)
+    let text = spoken::as_arithmetic(text, |argument| {
+        evaluate(argument).map_err(|e| e.to_string())
+    })
+    .map_err(|e| expression_error(expression, &e))?;
+    Ok(percentages(&text)
         .replace("**", "^")
         .replace(['×', '·'], "*")
         .replace('÷', "/")
@@ -157,6 +191,22 @@ fn percentages(text: &str) -> String {
 }
 
 fn expression_error(expression: &str, detail: &str) -> ToolError {
+    let words = expression
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.len() > 2 && !FUNCTIONS.contains(&w.to_ascii_lowercase().as_str()))
+        .count();
+    if words >= 2 {
+        let numbers: Vec<&str> = expression
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .map(|n| n.trim_matches('.'))
+            .filter(|n| !n.is_empty())
+            .collect();
+        return ToolError::Failed(format!(
+            "cannot read `{expression}` as arithmetic: write it as an expression of its \
+             numbers ({}) with + - * / ^ and parentheses",
+            numbers.join(", ")
+        ));
+    }
     let missing_operator = [
         "one more node than op",
         "on the right of a closing parenthesis",
@@ -170,9 +220,15 @@ fn expression_error(expression: &str, detail: &str) -> ToolError {
     };
     ToolError::Failed(format!(
         "cannot compute `{expression}`: {detail}. Use numbers, + - * / ^, parentheses, \
-         sqrt, sin, cos, tan, ln, log, abs, round, pi, e; e.g. (2+3)*sqrt(16)"
+         sqrt, sin, cos, tan, ln, log, abs, round, pi, e"
     ))
 }
+
+/// The calculator's function names, which are not words of a question.
+const FUNCTIONS: [&str; 17] = [
+    "sqrt", "sin", "cos", "tan", "log", "abs", "round", "mean", "avg", "average", "sum", "max",
+    "min", "median", "range", "count", "total",
+];
 
 /// exmex's float operators with calculator conventions: `log` is base 10,
 /// and `pi` and `tau` are spelled in lower case too.
@@ -375,6 +431,8 @@ const DIMENSIONS: &[Dimension] = &[
             unit("wk", &["week"], 604_800.0),
             unit("mo", &["month"], 2_628_000.0),
             unit("yr", &["year"], 31_536_000.0),
+            unit("decade", &[], 315_360_000.0),
+            unit("century", &["centuries"], 3_153_600_000.0),
         ],
     },
     Dimension {
@@ -393,6 +451,31 @@ const DIMENSIONS: &[Dimension] = &[
             unit("mph", &["mi/h", "miles per hour"], 0.447_04),
             unit("kn", &["kt", "knot"], 1852.0 / 3600.0),
             unit("ft/s", &["fps", "feet per second"], 0.3048),
+        ],
+    },
+    Dimension {
+        name: "area",
+        units: &[
+            unit("m2", &["m²", "sq m", "square meter", "square metre"], 1.0),
+            unit("km2", &["km²", "sq km", "square kilometer", "square kilometre"], 1e6),
+            unit("cm2", &["cm²", "sq cm", "square centimeter", "square centimetre"], 1e-4),
+            unit("ft2", &["ft²", "sq ft", "square foot", "square feet"], 0.092_903_04),
+            unit("in2", &["in²", "sq in", "square inch"], 0.000_645_16),
+            unit("yd2", &["yd²", "sq yd", "square yard"], 0.836_127_36),
+            unit("mi2", &["mi²", "sq mi", "square mile"], 2_589_988.110_336),
+            unit("acre", &["ac"], 4_046.856_422_4),
+            unit("ha", &["hectare"], 10_000.0),
+        ],
+    },
+    Dimension {
+        name: "energy",
+        units: &[
+            unit("J", &["joule"], 1.0),
+            unit("kJ", &["kilojoule"], 1000.0),
+            unit("cal", &["calorie"], 4.184),
+            unit("kcal", &["kilocalorie", "Cal", "food calorie"], 4184.0),
+            unit("Wh", &["watt hour", "watt-hour"], 3600.0),
+            unit("kWh", &["kilowatt hour", "kilowatt-hour"], 3_600_000.0),
         ],
     },
     Dimension {
@@ -416,8 +499,26 @@ const DIMENSIONS: &[Dimension] = &[
     },
 ];
 
-/// Converts an amount between two units of the same dimension.
+/// Converts an amount between two units of the same dimension. Ounces
+/// between a mass and a volume are fluid ounces (`ounces in a cup`).
 pub fn convert_units(args: ConvertArgs) -> Result<ConvertOutput, ToolError> {
+    let fluid = |unit: &str| match find_unit(unit) {
+        Some((dimension, found)) if dimension.name == "mass" && found.symbol == "oz" => {
+            Some("fl oz".to_string())
+        }
+        _ => None,
+    };
+    let volume = |unit: &str| find_unit(unit).is_some_and(|(d, _)| d.name == "volume");
+    if volume(&args.to) {
+        if let Some(from) = fluid(&args.from) {
+            return convert_units(ConvertArgs { from, ..args });
+        }
+    }
+    if volume(&args.from) {
+        if let Some(to) = fluid(&args.to) {
+            return convert_units(ConvertArgs { to, ..args });
+        }
+    }
     let (from_dimension, from) = find_unit(&args.from).ok_or_else(|| {
         let other = find_unit(&args.to).map(|(dimension, _)| dimension);
         unknown_unit(&args.from, other)
@@ -543,6 +644,8 @@ pub struct StatisticsOutput {
     pub min: f64,
     /// Largest number.
     pub max: f64,
+    /// Largest minus smallest.
+    pub range: f64,
     /// Population standard deviation.
     pub stdev_population: f64,
     /// Sample standard deviation (absent for a single number).
@@ -583,6 +686,7 @@ pub fn statistics(args: StatisticsArgs) -> Result<StatisticsOutput, ToolError> {
         median: round(median),
         min: sorted[0],
         max: sorted[count - 1],
+        range: round(sorted[count - 1] - sorted[0]),
         stdev_population: round((squares / n).sqrt()),
         stdev_sample: (count > 1).then(|| round((squares / (n - 1.0)).sqrt())),
         mode: modes(&sorted),

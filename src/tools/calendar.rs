@@ -1,0 +1,409 @@
+//! Calendar questions in words, as people ask them and as a small model
+//! passes them on: days until a date or between two dates, the weekday of
+//! a date, the date some days or weeks away, a time of day plus some hours.
+//! The dates inside the question are found by [`when::moment`]; what is
+//! asked is read from a few words around them (`how many days`, `day of
+//! the week`, `date`). The answer comes back as a sentence to say, with
+//! the values it holds.
+
+use super::when::{self, Moment};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeDelta, Timelike};
+use serde::Serialize;
+use schemars::JsonSchema;
+
+/// Longest run of words tried as one date.
+const MAX_DATE_WORDS: usize = 7;
+
+/// The answer to a calendar question.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct CalendarAnswer {
+    /// The answer as a sentence to say.
+    pub answer: String,
+    /// Days counted, when the question counts days.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub days: Option<i64>,
+    /// The date the answer is about, YYYY-MM-DD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// Its day of the week.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub weekday: Option<String>,
+    /// The time of day, HH:MM, when the question is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+}
+
+/// What the question asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Asked {
+    /// How many days (or weeks) until or between.
+    Count { weeks: bool },
+    /// The day of the week.
+    Weekday,
+    /// The date (and its weekday).
+    Date,
+}
+
+/// Answers `question` as of `now`; `Err` says what could not be read.
+pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnswer, String> {
+    let words = words(question);
+    let text = words.join(" ");
+    let found = moments(&words, now);
+    let asked = asked(&text);
+    let today = now.date_naive();
+    if let Some(at) = time_plus(&words, &found) {
+        return Ok(at);
+    }
+    let dates: Vec<NaiveDate> = found.iter().map(|(_, m)| date_of(*m)).collect();
+    let counting = matches!(asked, Asked::Count { .. });
+    let only_a_date = when::moment(&text, now).is_some();
+    let asks = if found.is_empty() {
+        asks_about_today(&text)
+    } else {
+        asks_about_dates(&words)
+    };
+    if !counting && !only_a_date && !asks {
+        return Err(format!(
+            "`{}` is not about the time or the calendar: answer it from what you know, or use \
+             another tool",
+            question.trim()
+        ));
+    }
+    match (asked, dates.as_slice()) {
+        (Asked::Count { weeks }, [from, to, ..]) => Ok(count(*from, *to, weeks, false)),
+        (Asked::Count { weeks }, [to]) => Ok(count(today, *to, weeks, true)),
+        (Asked::Count { .. }, []) => Err(format!(
+            "no date found in `{}`: name one, e.g. Christmas, March 1, next Friday or 2026-12-25",
+            question.trim()
+        )),
+        (Asked::Weekday, [date, ..]) => Ok(weekday(*date, today)),
+        (Asked::Weekday, []) => Ok(weekday(today, today)),
+        (Asked::Date, [date, ..]) => Ok(date_answer(*date, today)),
+        (Asked::Date, []) => Ok(date_answer(today, today)),
+    }
+}
+
+/// Lower-case words, punctuation dropped except inside times (`7:30`).
+fn words(text: &str) -> Vec<String> {
+    text.to_lowercase()
+        .replace(['’', '\''], "")
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | '?' | '!' | ';' | '(' | ')' | '"'))
+        .map(|w| w.trim_matches('.'))
+        .filter(|w| !w.is_empty())
+        .map(String::from)
+        .collect()
+}
+
+/// The dates and times in the words, left to right, each the longest run
+/// of words that reads as one; with the index of the word after it.
+fn moments(words: &[String], now: DateTime<FixedOffset>) -> Vec<(usize, Moment)> {
+    let mut found = Vec::new();
+    let mut start = 0;
+    while start < words.len() {
+        let longest = (1..=MAX_DATE_WORDS.min(words.len() - start))
+            .rev()
+            .find_map(|n| {
+                let span = words[start..start + n].join(" ");
+                when::moment(&span, now).map(|m| (n, m))
+            });
+        match longest {
+            Some((n, moment)) if !is_filler(&words[start..start + n]) => {
+                found.push((start + n, moment));
+                start += n;
+            }
+            _ => start += 1,
+        }
+    }
+    found
+}
+
+/// Words that read as a date but only fill the question (`now` in `how
+/// many days from now`, a lone `day`).
+fn is_filler(span: &[String]) -> bool {
+    matches!(span, [w] if w == "now")
+}
+
+fn asked(text: &str) -> Asked {
+    let has = |phrase: &str| text.contains(phrase);
+    if has("how many weeks") {
+        return Asked::Count { weeks: true };
+    }
+    if has("how many days")
+        || has("how long")
+        || has("days left")
+        || has("days until")
+        || has("days till")
+        || has("days to go")
+        || has("days between")
+        || has("days from")
+    {
+        return Asked::Count { weeks: false };
+    }
+    if has("day of the week") || has("weekday") || has("what day") || has("which day") {
+        return Asked::Weekday;
+    }
+    Asked::Date
+}
+
+/// Whether a question that names no date asks about today: its day,
+/// date, weekday, month or year.
+fn asks_about_today(text: &str) -> bool {
+    [
+        "what day", "which day", "what date", "the date", "todays date", "what year",
+        "which year", "what month", "which month", "day of the week", "what weekday",
+        "day is it", "day is today",
+    ]
+    .iter()
+    .any(|phrase| text.contains(phrase))
+}
+
+/// Whether the words ask about a day (`what day is it`, `what's the
+/// date tomorrow`, `when is Halloween`), not merely name one (`will it
+/// rain tomorrow`).
+fn asks_about_dates(words: &[String]) -> bool {
+    words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "day" | "date" | "weekday" | "month" | "year" | "when"
+        )
+    })
+}
+
+fn date_of(moment: Moment) -> NaiveDate {
+    match moment {
+        Moment::Date(date) => date,
+        Moment::Local(naive) => naive.date(),
+        Moment::Exact(time) => time.date_naive(),
+    }
+}
+
+fn said(date: NaiveDate) -> String {
+    super::clock::spoken_date(date)
+}
+
+fn count(from: NaiveDate, to: NaiveDate, weeks: bool, from_today: bool) -> CalendarAnswer {
+    let days = (to - from).num_days();
+    let span = if weeks {
+        let w = days as f64 / 7.0;
+        let w = (w * 10.0).round() / 10.0;
+        format!("{w} weeks ({days} days)")
+    } else {
+        plural(days.abs(), "day")
+    };
+    let answer = match (from_today, days >= 0) {
+        (true, true) => format!("There are {span} until {}.", said(to)),
+        (true, false) => format!("{} was {span} ago.", said(to)),
+        (false, _) => format!(
+            "There are {span} from {} to {}.",
+            said(from.min(to)),
+            said(from.max(to))
+        ),
+    };
+    CalendarAnswer {
+        answer,
+        days: Some(if from_today { days } else { days.abs() }),
+        date: Some(to.format("%Y-%m-%d").to_string()),
+        weekday: Some(to.format("%A").to_string()),
+        time: None,
+    }
+}
+
+fn weekday(date: NaiveDate, today: NaiveDate) -> CalendarAnswer {
+    let day = date.format("%A").to_string();
+    let when = date.format("%-d %B %Y");
+    let answer = match date.cmp(&today) {
+        std::cmp::Ordering::Less => format!("{when} was a {day}."),
+        std::cmp::Ordering::Equal => format!("Today is {day}, {when}."),
+        std::cmp::Ordering::Greater => format!("{when} is a {day}."),
+    };
+    CalendarAnswer {
+        answer,
+        days: None,
+        date: Some(date.format("%Y-%m-%d").to_string()),
+        weekday: Some(day),
+        time: None,
+    }
+}
+
+fn date_answer(date: NaiveDate, today: NaiveDate) -> CalendarAnswer {
+    let days = (date - today).num_days();
+    let answer = match days {
+        0 => format!("Today is {}.", said(date)),
+        1 => format!("Tomorrow is {}.", said(date)),
+        -1 => format!("Yesterday was {}.", said(date)),
+        d if d > 0 => format!("In {} it will be {}.", plural(d, "day"), said(date)),
+        d => format!("{} ago it was {}.", plural(-d, "day"), said(date)),
+    };
+    CalendarAnswer {
+        answer,
+        days: Some(days),
+        date: Some(date.format("%Y-%m-%d").to_string()),
+        weekday: Some(date.format("%A").to_string()),
+        time: None,
+    }
+}
+
+/// A time of day plus hours and minutes (`starts at 7:30 pm and lasts 2
+/// hours 15 minutes`), when the question has both.
+fn time_plus(words: &[String], found: &[(usize, Moment)]) -> Option<CalendarAnswer> {
+    let start = found.iter().find_map(|(_, m)| match m {
+        Moment::Local(naive) => Some(*naive),
+        _ => None,
+    })?;
+    let mut minutes = 0i64;
+    let mut any = false;
+    for pair in words.windows(2) {
+        let n = match pair[0].as_str() {
+            "a" | "an" | "one" => 1.0,
+            "half" => 0.5,
+            other => match other.parse::<f64>() {
+                Ok(n) if n.is_finite() && n.abs() <= 10_000.0 => n,
+                _ => continue,
+            },
+        };
+        let per = match pair[1].trim_end_matches('s') {
+            "hour" | "hr" => 60.0,
+            "minute" | "min" => 1.0,
+            _ => continue,
+        };
+        minutes += (n * per).round() as i64;
+        any = true;
+    }
+    if !any {
+        return None;
+    }
+    let end: NaiveDateTime = start.checked_add_signed(TimeDelta::try_minutes(minutes)?)?;
+    let (from, to) = (
+        super::clock::spoken_time(start.hour(), start.minute()),
+        super::clock::spoken_time(end.hour(), end.minute()),
+    );
+    let later_day = if end.date() != start.date() {
+        format!(" on {}", end.date().format("%A"))
+    } else {
+        String::new()
+    };
+    Some(CalendarAnswer {
+        answer: format!(
+            "{} after {from} it is {to}{later_day}.",
+            plural_minutes(minutes)
+        ),
+        days: None,
+        date: Some(end.date().format("%Y-%m-%d").to_string()),
+        weekday: Some(end.date().weekday().to_string()),
+        time: Some(end.format("%H:%M").to_string()),
+    })
+}
+
+fn plural(n: i64, unit: &str) -> String {
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
+fn plural_minutes(minutes: i64) -> String {
+    let (h, m) = (minutes / 60, minutes % 60);
+    match (h, m) {
+        (0, m) => plural(m, "minute"),
+        (h, 0) => plural(h, "hour"),
+        (h, m) => format!("{} {}", plural(h, "hour"), plural(m, "minute")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    /// Wednesday 25 November 2026, 21:00 UTC.
+    fn now() -> DateTime<FixedOffset> {
+        FixedOffset::east_opt(0)
+            .unwrap()
+            .with_ymd_and_hms(2026, 11, 25, 21, 0, 0)
+            .unwrap()
+    }
+
+    fn ask(question: &str) -> CalendarAnswer {
+        answer(question, now()).unwrap_or_else(|e| panic!("{question}: {e}"))
+    }
+
+    #[test]
+    fn days_until_a_date_or_holiday() {
+        let christmas = ask("How many days are left until Christmas?");
+        assert_eq!(christmas.days, Some(30));
+        assert_eq!(
+            christmas.answer,
+            "There are 30 days until Friday 25 December 2026."
+        );
+        assert_eq!(ask("how many days until New Year's Day").days, Some(37));
+        assert_eq!(ask("Days until Halloween?").days, Some(340));
+        assert_eq!(ask("How many days till the 4th of July?").days, Some(221));
+        assert_eq!(ask("how many days until march 1").days, Some(96));
+        assert_eq!(ask("How many weeks until Christmas?").days, Some(30));
+    }
+
+    #[test]
+    fn days_between_two_dates() {
+        let between = ask("How many days are there between March 1, 2024 and June 1, 2024?");
+        assert_eq!(between.days, Some(92));
+        assert_eq!(ask("How many days from January 15, 2025 to February 20, 2025?").days, Some(36));
+        assert_eq!(ask("days between 2024-01-01 and 2024-12-25").days, Some(359));
+    }
+
+    #[test]
+    fn the_weekday_of_a_date() {
+        assert_eq!(ask("What day of the week was July 4th, 1776?").weekday.as_deref(), Some("Thursday"));
+        assert_eq!(ask("What day of the week is Christmas this year?").weekday.as_deref(), Some("Friday"));
+        assert_eq!(ask("What day of the week will it be in 10 days?").weekday.as_deref(), Some("Saturday"));
+        assert_eq!(ask("what day was it 3 days ago").weekday.as_deref(), Some("Sunday"));
+        assert_eq!(
+            ask("What day of the week is New Year's Day next year?").date.as_deref(),
+            Some("2027-01-01")
+        );
+        let today = ask("What day is it today?");
+        assert_eq!(today.answer, "Today is Wednesday, 25 November 2026.");
+        assert_eq!(ask("December 25, 2030 weekday").weekday.as_deref(), Some("Wednesday"));
+    }
+
+    #[test]
+    fn the_date_some_days_away() {
+        assert_eq!(ask("What's the date 30 days from now?").date.as_deref(), Some("2026-12-25"));
+        assert_eq!(ask("What will the date be in 2 weeks?").date.as_deref(), Some("2026-12-09"));
+        assert_eq!(ask("What's the date next Friday?").date.as_deref(), Some("2026-11-27"));
+        assert_eq!(ask("What was the date a week ago?").date.as_deref(), Some("2026-11-18"));
+        assert_eq!(
+            ask("in 10 days").answer,
+            "In 10 days it will be Saturday 5 December 2026."
+        );
+    }
+
+    #[test]
+    fn a_time_of_day_plus_hours_and_minutes() {
+        let movie = ask("If a movie starts at 7:30 pm and lasts 2 hours 15 minutes, when does it end?");
+        assert_eq!(movie.time.as_deref(), Some("21:45"));
+        assert_eq!(
+            movie.answer,
+            "2 hours 15 minutes after 7:30 in the evening it is 9:45 in the evening."
+        );
+        assert_eq!(ask("11 pm plus 90 minutes").time.as_deref(), Some("00:30"));
+    }
+
+    #[test]
+    fn a_question_with_no_date_to_count_to_is_explained() {
+        let error = answer("how many days until the thing", now()).unwrap_err();
+        assert!(error.starts_with("no date found"), "{error}");
+        for other in [
+            "What is 15 percent of 80?",
+            "What's the weather like today?",
+            "Will it rain tomorrow?",
+            "Who wrote Hamlet?",
+            "What color do you get when you mix blue and yellow?",
+            "If I save 50 dollars a week, how much will I have after a year?",
+        ] {
+            let error = answer(other, now()).unwrap_err();
+            assert!(error.contains("is not about the time or the calendar"), "{other}: {error}");
+        }
+        assert_eq!(ask("What month is it?").date.as_deref(), Some("2026-11-25"));
+    }
+}

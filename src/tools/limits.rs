@@ -1,0 +1,161 @@
+//! The `limits` toolbox: what this assistant cannot do, as a tool. A small
+//! model asked for the weather reaches for a tool far more readily than it
+//! admits it has none; this one reads a request, and when it needs what an
+//! offline device lacks (the internet, an account, another device) answers
+//! with an honest refusal to say. A request it does not recognise is an
+//! error, so asking it is never a way to refuse everything.
+
+use super::{typed_tool, Tool, ToolError};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Topics an offline device knows nothing of, wherever they are named,
+/// and what the refusal says it cannot do.
+const TOPICS: &[(&[&str], &str)] = &[
+    (
+        &["weather", "forecast", "rain", "raining", "snow", "snowing", "sunny", "humidity"],
+        "check the weather",
+    ),
+    (&["news", "headlines"], "read the news"),
+    (&["traffic", "commute"], "check the traffic"),
+    (&["league", "playoffs", "standings"], "follow sports"),
+];
+
+/// Things to do that need another device or an account, by the verb a
+/// request starts with.
+const ACTIONS: &[(&[&str], &str)] = &[
+    (&["play", "stream"], "play music"),
+    (&["call", "phone", "dial", "ring"], "make calls"),
+    (&["text", "message", "email", "send"], "send messages"),
+    (&["remind", "wake"], "set timers or alarms"),
+    (
+        &["turn", "switch", "dim", "lock", "unlock", "open", "close"],
+        "control devices",
+    ),
+    (&["order", "buy", "book", "reserve"], "order or book things"),
+    (&["navigate"], "give directions"),
+];
+
+/// Words before the verb of a polite request.
+const POLITE: &[&str] = &[
+    "please", "can", "could", "would", "will", "you", "hey", "loopd", "i", "want", "need", "to",
+];
+
+/// Words that make a score a sports result.
+const SPORTS: &[&str] = &[
+    "game", "match", "team", "football", "soccer", "basketball", "baseball", "hockey",
+    "tennis", "cricket", "rugby",
+];
+
+/// Words that make "temperature" a question about the weather, not a
+/// conversion.
+const NOW_OUTSIDE: &[&str] = &["outside", "today", "tomorrow", "now", "tonight"];
+
+/// The tools of the `limits` toolbox: `unavailable`.
+pub fn tools() -> Vec<Arc<dyn Tool>> {
+    vec![typed_tool(
+        "unavailable",
+        "For requests that need the internet, an account or another device, which this \
+         assistant does not have: the weather, news, traffic, sports scores, music, calls, \
+         messages, timers, alarms, lights and appliances, shopping. Gives the answer to say.",
+        unavailable,
+    )]
+}
+
+/// Arguments of `unavailable`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UnavailableArgs {
+    /// What was asked, in words.
+    #[schemars(extend("x-question" = true))]
+    pub request: String,
+}
+
+/// Result of `unavailable`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct UnavailableOutput {
+    /// The answer to say.
+    pub answer: String,
+}
+
+/// The refusal for a request that needs what this device lacks.
+pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError> {
+    let lower = args.request.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    let verb = words.iter().find(|w| !POLITE.contains(w)).copied().unwrap_or("");
+    let weather_now = has("temperature") && NOW_OUTSIDE.iter().any(|w| has(w));
+    let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
+    let sports = ["score", "scores", "won", "win", "result"].iter().any(|w| has(w))
+        && SPORTS.iter().any(|w| has(w));
+    let lacking = TOPICS
+        .iter()
+        .find(|(cues, _)| cues.iter().any(|cue| has(cue)))
+        .or_else(|| ACTIONS.iter().find(|(verbs, _)| verbs.contains(&verb)))
+        .map(|(_, what)| *what)
+        .or(weather_now.then_some("check the weather"))
+        .or(timer.then_some("set timers or alarms"))
+        .or(sports.then_some("follow sports"));
+    match lacking {
+        Some(what) => Ok(UnavailableOutput {
+            answer: format!(
+                "Sorry, I can't {what}: I run offline on this device, with no internet and \
+                 no other devices."
+            ),
+        }),
+        None => Err(ToolError::Failed(format!(
+            "`{}` needs nothing this device lacks: answer it from what you know, or use \
+             another tool",
+            args.request.trim()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ask(request: &str) -> Result<String, ToolError> {
+        unavailable(UnavailableArgs {
+            request: request.into(),
+        })
+        .map(|o| o.answer)
+    }
+
+    #[test]
+    fn requests_for_what_an_offline_device_lacks_are_refused() {
+        for (request, what) in [
+            ("What's the weather like today?", "check the weather"),
+            ("Will it rain tomorrow?", "check the weather"),
+            ("What's the temperature outside right now?", "check the weather"),
+            ("Play some jazz music.", "play music"),
+            ("Set a timer for 10 minutes.", "set timers or alarms"),
+            ("Turn off the living room lights.", "control devices"),
+            ("Call my mom.", "make calls"),
+            ("Send a text to John saying I'm late.", "send messages"),
+            ("Order me a pizza.", "order or book things"),
+        ] {
+            let answer = ask(request).unwrap();
+            assert!(answer.starts_with(&format!("Sorry, I can't {what}")), "{request}: {answer}");
+        }
+    }
+
+    #[test]
+    fn other_requests_are_not_refused() {
+        for request in [
+            "What is 70 degrees Fahrenheit in Celsius?",
+            "What time is it in Tokyo?",
+            "Who invented the telephone?",
+            "If I buy 3 coffees at 4.50 each, how much do I pay?",
+            "How do I set the table?",
+            "My test scores were 88, 92 and 79. What's my average?",
+            "What's the capital of France?",
+        ] {
+            assert!(ask(request).is_err(), "{request}");
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! What small models hand the calculator, read as arithmetic: words for
+//! operators (`17 times 23`, `5 squared`, `square root of 169`, `half of
+//! 350`), list functions (`mean(4, 8, 15)`, `sum`, `max`, `median`),
+//! thousands separators and currency signs. A conversion written as an
+//! expression (`3 m in ft`) is recognised so the caller can hand it on.
+
+use regex::{Captures, Regex};
+use std::sync::LazyLock;
+
+/// Longest run of digits a number in an expression may have.
+pub const MAX_DIGITS: usize = 15;
+
+/// A conversion written as an expression: `3 m in ft`, `26.2 miles to km`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversion {
+    /// The amount.
+    pub value: f64,
+    /// The unit it is in.
+    pub from: String,
+    /// The unit wanted.
+    pub to: String,
+}
+
+/// What a question about an amount starts with: dropped before reading it.
+static QUESTION_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*(?:(?:what|how\s+much|how\s+tall|how\s+far|how\s+long|how\s+heavy|how\s+big)\s+(?:is|are)|what's|convert|change|turn)\s+",
+    )
+    .expect("a valid regex")
+});
+
+/// `2 and a half hours`: 2.5 hours.
+static AND_A_HALF: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(\d+)\s+and\s+a\s+half\b").expect("a valid regex"));
+
+/// `3 m in ft`, `26.2 miles to kilometers`.
+static AMOUNT_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(-?[\d,]*\.?\d+)\s*([a-zµ°/²³ .]+?)\s+(?:in|to|into|as)\s+([a-zµ°/²³ .]+?)\s*$")
+        .expect("a valid regex")
+});
+
+/// `how many cups are in a gallon`, `how many ounces in 2 pounds`.
+static HOW_MANY_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:are\s+there\s+|are\s+|is\s+|make\s+up\s+)?(?:in|per|to)\s+(?:a|an|one|(-?[\d,]*\.?\d+))\s*([a-zµ°/²³ .]+?)\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// `how many kilometers is 26.2 miles`.
+static HOW_MANY_IS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:is|are|makes?)\s+(-?[\d,]*\.?\d+)\s*([a-zµ°/²³ .]+?)\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// The conversion `text` asks for, if it is one: an amount in a unit to
+/// another unit, as written (`3 m in ft`) or asked (`How many cups are in
+/// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`).
+pub fn conversion(text: &str) -> Option<Conversion> {
+    let text = text.trim().trim_end_matches(['?', '.', '!']);
+    let text = AND_A_HALF.replace_all(text, "$1.5");
+    let text = QUESTION_START.replace(&text, "");
+    let amount = |written: Option<regex::Match>| match written {
+        Some(n) => n.as_str().replace(',', "").parse().ok(),
+        None => Some(1.0),
+    };
+    let (value, from, to) = if let Some(found) = AMOUNT_IN.captures(&text) {
+        (amount(found.get(1))?, found[2].to_string(), found[3].to_string())
+    } else if let Some(found) = HOW_MANY_IN.captures(&text) {
+        (amount(found.get(2))?, found[3].to_string(), found[1].to_string())
+    } else if let Some(found) = HOW_MANY_IS.captures(&text) {
+        (amount(found.get(2))?, found[3].to_string(), found[1].to_string())
+    } else {
+        return None;
+    };
+    let (from, to) = (unit_words(&from), unit_words(&to));
+    if from.eq_ignore_ascii_case("percent") || from.split_whitespace().any(is_operator_word) {
+        return None;
+    }
+    Some(Conversion { value, from, to })
+}
+
+/// A unit as named in a question, without the words around it
+/// (`the`, `of`, `are there`).
+fn unit_words(text: &str) -> String {
+    text.split_whitespace()
+        .filter(|w| !matches!(w.to_ascii_lowercase().as_str(), "the" | "of" | "us" | "there"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_operator_word(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "times" | "plus" | "minus" | "divided" | "over" | "of" | "squared" | "cubed" | "x"
+    )
+}
+
+/// Word rewrites, applied in order (case-insensitive).
+static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    [
+        (r"(?i)^\s*(what\s+is|what's|how\s+much\s+is|calculate|compute|work\s+out)\s+", ""),
+        (r"(?i)^\s*(?:the|a|an)\s+", ""),
+        (
+            r"(?i)\b(average|mean|median|sum|total|range|biggest|largest|highest|maximum|max|smallest|lowest|minimum|min)\s+(?:number\s+|value\s+)?(?:of\s+|in\s+|among\s+|these:?\s*|of\s+these:?\s*)((?:-?[\d.]+\s*(?:,|and|,\s*and)?\s*)+?)\s*[.?]?\s*$",
+            "$1($2)",
+        ),
+        (
+            r"(?i)^.*?\b((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*,?\s*and\s+-?[\d.]+)\b.*?\b(average|mean|median|total|sum)\b.*$",
+            "$2($1)",
+        ),
+        (r"[?$€£]", ""),
+        (r"(?i)\s*\b(dollars?|euros?|cents|bucks)\b", ""),
+        (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+of\s+(.+?)\s*$", "($1)/($2)*100"),
+        (r"(?i)^\s*(?:add|sum(?:\s+up)?)\s+(.+)$", "sum($1)"),
+        (r"(?i)([\d.]+)\s*%\s*off\s+([\d.]+)", "$2*(1-$1/100)"),
+        (r"(?i)([\d.]+)\s+percent\s+off\s+([\d.]+)", "$2*(1-$1/100)"),
+        (r"(?i)\b(?:tip|tax|discount)\s+on\b", "of"),
+        (r"(?i)([\d.]+)\s*(?:million)\b", "$1*1000000"),
+        (r"(?i)([\d.]+)\s*(?:thousand)\b", "$1*1000"),
+        (r"(?i)([\d.]+)\s*(?:billion)\b", "$1*1000000000"),
+        (r"(\d)\s*,?\s+and\s+(\d)", "$1, $2"),
+        (r"(?i)\b(?:biggest|largest|highest)\s*\(", "max("),
+        (r"(?i)\b(?:smallest|lowest)\s*\(", "min("),
+        (r"(?i)\bsquare\s+root\s+of\s+(-?[\d.]+)", "sqrt($1)"),
+        (r"(?i)\bsqrt\s+(-?[\d.]+)", "sqrt($1)"),
+        (r"(?i)\bcube\s+root\s+of\s+(-?[\d.]+)", "($1)^(1/3)"),
+        (r"(?i)([\d.]+|\))\s*squared\b", "$1^2"),
+        (r"(?i)([\d.]+|\))\s*cubed\b", "$1^3"),
+        (r"²", "^2"),
+        (r"³", "^3"),
+        (r"(?i)\bto\s+the\s+(\d+)(?:st|nd|rd|th)?(?:\s+power)?\b", "^$1"),
+        (r"(?i)\b(?:to\s+the\s+power\s+of|raised\s+to(?:\s+the\s+power\s+of)?)\b", "^"),
+        (r"(?i)\b(?:multiplied\s+by|times)\b", "*"),
+        (r"(\d)\s+[xX]\s+(\d)", "$1 * $2"),
+        (r"(?i)\b(?:divided\s+by|over)\b", "/"),
+        (r"(?i)\bplus\b", "+"),
+        (r"(?i)\bminus\b", "-"),
+        (r"(?i)\bpercent\b", "%"),
+        (r"(?i)\bhalf\s+of\b", "0.5 *"),
+        (r"(?i)\bthree\s+quarters\s+of\b", "0.75 *"),
+        (r"(?i)\ba\s+quarter\s+of\b", "0.25 *"),
+        (r"(?i)\ba\s+third\s+of\b", "(1/3) *"),
+        (r"(?i)\bdouble\b", "2 *"),
+        (r"(?i)\btriple\b", "3 *"),
+    ]
+    .into_iter()
+    .map(|(pattern, to)| (Regex::new(pattern).expect("a valid regex"), to))
+    .collect()
+});
+
+static LIST_FUNCTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(mean|avg|average|sum|total|max|maximum|min|minimum|median|range|count)\s*\(([^()]*)\)",
+    )
+    .expect("a valid regex")
+});
+
+static THOUSANDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(\d{1,3}(?:,\d{3})+)\b").expect("a valid regex"));
+
+static DIGIT_RUN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("a valid regex"));
+
+/// `text` in the calculator's own syntax: words turned into operators,
+/// list functions replaced by their values (each argument computed with
+/// `evaluate`), thousands separators dropped. `Err` names a list function
+/// whose arguments do not compute, or a number with too many digits.
+pub fn as_arithmetic(
+    text: &str,
+    evaluate: impl Fn(&str) -> Result<f64, String>,
+) -> Result<String, String> {
+    if let Some(run) = DIGIT_RUN
+        .find_iter(text)
+        .find(|run| run.len() > MAX_DIGITS)
+    {
+        return Err(format!(
+            "a number has {} digits; at most {MAX_DIGITS} are read",
+            run.len()
+        ));
+    }
+    let mut text = text.trim().to_string();
+    for (pattern, to) in WORDS.iter() {
+        text = pattern.replace_all(&text, *to).into_owned();
+    }
+    loop {
+        let mut failure = None;
+        let replaced = LIST_FUNCTION.replace(&text, |found: &Captures| {
+            match list_value(&found[1], &found[2], &evaluate) {
+                Ok(value) if value < 0.0 => format!("({value})"),
+                Ok(value) => format!("{value}"),
+                Err(e) => {
+                    failure = Some(e);
+                    String::new()
+                }
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if replaced == text {
+            break;
+        }
+        text = replaced.into_owned();
+    }
+    Ok(THOUSANDS
+        .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
+        .into_owned())
+}
+
+/// The value of `name(arguments)` for a list function.
+fn list_value(
+    name: &str,
+    arguments: &str,
+    evaluate: &impl Fn(&str) -> Result<f64, String>,
+) -> Result<f64, String> {
+    let values = arguments
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(evaluate)
+        .collect::<Result<Vec<f64>, String>>()?;
+    if values.is_empty() {
+        return Err(format!("{name}() needs at least one number"));
+    }
+    let n = values.len() as f64;
+    let mut sorted = values.clone();
+    sorted.sort_by(f64::total_cmp);
+    let (least, most) = (sorted[0], sorted[sorted.len() - 1]);
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "sum" | "total" => values.iter().sum(),
+        "max" | "maximum" => most,
+        "min" | "minimum" => least,
+        "range" => most - least,
+        "count" => n,
+        "median" => {
+            let middle = sorted.len() / 2;
+            if sorted.len() % 2 == 1 {
+                sorted[middle]
+            } else {
+                (sorted[middle - 1] + sorted[middle]) / 2.0
+            }
+        }
+        _ => values.iter().sum::<f64>() / n,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(text: &str) -> Result<f64, String> {
+        text.trim().parse().map_err(|_| format!("not a number: {text}"))
+    }
+
+    fn read(text: &str) -> String {
+        as_arithmetic(text, plain).unwrap()
+    }
+
+    #[test]
+    fn operator_words_become_operators() {
+        assert_eq!(read("17 times 23"), "17 * 23");
+        assert_eq!(read("What is 1234 plus 5678?"), "1234 + 5678");
+        assert_eq!(read("144 divided by 12"), "144 / 12");
+        assert_eq!(read("15 squared"), "15^2");
+        assert_eq!(read("(2+3) cubed"), "(2+3)^3");
+        assert_eq!(read("square root of 169"), "sqrt(169)");
+        assert_eq!(read("sqrt 2"), "sqrt(2)");
+        assert_eq!(read("2 to the 10th power"), "2 ^10");
+        assert_eq!(read("9 to the power of 3"), "9 ^ 3");
+        assert_eq!(read("half of 350"), "0.5 * 350");
+        assert_eq!(read("15 percent of 80"), "15 % of 80");
+        assert_eq!(read("3 x 4"), "3 * 4");
+        assert_eq!(read("$1,234.50 + 2,000"), "1234.50 + 2000");
+        assert_eq!(read("How much is 48 times 52?"), "48 * 52");
+        assert_eq!(read("Add 345, 678 and 912."), "1935");
+        assert_eq!(read("What percent is 30 of 120?"), "(30)/(120)*100");
+        assert_eq!(read("25% off 88 dollars"), "88*(1-25/100)");
+        assert_eq!(read("5 percent of 1 million"), "5 % of 1*1000000");
+    }
+
+    #[test]
+    fn list_functions_are_computed() {
+        assert_eq!(read("mean(4, 8, 15, 16, 23, 42)"), "18");
+        assert_eq!(read("avg(1,2) + 1"), "1.5 + 1");
+        assert_eq!(read("SUM(12, 45, 33, 10)"), "100");
+        assert_eq!(read("max(17, 42, 8) - min(3, 9)"), "42 - 3");
+        assert_eq!(read("median(3, 9, 1, 7, 5)"), "5");
+        assert_eq!(read("median(10, 20, 30, 40)"), "25");
+        assert_eq!(read("range(5, 18, 11, 2)"), "16");
+        assert_eq!(read("Average these: 100, 200, 300, 400."), "250");
+        assert_eq!(read("My test scores were 88, 92 and 79. What's my average?"), "86.33333333333333");
+        assert_eq!(read("average(max(1, 5), 3)"), "4");
+        assert!(as_arithmetic("mean()", plain).unwrap_err().contains("at least one"));
+        assert!(as_arithmetic("mean(a, b)", plain).is_err());
+    }
+
+    #[test]
+    fn runaway_numbers_are_refused() {
+        let long = format!("128/16{}", "0".repeat(90));
+        assert!(as_arithmetic(&long, plain).unwrap_err().contains("92 digits"));
+        assert!(as_arithmetic("123456789012345 + 1", plain).is_ok());
+    }
+
+    #[test]
+    fn conversions_are_recognised() {
+        assert_eq!(
+            conversion("3 m in ft"),
+            Some(Conversion { value: 3.0, from: "m".into(), to: "ft".into() })
+        );
+        assert_eq!(
+            conversion("26.2 miles to kilometers"),
+            Some(Conversion { value: 26.2, from: "miles".into(), to: "kilometers".into() })
+        );
+        assert_eq!(
+            conversion("1,000 fl oz into liters"),
+            Some(Conversion { value: 1000.0, from: "fl oz".into(), to: "liters".into() })
+        );
+        let asked = |text: &str| {
+            let c = conversion(text).unwrap_or_else(|| panic!("{text}"));
+            (c.value, c.from, c.to)
+        };
+        assert_eq!(asked("How many cups are in a gallon?"), (1.0, "gallon".into(), "cups".into()));
+        assert_eq!(asked("how many ounces in 2 pounds"), (2.0, "pounds".into(), "ounces".into()));
+        assert_eq!(
+            asked("How many kilometers is 26.2 miles?"),
+            (26.2, "miles".into(), "kilometers".into())
+        );
+        assert_eq!(
+            asked("What is 70 degrees Fahrenheit in Celsius?"),
+            (70.0, "degrees Fahrenheit".into(), "Celsius".into())
+        );
+        assert_eq!(asked("Convert 3 meters to feet."), (3.0, "meters".into(), "feet".into()));
+        assert_eq!(
+            asked("How tall is 180 centimeters in feet?"),
+            (180.0, "centimeters".into(), "feet".into())
+        );
+        assert_eq!(
+            asked("How many seconds are there in a day"),
+            (1.0, "day".into(), "seconds".into())
+        );
+        assert_eq!(
+            asked("How many minutes is 2 and a half hours?"),
+            (2.5, "hours".into(), "minutes".into())
+        );
+        assert_eq!(conversion("17 times 23"), None);
+        assert_eq!(conversion("how many apples are in 3 baskets"), Some(Conversion { value: 3.0, from: "baskets".into(), to: "apples".into() }));
+        assert_eq!(conversion("15 percent of 80"), None);
+        assert_eq!(conversion("2 + 3"), None);
+    }
+}
