@@ -395,6 +395,9 @@ fn describe(event: &LoopEvent) -> String {
             format!("\n[score {score}: {}]\n", clip(candidate, 80))
         }
         LoopEvent::FormatError { detail } => format!("\n[format error: {detail}]\n"),
+        LoopEvent::Ungrounded { numbers } => {
+            format!("\n[ungrounded: {} from no source]\n", numbers.join(", "))
+        }
     }
 }
 

@@ -112,7 +112,7 @@ async fn final_answer(
     messages.push(Message::assistant(steps.trim_end()));
     messages.push(Message::user(FINAL.trim_end()));
     let call = CallOptions {
-        prefix: "FINAL ANSWER:",
+        prefix: "FINAL ANSWER:".into(),
         grammar: Some(protocol::react::answer_grammar()),
         ..CallOptions::default()
     };

@@ -19,6 +19,7 @@
 //!
 //! Turns: one for the draft, one per critique round.
 
+use super::grounding;
 use super::parse;
 use super::protocol;
 use super::{
@@ -91,6 +92,8 @@ impl Critic {
             return Ok(Finish::answered(draft.text.trim()));
         }
 
+        run.ground_in(conversation);
+        let request = conversation;
         let system = fill(SYSTEM.trim_end(), &[("tools", &tool_list(run.tools()))]);
         let conversation = &with_system(conversation, &system);
         let draft = run
@@ -102,7 +105,6 @@ impl Critic {
             )
             .await?;
         let mut answer = draft.text.trim().to_string();
-        let mut spoken = false;
         let critique_grammar = protocol::critic::grammar_for_critique(&run.tools().specs());
 
         for round in 1..=self.config.max_critique_rounds {
@@ -166,13 +168,9 @@ impl Critic {
                 break;
             }
             answer = revised.to_string();
-            spoken = last;
         }
 
-        if !spoken {
-            run.say(&answer);
-        }
-        Ok(Finish::answered(answer))
+        grounding::settle(run, request, answer).await
     }
 }
 

@@ -76,6 +76,12 @@ pub enum LoopEvent {
         /// What was wrong.
         detail: String,
     },
+    /// An answer held numbers that neither the conversation nor a tool's
+    /// result gives, and the engine sent it back.
+    Ungrounded {
+        /// The numbers, as written in the answer.
+        numbers: Vec<String>,
+    },
     /// The loop ended.
     Final {
         /// The answer.

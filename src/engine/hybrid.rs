@@ -93,6 +93,7 @@ enum Next {
 
 impl Hybrid {
     async fn hybrid(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
+        run.ground_in(conversation);
         let plan = make_plan(run, conversation, self.config.max_steps).await?;
         let mut remaining = VecDeque::from(plan);
         let mut done: Vec<StepOutcome> = Vec::new();

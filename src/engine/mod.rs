@@ -12,11 +12,14 @@
 
 pub mod events;
 mod first_call;
+pub mod grounding;
 mod id;
 pub mod parse;
 pub mod protocol;
 mod route;
 mod run;
+pub mod sentences;
+pub mod speakable;
 mod stats;
 
 pub mod auto;
@@ -59,42 +62,85 @@ pub const MAX_CALLS_PER_REPLY: usize = 5;
 /// engine reads the keys it knows into its typed config and rejects others.
 pub type Settings = serde_json::Map<String, Value>;
 
-/// The setting every engine takes: whether its LLM calls are constrained
-/// to their protocol's grammar (default `true`).
+/// A setting every engine takes: whether its LLM calls are constrained to
+/// their protocol's grammar (default `true`).
 pub const CONSTRAIN: &str = "constrain";
+
+/// A setting every engine takes: whether a number in an answer must come
+/// from the conversation or a tool's result ([`grounding`]; default `true`).
+pub const GROUND: &str = "ground";
+
+/// A setting every engine takes: whether answers are rewritten as a voice
+/// says them ([`speakable`]; default `true`). Off for clients that show
+/// text, not speak it.
+pub const SPEAK: &str = "speak";
+
+/// The settings every engine takes, each on by default.
+pub const RUN_SETTINGS: [&str; 3] = [CONSTRAIN, GROUND, SPEAK];
 
 /// Builds an engine by id with its settings.
 pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
     let mut settings = settings.clone();
-    let constrain = match settings.remove(CONSTRAIN) {
-        None => true,
-        Some(Value::Bool(on)) => on,
-        Some(other) => {
-            return Err(format!(
-                "invalid setting for loop `{id}`: {CONSTRAIN} = {other}: expected true or false"
-            ))
+    let mut flags = RunFlags::default();
+    for key in RUN_SETTINGS {
+        let on = match settings.remove(key) {
+            None => continue,
+            Some(Value::Bool(on)) => on,
+            Some(other) => {
+                return Err(format!(
+                    "invalid setting for loop `{id}`: {key} = {other}: expected true or false"
+                ))
+            }
+        };
+        match key {
+            CONSTRAIN => flags.constrain = on,
+            GROUND => flags.ground = on,
+            _ => flags.speak = on,
         }
-    };
+    }
     let engine = build_engine(id, &settings)?;
-    Ok(if constrain {
+    Ok(if flags == RunFlags::default() {
         engine
     } else {
-        Arc::new(Unconstrained(engine))
+        Arc::new(Flagged { engine, flags })
     })
 }
 
-/// An engine whose LLM calls carry no grammar (`constrain = false`), to
-/// measure what constraints change.
-struct Unconstrained(Arc<dyn Engine>);
+/// The run settings of [`RUN_SETTINGS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RunFlags {
+    constrain: bool,
+    ground: bool,
+    speak: bool,
+}
 
-impl Engine for Unconstrained {
+impl Default for RunFlags {
+    fn default() -> Self {
+        RunFlags {
+            constrain: true,
+            ground: true,
+            speak: true,
+        }
+    }
+}
+
+/// An engine run with some of [`RUN_SETTINGS`] off (`constrain = false`
+/// measures what grammars change, `ground = false` what grounding does).
+struct Flagged {
+    engine: Arc<dyn Engine>,
+    flags: RunFlags,
+}
+
+impl Engine for Flagged {
     fn id(&self) -> &'static str {
-        self.0.id()
+        self.engine.id()
     }
 
     fn run<'a>(&'a self, run: &'a mut Run, conversation: &'a [Message]) -> EngineFuture<'a> {
-        run.constrain = false;
-        self.0.run(run, conversation)
+        run.constrain = self.flags.constrain;
+        run.ground = self.flags.ground;
+        run.speak = self.flags.speak;
+        self.engine.run(run, conversation)
     }
 }
 
@@ -138,7 +184,7 @@ pub fn accepted_keys(id: &str) -> Vec<String> {
         EngineId::NativeTools => config_keys::<native_tools::NativeToolsConfig>(),
         EngineId::Auto => Vec::new(),
     };
-    keys.push(CONSTRAIN.to_string());
+    keys.extend(RUN_SETTINGS.map(String::from));
     keys
 }
 
@@ -351,6 +397,16 @@ pub async fn run_loop(request: LoopRequest) -> LoopOutcome {
     run.session = request.session;
     let result = request.engine.run(&mut run, &request.conversation).await;
     let (answer, termination, error) = match result {
+        Ok(finish) if run.speak => (
+            speakable::rewrite(&speakable::without_echo(
+                finish.answer.trim(),
+                question(&request.conversation),
+            ))
+            .trim()
+            .to_string(),
+            finish.termination,
+            None,
+        ),
         Ok(finish) => (finish.answer.trim().to_string(), finish.termination, None),
         Err(halt) => (String::new(), halt.termination, Some(halt.reason)),
     };

@@ -17,6 +17,7 @@
 //! the tool's schema, or an answer. An empty reply is a format error, and
 //! the answer is then asked for from the results, without tools.
 
+use super::grounding;
 use super::parse::{self, ToolCall};
 use super::plain::Plain;
 use super::protocol;
@@ -32,6 +33,7 @@ use serde_json::Value;
 const INVALID: &str = include_str!("prompts/native_invalid.txt");
 const FINAL: &str = include_str!("prompts/native_final.txt");
 const REPEAT: &str = include_str!("prompts/native_repeat.txt");
+const UNGROUNDED: &str = include_str!("prompts/native_ungrounded.txt");
 
 /// How a reply that is a tool call starts (a tag, a bare JSON object or a
 /// JSON code fence); anything else is spoken.
@@ -107,6 +109,8 @@ impl NativeTools {
             .map(|s| s.as_function())
             .collect();
         let grammar = protocol::native::grammar_for_reply(&run.tools().specs());
+        run.ground_in(conversation);
+        let mut sent_back = false;
         let mut messages = conversation.to_vec();
         let mut made = Made::default();
         let mut termination = Termination::MaxTurns;
@@ -138,10 +142,26 @@ impl NativeTools {
                     termination = Termination::Answered;
                     break;
                 }
-                if !run.last_call_spoke() {
-                    run.say(answer);
+                let numbers = run.ungrounded(answer);
+                if numbers.is_empty() {
+                    run.deliver(answer);
+                    return Ok(Finish::answered(answer));
                 }
-                return Ok(Finish::answered(answer));
+                if sent_back {
+                    let failed = run.computation_failed();
+                    return Ok(Finish::answered(grounding::accept(
+                        run,
+                        answer.to_string(),
+                        failed,
+                    )));
+                }
+                sent_back = true;
+                run.ungrounded_answer(&numbers);
+                messages.push(Message::assistant(answer));
+                messages.push(Message::user(
+                    fill(UNGROUNDED, &[("numbers", &numbers.join(", "))]).trim_end(),
+                ));
+                continue;
             }
             if calls.len() > MAX_CALLS_PER_REPLY {
                 run.format_error(format!(
@@ -216,10 +236,13 @@ impl NativeTools {
             .await?;
         let answer = if parse::tool_calls(&reply.text).is_empty() && reply.tool_calls.is_empty() {
             let answer = reply.text.trim().to_string();
-            if !run.last_call_spoke() {
-                run.say(&answer);
+            if run.ungrounded(&answer).is_empty() {
+                run.deliver(&answer);
+                answer
+            } else {
+                let failed = run.computation_failed();
+                grounding::accept(run, answer, failed)
             }
-            answer
         } else {
             run.format_error("a tool call where an answer was asked for");
             String::new()

@@ -150,6 +150,93 @@ pub fn first_number(text: &str) -> Option<f64> {
     None
 }
 
+/// Numbers written as words, and what they give.
+const NUMBER_WORDS: [(&str, f64); 40] = [
+    ("zero", 0.0), ("one", 1.0), ("two", 2.0), ("three", 3.0), ("four", 4.0), ("five", 5.0),
+    ("six", 6.0), ("seven", 7.0), ("eight", 8.0), ("nine", 9.0), ("ten", 10.0),
+    ("eleven", 11.0), ("twelve", 12.0), ("thirteen", 13.0), ("fourteen", 14.0),
+    ("fifteen", 15.0), ("sixteen", 16.0), ("seventeen", 17.0), ("eighteen", 18.0),
+    ("nineteen", 19.0), ("twenty", 20.0), ("thirty", 30.0), ("forty", 40.0), ("fifty", 50.0),
+    ("sixty", 60.0), ("seventy", 70.0), ("eighty", 80.0), ("ninety", 90.0),
+    ("hundred", 100.0), ("thousand", 1000.0), ("million", 1e6), ("billion", 1e9),
+    ("half", 0.5), ("third", 3.0), ("quarter", 0.25), ("quarters", 0.25), ("dozen", 12.0),
+    ("double", 2.0), ("triple", 3.0), ("once", 1.0),
+];
+
+/// The values of the number words in `text`, one per word (`eight` is 8,
+/// `dozen` 12, `half` 0.5), in order.
+pub fn number_words(text: &str) -> Vec<f64> {
+    text.split(|c: char| !c.is_alphabetic())
+        .filter_map(|word| {
+            let lower = word.to_lowercase();
+            NUMBER_WORDS
+                .iter()
+                .find(|(w, _)| *w == lower)
+                .map(|(_, value)| *value)
+        })
+        .collect()
+}
+
+/// A number as written in a text: its value and how many decimals it was
+/// written with (`3.10` has two).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct WrittenNumber {
+    /// The value.
+    pub value: f64,
+    /// Digits written after the decimal point.
+    pub decimals: usize,
+}
+
+/// The numbers written in a text, in order: `2,183,082` is one number,
+/// `-5` is negative, the hyphens of `2024-01-05` are not minus signs.
+pub fn numbers(text: &str) -> Vec<WrittenNumber> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if !chars[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut digits = String::new();
+        let mut decimals = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            let grouped = c == ','
+                && chars.get(i + 1..i + 4).is_some_and(|g| {
+                    g.iter().all(char::is_ascii_digit)
+                        && chars.get(i + 4).is_none_or(|c| !c.is_ascii_digit())
+                });
+            let decimal = c == '.' && chars.get(i + 1).is_some_and(char::is_ascii_digit);
+            if c.is_ascii_digit() || decimal {
+                digits.push(c);
+            } else if !grouped {
+                break;
+            }
+            i += 1;
+            if decimal {
+                while i < chars.len() && chars[i].is_ascii_digit() {
+                    digits.push(chars[i]);
+                    decimals += 1;
+                    i += 1;
+                }
+                break;
+            }
+        }
+        let negative = start > 0
+            && chars[start - 1] == '-'
+            && (start < 2 || !chars[start - 2].is_alphanumeric());
+        if let Ok(x) = digits.parse::<f64>() {
+            found.push(WrittenNumber {
+                value: if negative { -x } else { x },
+                decimals,
+            });
+        }
+    }
+    found
+}
+
 /// Whether `text` contains `word` as a whole word, ignoring ASCII case
 /// (`SATISFACTORY` is not found in `UNSATISFACTORY`).
 pub fn has_word(text: &str, word: &str) -> bool {

@@ -8,11 +8,13 @@
 //! done with their results, and the step to do; its text is not spoken. A
 //! step that ends blocked or out of rounds still has a result and the plan
 //! goes on. Phase 3, a synthesizer call turns the step results into the
-//! answer, streamed live.
+//! answer, streamed live; an answer whose numbers no source gives is
+//! answered again by ReAct ([`grounding::settle`]).
 //!
 //! The planning, step and synthesis functions are shared with `hybrid`,
 //! which adds checkpoints and replanning between the steps.
 
+use super::grounding;
 use super::parse;
 use super::protocol;
 use super::react::{React, ReactConfig};
@@ -76,6 +78,7 @@ impl Engine for PlanExecute {
 
 impl PlanExecute {
     async fn plan_execute(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
+        run.ground_in(conversation);
         let steps = make_plan(run, conversation, self.config.max_steps).await?;
         let mut done = Vec::new();
         for step in steps {
@@ -118,6 +121,7 @@ pub(crate) fn step_loop(engine: &str, max_step_iterations: usize) -> Result<Reac
     }
     React::new(ReactConfig {
         max_iterations: max_step_iterations,
+        read_first: false,
         ..ReactConfig::default()
     })
 }
@@ -227,7 +231,7 @@ pub(crate) async fn synthesize(
         .await?;
     let answer = reply.text.trim().to_string();
     if !answer.is_empty() {
-        return Ok(Finish::answered(answer));
+        return grounding::settle(run, conversation, answer).await;
     }
     run.format_error("the synthesizer wrote nothing");
     let answer = done.last().map(|d| d.result.clone()).unwrap_or_default();

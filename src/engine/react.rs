@@ -10,14 +10,20 @@
 //! an error observation. The same call repeated (seed 002) first gets a
 //! nudge instead of a second run, then ends the loop as `blocked`. Out of
 //! iterations or blocked, the model is asked once more for its best answer,
-//! its reply forced to start with `FINAL_ANSWER:`. Without tools it is a
+//! its reply forced to start with `FINAL_ANSWER:`. A final answer whose
+//! numbers neither the conversation nor a tool's result gives is sent back
+//! once with an error observation naming them ([`super::grounding`]), and
+//! so is one that has numbers but not the latest tool result's; the
+//! second such answer stands, unless a tool failed (then the user hears
+//! that it could not be worked out). Without tools it is a
 //! plain turn (seed 001), streamed as it comes. With `validate_every` set,
 //! every so many rounds the model checks its progress (seed 002) and may
 //! name a new approach, which the next round sees.
 
+use super::grounding;
 use super::parse::{self, FINAL_ANSWER};
 use super::protocol::react::{self as protocol, react_step, ReactStep};
-use super::{fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
+use super::{fill, question, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
 use super::{LoopEvent, Route, Run, Termination};
 use crate::brain::Message;
 use crate::tools::ToolSpec;
@@ -29,6 +35,16 @@ const REPEAT: &str = include_str!("prompts/react_repeat.txt");
 const FALLBACK: &str = include_str!("prompts/react_fallback.txt");
 const REMIND: &str = include_str!("prompts/react_remind.txt");
 const VALIDATE: &str = include_str!("prompts/react_validate.txt");
+const UNGROUNDED: &str = include_str!("prompts/react_ungrounded.txt");
+const UNUSED: &str = include_str!("prompts/react_unused.txt");
+
+/// The thought a repair step starts with: the model was just told that
+/// its answer's numbers came from nowhere, and now calls a tool.
+const RECHECK: &str = "Thought: I will get the answer from a tool.\n";
+
+/// The step that [`Run::read_question`] took for the model, as if it had
+/// written it.
+const READ: &str = "Thought: {tool} can read this question.\nAction: {tool}\nAction Input: {arguments}";
 
 /// ReAct settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -39,6 +55,10 @@ pub struct ReactConfig {
     /// Every this many rounds, ask the model whether its approach is working
     /// and let it change course (seed 002's periodic validation; 0 = never).
     pub validate_every: usize,
+    /// Before the first step, offer the question word for word to the tools
+    /// that read questions in words, and start from the first answer
+    /// ([`Run::read_question`]).
+    pub read_first: bool,
 }
 
 impl Default for ReactConfig {
@@ -46,6 +66,7 @@ impl Default for ReactConfig {
         ReactConfig {
             max_iterations: 10,
             validate_every: 0,
+            read_first: true,
         }
     }
 }
@@ -74,6 +95,28 @@ impl Engine for React {
     fn run<'a>(&'a self, run: &'a mut Run, conversation: &'a [Message]) -> EngineFuture<'a> {
         Box::pin(self.react(run, conversation))
     }
+}
+
+/// An answer sent back for its ungrounded numbers.
+struct SentBack {
+    /// The answer as the model gave it.
+    answer: String,
+    /// Whether a tool had failed before it: then an ungrounded answer is
+    /// an invented one, not general knowledge.
+    tool_failed: bool,
+}
+
+/// How the step after a sent-back answer is steered.
+#[derive(Debug, Default, PartialEq)]
+enum Repair {
+    /// An ordinary step.
+    #[default]
+    None,
+    /// The answer's numbers came from nowhere: a tool call now.
+    CallTool,
+    /// The answer left out the latest result (its first number): the
+    /// answer now, starting with the result.
+    UseResult(String),
 }
 
 /// The last tool call, to notice the model repeating itself.
@@ -114,22 +157,79 @@ impl React {
         let names = run.tools().names().join(", ");
         let system = fill(
             SYSTEM,
-            &[("tools", &tool_list(run.tools())), ("names", &names)],
+            &[
+                ("tools", &tool_list(run.tools())),
+                ("names", &names),
+            ],
         );
         let mut messages = with_system(conversation, &system);
-        let step = stop_at_observation(&run.tools().specs());
+        run.ground_in(conversation);
+        let mut repair = Repair::None;
         let mut repeats = Repeats::default();
         let mut reminded = false;
+        let mut sent_back: Option<SentBack> = None;
         let mut termination = Termination::MaxTurns;
+        let mut read = false;
+        if self.config.read_first {
+            if let Some((tool, arguments, observed)) =
+                run.read_question(question(conversation)).await?
+            {
+                read = true;
+                repeats.see(&tool, &arguments);
+                messages.push(Message::assistant(fill(
+                    READ,
+                    &[("tool", &tool), ("arguments", &arguments.to_string())],
+                )));
+                messages.push(Message::user(format!("Observation: {}", observed.text)));
+            }
+        }
 
         for round in 1..=self.config.max_iterations {
             run.turn()?;
+            let allowed = run.allowed_numbers();
+            let repairing = std::mem::take(&mut repair);
+            let checking_now = repairing == Repair::CallTool;
+            let inputs = super::protocol::Inputs {
+                numbers: allowed.as_deref(),
+                question: (checking_now && !read).then(|| question(conversation)),
+            };
+            let call = match &repairing {
+                Repair::CallTool => call_now(&run.tools().specs(), inputs),
+                Repair::UseResult(result) => answer_with(result),
+                Repair::None => stop_at_observation(&run.tools().specs(), inputs),
+            };
             let reply = run
-                .generate("react", messages.clone(), step.clone(), answer_route())
+                .generate("react", messages.clone(), call, answer_route())
                 .await?;
             let observation = match react_step(&reply.text) {
                 ReactStep::Final(answer) if !answer.is_empty() => {
-                    return Ok(Finish::answered(answer))
+                    let numbers = run.ungrounded(&answer);
+                    let unused = run.leaves_out_result(&answer);
+                    if numbers.is_empty() && (unused.is_none() || sent_back.is_some()) {
+                        run.deliver(&answer);
+                        return Ok(Finish::answered(answer));
+                    }
+                    if let Some(earlier) = &sent_back {
+                        let failed = earlier.tool_failed;
+                        return Ok(Finish::answered(grounding::accept(run, answer, failed)));
+                    }
+                    sent_back = Some(SentBack {
+                        answer: answer.clone(),
+                        tool_failed: run.computation_failed(),
+                    });
+                    match unused {
+                        Some(result) if numbers.is_empty() => {
+                            repair = Repair::UseResult(result.first().cloned().unwrap_or_default());
+                            fill(UNUSED, &[("numbers", &result.join(", "))])
+                        }
+                        _ => {
+                            repair = Repair::CallTool;
+                            run.ungrounded_answer(&numbers);
+                            fill(UNGROUNDED, &[("numbers", &numbers.join(", "))])
+                        }
+                    }
+                    .trim_end()
+                    .to_string()
                 }
                 ReactStep::Final(_) => {
                     run.format_error("FINAL_ANSWER with nothing after it");
@@ -146,7 +246,16 @@ impl React {
                     tool,
                     input: Ok(args),
                 } => match repeats.see(&tool, &args) {
-                    1 => run.call_tool(&tool, args).await?.text,
+                    1 => {
+                        let observed = run.call_tool(&tool, args).await?;
+                        match &sent_back {
+                            Some(earlier) if checking_now && observed.is_error && !earlier.tool_failed => {
+                                run.say(&earlier.answer);
+                                return Ok(Finish::answered(earlier.answer.clone()));
+                            }
+                            _ => observed.text,
+                        }
+                    }
                     2 => fill(REPEAT, &[("tool", &tool)]),
                     _ => {
                         termination = Termination::Blocked;
@@ -188,7 +297,14 @@ impl React {
             )
             .await?;
         let answer = match parse::after_marker(&reply.text, FINAL_ANSWER) {
-            Some(answer) => answer,
+            Some(answer) if run.ungrounded(&answer).is_empty() => {
+                run.deliver(&answer);
+                answer
+            }
+            Some(answer) => {
+                let failed = run.computation_failed();
+                grounding::accept(run, answer, failed)
+            }
             None => {
                 run.format_error("fallback answer without FINAL_ANSWER");
                 let answer = reply.text.trim().to_string();
@@ -228,13 +344,35 @@ async fn validate(run: &mut Run, messages: &mut [Message]) -> Result<(), Halt> {
 
 /// ReAct calls stop before `Observation:` (the loop writes those) and start
 /// the reply with `Thought:`, which keeps small models in the format; the
-/// step's grammar allows only the run's tools with valid arguments.
-fn stop_at_observation(tools: &[&ToolSpec]) -> CallOptions {
+/// step's grammar allows only the run's tools with valid arguments, whose
+/// numbers come from the question and earlier results when grounding is
+/// on (`allowed`).
+fn stop_at_observation(tools: &[&ToolSpec], inputs: super::protocol::Inputs) -> CallOptions {
     CallOptions {
         stop: vec!["Observation:".into()],
-        prefix: "Thought:",
-        grammar: Some(protocol::step_grammar(tools)),
+        prefix: "Thought:".into(),
+        grammar: Some(protocol::step_grammar(tools, inputs)),
         ..CallOptions::default()
+    }
+}
+
+/// The step after an ungrounded answer: a tool call, its thought written
+/// for the model.
+fn call_now(tools: &[&ToolSpec], inputs: super::protocol::Inputs) -> CallOptions {
+    CallOptions {
+        stop: vec!["Observation:".into()],
+        prefix: RECHECK.into(),
+        grammar: Some(protocol::call_grammar(tools, inputs)),
+        ..CallOptions::default()
+    }
+}
+
+/// The step after an answer that left out the latest result: the answer
+/// again, started for the model with the result.
+fn answer_with(result: &str) -> CallOptions {
+    CallOptions {
+        prefix: format!("Thought: The result is {result}.\nFINAL_ANSWER: The answer is {result}").into(),
+        ..final_answer_now()
     }
 }
 
@@ -247,7 +385,7 @@ fn final_answer_now() -> CallOptions {
             "\nThought:".into(),
             "\nAction:".into(),
         ],
-        prefix: "FINAL_ANSWER:",
+        prefix: "FINAL_ANSWER:".into(),
         grammar: Some(protocol::answer_grammar()),
         ..CallOptions::default()
     }

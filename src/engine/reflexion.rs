@@ -83,6 +83,7 @@ impl Engine for Reflexion {
 
 impl Reflexion {
     async fn reflexion(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
+        run.ground_in(conversation);
         let mut reflections: Vec<String> = Vec::new();
         let mut answer = String::new();
 

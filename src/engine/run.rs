@@ -2,7 +2,10 @@
 //! through [`Run::generate`] and every tool call through [`Run::call_tool`],
 //! so budgets, cancellation, streaming and accounting live here.
 
+use std::borrow::Cow;
+use super::grounding::{Gate, Sources};
 use super::route::{Route, Router};
+use super::speakable::{self, Speaker};
 use super::stats::{ms, round1, CallRecord, LoopStats, ToolCallRecord};
 use super::{Halt, LoopEvent, Termination};
 use crate::brain::{
@@ -14,6 +17,10 @@ use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
+
+/// What the model is told when a tool call's arguments hold numbers from
+/// nowhere (the call is not made).
+const GUESSED_INPUT: &str = include_str!("prompts/grounding_input.txt");
 
 /// Limits on one run, whatever the engine.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -37,7 +44,7 @@ pub struct CallOptions {
     pub tools: Vec<Value>,
     /// Text the reply starts with, written for the model (`Thought:`); it
     /// is part of the returned text and routed like generated text.
-    pub prefix: &'static str,
+    pub prefix: Cow<'static, str>,
     /// Sampling temperature for this call (default: the run's).
     pub temperature: Option<f32>,
     /// The grammar of the reply's protocol (after `prefix`); sent to the
@@ -66,6 +73,11 @@ pub struct Run {
     speaking: bool,
     spoke: bool,
     pub(super) constrain: bool,
+    pub(super) ground: bool,
+    pub(super) speak: bool,
+    grounding: Option<Sources>,
+    speaker: Speaker,
+    gate: Gate,
     pub(super) engine: String,
     pub(super) session: Option<String>,
     call_answered_at: Option<Instant>,
@@ -93,6 +105,11 @@ impl Run {
             speaking: true,
             spoke: false,
             constrain: true,
+            ground: true,
+            speak: true,
+            grounding: None,
+            speaker: Speaker::default(),
+            gate: Gate::default(),
             engine: String::new(),
             session: None,
             call_answered_at: None,
@@ -166,10 +183,109 @@ impl Run {
 
     /// Speaks a whole answer at once (one that was not streamed live).
     pub fn say(&mut self, text: &str) {
-        self.answer_text(text.to_string());
+        let text = if self.speak {
+            speakable::rewrite(text)
+        } else {
+            text.to_string()
+        };
+        self.send_answer(text);
+    }
+
+    /// Checks answers' numbers against the conversation and the tools'
+    /// results from now on (when the run's `ground` setting allows):
+    /// streamed answer text is held back a sentence at a time until its
+    /// numbers are grounded, and [`Run::ungrounded`] names the others.
+    /// The first call decides: an engine run as another's sub-loop keeps
+    /// the sources of the request's own conversation.
+    pub fn ground_in(&mut self, conversation: &[Message]) {
+        if self.ground && self.grounding.is_none() {
+            self.grounding = Some(Sources::of_conversation(conversation));
+        }
+    }
+
+    /// Counts an answer sent back for its ungrounded numbers.
+    pub fn ungrounded_answer(&mut self, numbers: &[String]) {
+        self.stats.ungrounded_answers += 1;
+        self.emit(LoopEvent::Ungrounded {
+            numbers: numbers.to_vec(),
+        });
+    }
+
+    /// The numbers of `answer` that neither the conversation nor a tool's
+    /// result gives (none when grounding is off).
+    pub fn ungrounded(&self, answer: &str) -> Vec<String> {
+        self.grounding
+            .as_ref()
+            .map(|sources| sources.ungrounded(answer))
+            .unwrap_or_default()
+    }
+
+    /// The latest tool result's numbers when `answer` has numbers but not
+    /// the result's (none when grounding is off); see
+    /// [`Sources::leaves_out_result`].
+    pub fn leaves_out_result(&self, answer: &str) -> Option<Vec<String>> {
+        self.grounding
+            .as_ref()
+            .and_then(|sources| sources.leaves_out_result(answer))
+    }
+
+    /// Delivers the answer the engine settled on: what the gate held back
+    /// of it is said now, or the whole of it when the last call did not
+    /// speak it.
+    pub fn deliver(&mut self, answer: &str) {
+        self.release();
+        if !self.last_call_spoke() {
+            self.say(answer);
+        }
+    }
+
+    /// The numbers a tool's input may hold, when grounding is on
+    /// ([`Sources::allowed_numbers`]).
+    pub fn allowed_numbers(&self) -> Option<Vec<String>> {
+        self.grounding.as_ref().map(Sources::allowed_numbers)
+    }
+
+    /// Whether a tool call on numbers failed in this run: a computation
+    /// the answer needed, so a number the model gives after it is invented.
+    pub fn computation_failed(&self) -> bool {
+        self.stats.tool_calls.iter().any(|call| {
+            call.is_error && call.arguments.to_string().bytes().any(|b| b.is_ascii_digit())
+        })
+    }
+
+    /// Says the answer text the last call's gate held back (the engine
+    /// accepts it after all).
+    pub fn release(&mut self) {
+        let held = self.gate.release();
+        self.send_answer(held);
     }
 
     fn answer_text(&mut self, text: String) {
+        let text = if self.speak {
+            self.speaker.push(&text)
+        } else {
+            text
+        };
+        let text = match &self.grounding {
+            Some(sources) if self.speaking => self.gate.push(&text, sources),
+            _ => text,
+        };
+        self.send_answer(text);
+    }
+
+    /// The end of a call's answer text: what the speaker and the gate held.
+    fn answer_end(&mut self) {
+        let mut text = self.speaker.finish();
+        if let Some(sources) = &self.grounding {
+            if self.speaking {
+                text = self.gate.push(&text, sources);
+                text.push_str(&self.gate.finish(sources));
+            }
+        }
+        self.send_answer(text);
+    }
+
+    fn send_answer(&mut self, text: String) {
         if text.is_empty() {
             return;
         }
@@ -249,6 +365,8 @@ impl Run {
         self.check()?;
         self.spoke = false;
         self.call_answered_at = None;
+        self.speaker = Speaker::default();
+        self.gate.clear();
         let call_started = Instant::now();
         let mut options = self.options.clone();
         options.stop.extend(call.stop);
@@ -274,7 +392,7 @@ impl Run {
         let call_cancel = self.cancel.child_token();
         let mut generation = self.brain.generate(request, call_cancel.clone());
         let mut router = Router::new(route);
-        let (thought, answer) = router.push(call.prefix);
+        let (thought, answer) = router.push(&call.prefix);
         self.thought_text(thought);
         self.answer_text(answer);
         let deadline = self.budget.deadline;
@@ -313,8 +431,9 @@ impl Run {
         let (thought, answer) = router.finish();
         self.thought_text(thought);
         self.answer_text(answer);
+        self.answer_end();
         let mut completion = completion;
-        completion.text.insert_str(0, call.prefix);
+        completion.text.insert_str(0, &call.prefix);
         self.record(purpose, &completion, call_started, constrained);
         match completion.end {
             EndReason::Cancelled if past_deadline => Err(Halt::new(
@@ -376,10 +495,72 @@ impl Run {
             name: name.to_string(),
             arguments: arguments.clone(),
         });
+        let attempt = self.attempt(name, &arguments).await;
+        let observed = self.record_tool(name, arguments, &attempt);
+        match attempt.interrupted {
+            Some(halt) => Err(halt),
+            None => Ok(observed),
+        }
+    }
+
+    /// Offers the user's `question`, word for word, to each tool that
+    /// reads questions in words (an argument marked `x-question`: the
+    /// calculator, the clock), in toolset order, and keeps the first answer:
+    /// the tool call, its arguments and what the model is shown. Tools that
+    /// cannot read it are passed over without a trace.
+    pub async fn read_question(
+        &mut self,
+        question: &str,
+    ) -> Result<Option<(String, Value, Observed)>, Halt> {
+        let readers: Vec<(String, String)> = self
+            .tools
+            .specs()
+            .iter()
+            .filter_map(|spec| {
+                let argument = spec.question_argument()?;
+                Some((spec.name.clone(), argument.to_string()))
+            })
+            .collect();
+        for (name, argument) in readers {
+            self.check()?;
+            let arguments = serde_json::json!({ argument: question.trim() });
+            let attempt = self.attempt(&name, &arguments).await;
+            if let Some(halt) = attempt.interrupted {
+                return Err(halt);
+            }
+            if attempt.result.is_ok() {
+                self.emit(LoopEvent::ToolCall {
+                    name: name.clone(),
+                    arguments: arguments.clone(),
+                });
+                let observed = self.record_tool(&name, arguments.clone(), &attempt);
+                return Ok(Some((name, arguments, observed)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Runs a tool call: its numbers' provenance checked (with grounding
+    /// on), its arguments validated, the tool run off the async threads,
+    /// cancellation and the deadline interrupting it.
+    async fn attempt(&mut self, name: &str, arguments: &Value) -> Attempt {
         let started = Instant::now();
-        let mut interrupted = None;
-        let prepared = self.tools.prepare(name, &arguments);
+        let guessed = self
+            .grounding
+            .as_ref()
+            .map(|sources| sources.ungrounded_input(&arguments.to_string()))
+            .unwrap_or_default();
+        let prepared = if guessed.is_empty() {
+            self.tools.prepare(name, arguments)
+        } else {
+            Err(ToolError::Failed(
+                super::fill(GUESSED_INPUT, &[("numbers", &guessed.join(", "))])
+                    .trim_end()
+                    .to_string(),
+            ))
+        };
         let invalid = prepared.is_err();
+        let mut interrupted = None;
         let result = match prepared {
             Ok(tool) => {
                 let args = arguments.clone();
@@ -410,10 +591,24 @@ impl Run {
             }
             Err(e) => Err(e),
         };
-        let observed = match result {
+        Attempt {
+            result,
+            invalid,
+            interrupted,
+            started,
+        }
+    }
+
+    /// Records a tool call's attempt: the stats, the grounding sources,
+    /// the observation event; returns what the model is shown.
+    fn record_tool(&mut self, name: &str, arguments: Value, attempt: &Attempt) -> Observed {
+        if let (Ok(value), Some(sources)) = (&attempt.result, &mut self.grounding) {
+            sources.add_result(&value.to_string());
+        }
+        let observed = match &attempt.result {
             Ok(value) => Observed {
                 text: capped(
-                    serde_json::to_string(&value).unwrap_or_else(|e| format!("Error: {e}")),
+                    serde_json::to_string(value).unwrap_or_else(|e| format!("Error: {e}")),
                 ),
                 is_error: false,
             },
@@ -427,19 +622,27 @@ impl Run {
             arguments,
             result: observed.text.clone(),
             is_error: observed.is_error,
-            invalid,
-            duration_ms: round1(ms(started.elapsed())),
+            invalid: attempt.invalid,
+            duration_ms: round1(ms(attempt.started.elapsed())),
         });
         self.emit(LoopEvent::Observation {
             name: name.to_string(),
             result: observed.text.clone(),
             is_error: observed.is_error,
         });
-        match interrupted {
-            Some(halt) => Err(halt),
-            None => Ok(observed),
-        }
+        observed
     }
+}
+
+/// A tool call as run, before it is recorded.
+struct Attempt {
+    result: Result<Value, ToolError>,
+    /// Refused before running (unknown tool, arguments against the schema,
+    /// numbers from nowhere).
+    invalid: bool,
+    /// Why the run must stop, when cancellation or the deadline cut it.
+    interrupted: Option<Halt>,
+    started: Instant,
 }
 
 /// Most characters of a tool result the model sees; a longer one is cut

@@ -19,6 +19,7 @@
 //! Out of follow-ups, the model is asked once for its best final answer
 //! (termination `max_turns`).
 
+use super::grounding;
 use super::parse;
 use super::protocol;
 use super::{fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
@@ -103,6 +104,7 @@ impl SelfAsk {
         let mut messages = with_system(conversation, system.trim_end());
         let lookup = lookup_tool(run.tools());
         let mut termination = Termination::MaxTurns;
+        run.ground_in(conversation);
 
         for _ in 0..self.config.max_follow_ups {
             run.turn()?;
@@ -110,7 +112,9 @@ impl SelfAsk {
                 .generate("self-ask", messages.clone(), call.clone(), answer_route())
                 .await?;
             let result = match parse_step(&reply.text) {
-                Step::Final(answer) if !answer.is_empty() => return Ok(Finish::answered(answer)),
+                Step::Final(answer) if !answer.is_empty() => {
+                    return grounding::settle(run, conversation, answer).await
+                }
                 Step::Text if !reply.text.trim().is_empty() => {
                     run.format_error("no Follow up, Tool or final answer");
                     let answer = reply.text.trim().to_string();
@@ -148,7 +152,13 @@ impl SelfAsk {
             .generate("self-ask-final", messages, call, answer_route())
             .await?;
         let answer = match parse::after_marker(&reply.text, FINAL_ANSWER) {
-            Some(answer) if !answer.is_empty() => answer,
+            Some(answer) if !answer.is_empty() => {
+                let settled = grounding::settle(run, conversation, answer).await?;
+                return Ok(Finish {
+                    termination,
+                    ..settled
+                });
+            }
             _ => {
                 run.format_error("the last answer has no `So the final answer is:`");
                 let answer = reply.text.trim().to_string();

@@ -21,7 +21,7 @@ impl Sentences {
     pub fn push(&mut self, text: &str) -> Vec<String> {
         self.pending.push_str(text);
         let mut done = Vec::new();
-        while let Some(end) = boundary(&self.pending) {
+        while let Some(end) = sentence_end(&self.pending) {
             let rest = self.pending.split_off(end);
             let sentence = std::mem::replace(&mut self.pending, rest);
             done.extend(speakable(&sentence));
@@ -38,7 +38,7 @@ impl Sentences {
 /// The byte offset just after the first complete sentence, if one is
 /// complete: terminal punctuation (and closing quotes) followed by
 /// whitespace, or a line break.
-fn boundary(text: &str) -> Option<usize> {
+pub fn sentence_end(text: &str) -> Option<usize> {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     for (i, &(at, c)) in chars.iter().enumerate() {
         if c == '\n' {

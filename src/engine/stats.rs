@@ -71,6 +71,9 @@ pub struct LoopStats {
     pub tool_calls: Vec<ToolCallRecord>,
     /// Model outputs that matched no protocol.
     pub format_errors: usize,
+    /// Answers sent back because a number in them came from no source
+    /// (the question, the conversation or a tool's result).
+    pub ungrounded_answers: usize,
     /// From the start of the run to the first generated token.
     pub ttft_ms: Option<f64>,
     /// From the start of the run to the first token on the answer channel.

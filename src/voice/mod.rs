@@ -3,8 +3,8 @@
 //! - [`audio`]: mono samples, WAV files, resampling;
 //! - [`whisper`]: speech to text with Whisper on candle, read from a
 //!   CTranslate2 conversion by [`ct2`], with the filter bank of [`mel`];
-//! - [`speech`]: text to speech with espeak-ng or a Piper voice ([`piper`]), fed by [`sentences`], which
-//!   cuts a streamed answer into sentences to speak one by one;
+//! - [`speech`]: text to speech with espeak-ng or a Piper voice ([`piper`]),
+//!   fed sentence by sentence by [`crate::engine::sentences`];
 //! - [`vad`]: where an utterance starts and ends;
 //! - [`stream`]: audio in real time, heard chunk by chunk and played from a
 //!   queue, from and to sound cards ([`device`], with the `audio` feature)
@@ -17,7 +17,6 @@ pub mod device;
 pub mod mel;
 #[cfg(feature = "piper")]
 pub mod piper;
-pub mod sentences;
 pub mod speech;
 pub mod stream;
 pub mod vad;

@@ -40,12 +40,43 @@ SP: /[ ]?/
 /// argument schema. One alternative per tool, so a tool's name decides
 /// which schema its arguments follow.
 pub fn tool_calls_rule(rule: &str, tools: &[&ToolSpec], name_label: &str, between: &str) -> String {
+    grounded_calls_rule(rule, tools, name_label, between, Inputs::default())
+}
+
+/// What a tool call's arguments are held to beyond their schemas.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Inputs<'a> {
+    /// The only numbers they may hold, as written ([`only_numbers`]): a
+    /// tool's input then comes from the question and earlier results,
+    /// never from the model's own guess.
+    pub numbers: Option<&'a [String]>,
+    /// The user's question, which an argument marked `x-question` (one
+    /// that reads words: the calculator's expression, the calendar's
+    /// question) must then be, word for word.
+    pub question: Option<&'a str>,
+}
+
+/// [`tool_calls_rule`] with the arguments held to `inputs`.
+pub fn grounded_calls_rule(
+    rule: &str,
+    tools: &[&ToolSpec],
+    name_label: &str,
+    between: &str,
+    inputs: Inputs,
+) -> String {
     let mut text = String::new();
     let alternatives: Vec<String> = (0..tools.len()).map(|i| format!("{rule}_{i}")).collect();
     text.push_str(&format!("{rule}: {}\n", alternatives.join(" | ")));
     for (i, tool) in tools.iter().enumerate() {
         let head = literal(&format!("{name_label}{}{between}", tool.name));
-        let schema = json_text(&compact(arguments_schema(&tool.argument_schema)));
+        let mut schema = arguments_schema(&tool.argument_schema);
+        if let Some(allowed) = inputs.numbers {
+            only_numbers(&mut schema, allowed);
+        }
+        if let Some(question) = inputs.question {
+            word_for_word(&mut schema, question);
+        }
+        let schema = json_text(&compact(schema));
         text.push_str(&format!("{rule}_{i}: {head} %json {schema}\n"));
     }
     text
@@ -59,12 +90,16 @@ pub const MAX_LENGTH: u64 = 100;
 pub const MAX_MAGNITUDE: f64 = 1e12;
 /// Finest step of a number argument when its schema sets none: six decimals.
 pub const NUMBER_STEP: f64 = 1e-6;
+/// Longest run of digits in a string argument whose schema sets no
+/// pattern, so an expression cannot hold a 90-digit literal.
+pub const MAX_DIGIT_RUN: usize = 15;
 
 /// A tool's argument schema as the grammar uses it: an object that says
 /// nothing of extra keys gets none, arrays and strings are held to at most
-/// [`MAX_ITEMS`] items and [`MAX_LENGTH`] characters, and numbers to
-/// [`MAX_MAGNITUDE`] with at most six decimals, so a model cannot spend its
-/// tokens on an endless string, list or number. Only the grammar is held to
+/// [`MAX_ITEMS`] items and [`MAX_LENGTH`] characters with digit runs of at
+/// most [`MAX_DIGIT_RUN`], and numbers to [`MAX_MAGNITUDE`] with at most six
+/// decimals, so a model cannot spend its tokens on an endless string, list
+/// or number. Only the grammar is held to
 /// these; the tool still validates against its own schema.
 pub fn arguments_schema(schema: &Value) -> Value {
     let mut schema = schema.clone();
@@ -115,6 +150,10 @@ fn bound(schema: &mut Value) {
             }
             if is("string") && !object.contains_key("enum") && !object.contains_key("format") {
                 cap(object, "maxLength", "minLength", MAX_LENGTH);
+                object.entry("pattern").or_insert_with(|| {
+                    let run = MAX_DIGIT_RUN;
+                    format!("^[^0-9]*([0-9]{{1,{run}}}[^0-9]+)*[0-9]{{0,{run}}}$").into()
+                });
             }
             if (is("number") || is("integer")) && !object.contains_key("enum") {
                 object.entry("minimum").or_insert((-MAX_MAGNITUDE).into());
@@ -128,6 +167,93 @@ fn bound(schema: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(bound),
         _ => {}
     }
+}
+
+/// Holds a schema's strings and numbers to the numbers of `allowed`: a
+/// string's digits must spell one of them (between other characters), a
+/// number must be one of them. Schemas that say which values they take
+/// (`enum`, `const`, `format`) keep their own rule.
+pub fn only_numbers(schema: &mut Value, allowed: &[String]) {
+    match schema {
+        Value::Object(object) => {
+            let own_rule = ["enum", "const", "format"]
+                .iter()
+                .any(|key| object.contains_key(*key));
+            let kind = object
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            if !own_rule && kind == "string" {
+                object.insert("pattern".into(), numbers_pattern(allowed).into());
+            }
+            if !own_rule && (kind == "number" || kind == "integer") {
+                let mut values: Vec<Value> = Vec::new();
+                for form in allowed {
+                    let Ok(value) = form.parse::<f64>() else {
+                        continue;
+                    };
+                    let value = if kind == "integer" {
+                        if value.fract() != 0.0 {
+                            continue;
+                        }
+                        serde_json::json!(value as i64)
+                    } else {
+                        serde_json::json!(value)
+                    };
+                    if !values.contains(&value) {
+                        values.push(value);
+                    }
+                }
+                if !values.is_empty() {
+                    for key in ["minimum", "maximum", "multipleOf"] {
+                        object.remove(key);
+                    }
+                    object.insert("enum".into(), Value::Array(values));
+                }
+            }
+            object
+                .iter_mut()
+                .filter(|(key, _)| !matches!(key.as_str(), "enum" | "const" | "pattern"))
+                .for_each(|(_, value)| only_numbers(value, allowed));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| only_numbers(item, allowed)),
+        _ => {}
+    }
+}
+
+/// Makes every property marked `x-question` take exactly `question`.
+fn word_for_word(schema: &mut Value, question: &str) {
+    let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for property in properties.values_mut() {
+        if property.get("x-question") == Some(&Value::Bool(true)) {
+            if let Some(object) = property.as_object_mut() {
+                for key in ["pattern", "maxLength", "minLength"] {
+                    object.remove(key);
+                }
+                object.insert("enum".into(), serde_json::json!([question.trim()]));
+            }
+        }
+    }
+}
+
+/// A regex for text whose every run of digits (with its decimals) is one
+/// of `allowed`.
+fn numbers_pattern(allowed: &[String]) -> String {
+    let mut forms: Vec<String> = allowed
+        .iter()
+        .filter(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+        .map(|f| f.replace('.', "\\."))
+        .collect();
+    forms.sort();
+    forms.dedup();
+    if forms.is_empty() {
+        return "^[^0-9]*$".into();
+    }
+    let number = format!("(?:{})", forms.join("|"));
+    format!("^[^0-9]*(?:{number}[^0-9.][^0-9]*)*{number}?$")
 }
 
 /// Sets `key` to `limit`, or keeps the schema's own bound where it is

@@ -6,30 +6,46 @@
 //! argument schema) or the final answer on one line. The parser reads the
 //! same shape, and the looser ones small models write unconstrained.
 
-use super::{grammar, literal, tool_calls_rule};
+use super::{grammar, grounded_calls_rule, literal, Inputs};
 use crate::brain::Grammar;
 use crate::engine::parse::{after_marker, field, find_marker, json_object, FINAL_ANSWER};
 use crate::tools::ToolSpec;
 use serde_json::Value;
 
 /// The grammar of one step after the `Thought:` prefix: a thought line,
-/// then a tool call or the final answer.
-pub fn step_grammar(tools: &[&ToolSpec]) -> Grammar {
+/// then a tool call or the final answer, its arguments held to `inputs`.
+pub fn step_grammar(tools: &[&ToolSpec], inputs: Inputs) -> Grammar {
     let mut rules = String::from(
         "start: THOUGHT \"\\n\" (call | answer)\n\
          answer: \"FINAL_ANSWER: \" LINE\n\
          THOUGHT: /[ ]?[^\\n]{0,200}/\n",
     );
     if !tools.is_empty() {
-        rules.push_str(&tool_calls_rule(
+        rules.push_str(&grounded_calls_rule(
             "call",
             tools,
             "Action: ",
             "\nAction Input: ",
+            inputs,
         ));
     } else {
         rules = rules.replace("(call | answer)", "answer");
     }
+    grammar(&rules)
+}
+
+/// The grammar of a step that must call a tool (its thought written
+/// already): `Action:` and `Action Input:` for one of `tools`, its
+/// arguments held to `inputs`.
+pub fn call_grammar(tools: &[&ToolSpec], inputs: Inputs) -> Grammar {
+    let mut rules = String::from("start: call\n");
+    rules.push_str(&grounded_calls_rule(
+        "call",
+        tools,
+        "Action: ",
+        "\nAction Input: ",
+        inputs,
+    ));
     grammar(&rules)
 }
 
@@ -106,7 +122,7 @@ mod tests {
     #[test]
     fn the_grammar_takes_well_formed_steps() {
         let specs = tools();
-        let g = step_grammar(&specs.iter().collect::<Vec<_>>());
+        let g = step_grammar(&specs.iter().collect::<Vec<_>>(), Inputs::default());
         for text in [
             " I need to multiply.\nAction: calculate\nAction Input: {\"expression\": \"2*3\"}",
             " Convert it.\nAction: convert\nAction Input: {\"value\": 5, \"unit\": \"km\"}",
@@ -124,7 +140,7 @@ mod tests {
     #[test]
     fn the_grammar_rejects_what_the_loop_cannot_use() {
         let specs = tools();
-        let g = step_grammar(&specs.iter().collect::<Vec<_>>());
+        let g = step_grammar(&specs.iter().collect::<Vec<_>>(), Inputs::default());
         for (text, why) in [
             (" hmm", "neither an action nor an answer"),
             (
@@ -153,7 +169,7 @@ mod tests {
     #[test]
     fn numbers_in_arguments_are_bounded() {
         let specs = tools();
-        let g = step_grammar(&specs.iter().collect::<Vec<_>>());
+        let g = step_grammar(&specs.iter().collect::<Vec<_>>(), Inputs::default());
         let call = |value: &str| {
             format!(" x\nAction: convert\nAction Input: {{\"value\": {value}, \"unit\": \"km\"}}")
         };
@@ -163,6 +179,21 @@ mod tests {
         for value in ["3.14159265358979", "12345678901234567", "0.0000001"] {
             assert!(!accepts(&g, &call(value)), "{value}");
         }
+    }
+
+    #[test]
+    fn digit_runs_in_string_arguments_are_bounded() {
+        let specs = tools();
+        let g = step_grammar(&specs.iter().collect::<Vec<_>>(), Inputs::default());
+        let call = |expression: &str| {
+            format!(" x\nAction: calculate\nAction Input: {{\"expression\": \"{expression}\"}}")
+        };
+        for fine in ["17*23", "128/16000", "mean(4, 8, 15)", "123456789012345 + 1", "sqrt(x)"] {
+            assert!(accepts(&g, &call(fine)), "{fine}");
+        }
+        let runaway = format!("128/16{}", "0".repeat(90));
+        assert!(!accepts(&g, &call(&runaway)));
+        assert!(!accepts(&g, &call("1234567890123456")));
     }
 
     #[test]

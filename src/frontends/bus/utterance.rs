@@ -6,7 +6,7 @@ use super::message::BusMessage;
 use super::reply::Speak;
 use crate::daemon::{AskError, Ticket};
 use crate::engine::LoopEvent;
-use crate::voice::sentences::Sentences;
+use crate::engine::sentences::Sentences;
 use serde_json::json;
 
 /// Spoken when the answer failed.

@@ -5,7 +5,7 @@
 
 use crate::daemon::Ticket;
 use crate::engine::{LoopEvent, Trace};
-use crate::voice::sentences::Sentences;
+use crate::engine::sentences::Sentences;
 use crate::voice::speech::Voice;
 use crate::voice::stream::Playing;
 use crate::voice::VoiceError;
