@@ -64,6 +64,8 @@ mod remote;
 /// The built-in toolboxes through a `Toolset`, and `loopd tools list`.
 mod tools;
 
+/// Everyday questions on the default model, graded as `loopd bench` does.
+mod everyday;
 /// `loopd bench` as a user runs it.
 mod bench;
 /// The message-bus front end end to end: OVOS bus, hosted bus, socket.

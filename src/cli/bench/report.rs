@@ -50,6 +50,8 @@ pub fn json(results: &Results, plan: &Plan) -> Value {
                 "termination": outcome.termination.as_str(),
                 "answer": outcome.answer,
                 "correct": run.correct,
+                "category": run.category,
+                "unspeakable": run.unspeakable,
                 "stats": outcome.stats.to_json(),
             });
             if let Some(error) = &outcome.error {
@@ -142,11 +144,13 @@ pub fn table(results: &Results, plan: &Plan) -> String {
         "cache",
         "runs",
         "acc",
+        "acc+say",
         "fmt err",
+        "ungr",
         "tools",
         "invalid",
         "tool rate",
-        "dec t/s",
+        "med s",
     ])];
     let ratio = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.2}"));
     let percent = |r: Option<f64>| r.map_or("-".into(), |r| format!("{:.0}%", r * 100.0));
@@ -160,11 +164,13 @@ pub fn table(results: &Results, plan: &Plan) -> String {
                 mode.into(),
                 s.runs.to_string(),
                 percent(s.accuracy()),
+                percent(s.spoken_accuracy()),
                 s.format_errors.to_string(),
+                s.ungrounded_answers.to_string(),
                 s.tool_calls.to_string(),
                 s.invalid_tool_calls.to_string(),
                 percent(s.tool_call_rate()),
-                format!("{:.1}", s.decode_tok_s()),
+                s.median_wall_ms().map_or("-".into(), secs),
             ]);
             tokens.push(vec![
                 result.id.clone(),
@@ -206,8 +212,14 @@ pub fn table(results: &Results, plan: &Plan) -> String {
     out.push_str(&columns(&times));
     out.push('\n');
     out.push_str(&columns(&quality));
+    if let Some(categories) = categories(results, plan) {
+        out.push('\n');
+        out.push_str(&columns(&categories));
+    }
     out.push_str(
-        "\nok: answered; acc: right over graded; fmt err: replies that fit no protocol; invalid:\n\
+        "\nok: answered; acc: right over graded; acc+say: right and speakable (no ISO stamps, markup,\n\
+         protocol words or long decimals; at most two sentences); ungr: answers sent back for\n\
+         numbers from no source; med s: median wall seconds; fmt err: replies that fit no protocol; invalid:\n\
          tool calls refused (unknown tool, arguments against the schema); tool rate: runs with a\n\
          tool call; LOOP/free: constrain=false; pf/pt: prefill over prompt tokens, over all runs,\n\
          runs with ≥ 3 LLM calls (≥3c) and follow-ups (f-up); TTFAT: median seconds to the first\n\
@@ -215,6 +227,38 @@ pub fn table(results: &Results, plan: &Plan) -> String {
     );
     out.push_str(&footer(results, plan));
     out
+}
+
+/// Right and speakable answers per task category (rows) and loop
+/// (columns), when the tasks have categories.
+fn categories(results: &Results, plan: &Plan) -> Option<Vec<Vec<String>>> {
+    let mut names: Vec<String> = Vec::new();
+    for task in &plan.tasks {
+        if let Some(category) = &task.category {
+            if !names.contains(category) {
+                names.push(category.clone());
+            }
+        }
+    }
+    if names.is_empty() {
+        return None;
+    }
+    let mut header = vec!["category".to_string(), String::new()];
+    header.extend(results.loops.iter().map(|l| l.id.clone()));
+    let mut rows = vec![header];
+    for name in &names {
+        let mut row = vec![name.clone(), String::new()];
+        for result in &results.loops {
+            let runs = result
+                .runs
+                .iter()
+                .filter(|r| r.category.as_ref() == Some(name) && r.prefix_cache == plan.modes[0]);
+            let s = Summary::of(runs);
+            row.push(format!("{}/{}", s.correct_speakable, s.graded));
+        }
+        rows.push(row);
+    }
+    Some(rows)
 }
 
 fn footer(results: &Results, plan: &Plan) -> String {

@@ -9,7 +9,7 @@ use crate::brain::{
     Brain, BrainInfo, GenerateOptions, LocalBrain, LocalBrainConfig, Message, RemoteBrain,
     RemoteBrainSettings,
 };
-use crate::engine::Engine;
+use crate::engine::{speakable, Engine};
 use crate::engine::{self, Budget, LoopOutcome, LoopRequest, Settings};
 use crate::persona::{Overrides, Persona};
 use crate::tools::{ToolConfig, Toolset};
@@ -77,6 +77,10 @@ pub struct RunRecord {
     pub outcome: LoopOutcome,
     /// Whether the answer is right, when the task says what is.
     pub correct: Option<bool>,
+    /// What in the answer a voice could not say well (empty: speakable).
+    pub unspeakable: Vec<String>,
+    /// The task's category.
+    pub category: Option<String>,
 }
 
 /// What warming an engine's first prompt cost, over all warms.
@@ -265,8 +269,10 @@ impl Bench<'_> {
                     task: task.id.clone(),
                     follow_up: false,
                     prefix_cache: cached,
+                    unspeakable: speakable::problems(&first.answer),
                     outcome: first,
                     correct,
+                    category: task.category.clone(),
                 });
                 if self.cancel.is_cancelled() {
                     break 'tasks;
@@ -276,13 +282,19 @@ impl Bench<'_> {
                 };
                 conversation.push(Message::user(follow_up));
                 let second = self.ask(&setup, &conversation, &session).await;
-                self.progress(id, &task.id, true, cached, &second, None);
+                let correct = task
+                    .follow_up_expected
+                    .as_ref()
+                    .map(|e| e.grade(&second.answer));
+                self.progress(id, &task.id, true, cached, &second, correct);
                 result.runs.push(RunRecord {
                     task: task.id.clone(),
                     follow_up: true,
                     prefix_cache: cached,
+                    unspeakable: speakable::problems(&second.answer),
                     outcome: second,
-                    correct: None,
+                    correct,
+                    category: task.category.clone(),
                 });
                 if self.cancel.is_cancelled() {
                     break 'tasks;
@@ -381,7 +393,7 @@ impl Bench<'_> {
             None => "",
         };
         eprintln!(
-            "[{}/{total}] {id} {task}{} (cache {}): {}{grade}, {} calls, prefill {}/{} tokens, {:.1} s",
+            "[{}/{total}] {id} {task}{} (cache {}): {}{grade}, {} calls, prefill {}/{} tokens, {:.1} s: {}",
             self.done,
             if follow_up { " follow-up" } else { "" },
             if cached { "on" } else { "off" },
@@ -389,8 +401,18 @@ impl Bench<'_> {
             stats.llm_calls(),
             stats.prefill_tokens(),
             stats.prompt_tokens(),
-            stats.wall_ms / 1000.0
+            stats.wall_ms / 1000.0,
+            clipped(&outcome.answer, 100)
         );
+    }
+}
+
+/// `text` on one line, cut to `max_chars` with an ellipsis.
+fn clipped(text: &str, max_chars: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(max_chars) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
     }
 }
 

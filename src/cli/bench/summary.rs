@@ -40,6 +40,14 @@ pub struct Summary {
     pub graded: usize,
     /// Graded runs with a right answer.
     pub correct: usize,
+    /// Graded runs whose answer is right and speakable.
+    pub correct_speakable: usize,
+    /// Runs whose answer a voice can say well.
+    pub speakable: usize,
+    /// Answers sent back for numbers from no source.
+    pub ungrounded_answers: usize,
+    /// Wall time of each run.
+    walls_ms: Vec<f64>,
     /// LLM calls.
     pub llm_calls: usize,
     /// Replies that fit no protocol.
@@ -90,6 +98,11 @@ impl Summary {
             s.answered += usize::from(run.outcome.termination == Termination::Answered);
             s.graded += usize::from(run.correct.is_some());
             s.correct += usize::from(run.correct == Some(true));
+            let speakable = run.unspeakable.is_empty();
+            s.speakable += usize::from(speakable);
+            s.correct_speakable += usize::from(run.correct == Some(true) && speakable);
+            s.ungrounded_answers += stats.ungrounded_answers;
+            s.walls_ms.push(stats.wall_ms);
             s.llm_calls += stats.llm_calls();
             s.format_errors += stats.format_errors;
             s.tool_calls += stats.tool_calls.len();
@@ -127,12 +140,22 @@ impl Summary {
         (self.graded > 0).then(|| self.correct as f64 / self.graded as f64)
     }
 
-    /// Median time to the first answer token.
+    /// Right and speakable answers over graded runs.
+    pub fn spoken_accuracy(&self) -> Option<f64> {
+        (self.graded > 0).then(|| self.correct_speakable as f64 / self.graded as f64)
+    }
+
+    /// Median wall time of a run.
+    pub fn median_wall_ms(&self) -> Option<f64> {
+        median(&self.walls_ms)
+    }
+
     /// The share of runs that called a tool.
     pub fn tool_call_rate(&self) -> Option<f64> {
         (self.runs > 0).then(|| self.runs_with_tool_calls as f64 / self.runs as f64)
     }
 
+    /// Median time to the first answer token.
     pub fn median_first_answer_ms(&self) -> Option<f64> {
         median(&self.first_answer_ms)
     }
@@ -171,6 +194,11 @@ impl Summary {
             "graded": self.graded,
             "correct": self.correct,
             "accuracy": self.accuracy().map(round3),
+            "correct_speakable": self.correct_speakable,
+            "spoken_accuracy": self.spoken_accuracy().map(round3),
+            "speakable": self.speakable,
+            "ungrounded_answers": self.ungrounded_answers,
+            "wall_ms_median": self.median_wall_ms().map(round1),
             "llm_calls": self.llm_calls,
             "format_errors": self.format_errors,
             "tool_calls": self.tool_calls,

@@ -1,6 +1,7 @@
 //! Task sets: the built-in default and JSON-lines files
-//! (`{"id","question","tools"}` with optional `answer`, `tolerance` and
-//! `follow_up`, or Game of 24 `{"id","puzzle"}`).
+//! (`{"id","question","tools"}` with optional `category`, `answer`,
+//! `tolerance`, `follow_up`, `follow_up_answer` and `follow_up_tolerance`,
+//! or Game of 24 `{"id","puzzle"}`).
 
 use super::grade::Expected;
 use serde::Deserialize;
@@ -23,6 +24,10 @@ pub struct Task {
     pub expected: Option<Expected>,
     /// A question asked right after, in the same session.
     pub follow_up: Option<String>,
+    /// How the follow-up's answer is graded, when the task says.
+    pub follow_up_expected: Option<Expected>,
+    /// What kind of question it is, for the per-category table.
+    pub category: Option<String>,
 }
 
 /// One line as written.
@@ -35,6 +40,9 @@ struct Line {
     answer: Option<serde_json::Value>,
     tolerance: Option<f64>,
     follow_up: Option<String>,
+    follow_up_answer: Option<serde_json::Value>,
+    follow_up_tolerance: Option<f64>,
+    category: Option<String>,
 }
 
 /// The built-in task set.
@@ -89,10 +97,8 @@ fn task(text: &str) -> Result<Task, String> {
             ));
         }
     }
-    let tolerance = line.tolerance.unwrap_or(0.0);
-    if !(tolerance >= 0.0 && tolerance.is_finite()) {
-        return Err(format!("`tolerance` must be ≥ 0, not {tolerance}"));
-    }
+    let tolerance = checked_tolerance("tolerance", line.tolerance)?;
+    let follow_up_tolerance = checked_tolerance("follow_up_tolerance", line.follow_up_tolerance)?;
     let (question, expected) = match (line.question, line.puzzle) {
         (Some(question), None) if !question.trim().is_empty() => {
             let expected = match line.answer {
@@ -112,13 +118,29 @@ fn task(text: &str) -> Result<Task, String> {
         .follow_up
         .map(|f| f.trim().to_string())
         .filter(|f| !f.is_empty());
+    let follow_up_expected = match (&follow_up, line.follow_up_answer) {
+        (Some(_), Some(answer)) => Some(Expected::from_answer(&answer, follow_up_tolerance)?),
+        (None, Some(_)) => return Err("`follow_up_answer` without a `follow_up`".into()),
+        (_, None) => None,
+    };
     Ok(Task {
         id,
         question,
         tools: line.tools,
         expected,
         follow_up,
+        follow_up_expected,
+        category: line.category.filter(|c| !c.trim().is_empty()),
     })
+}
+
+fn checked_tolerance(name: &str, tolerance: Option<f64>) -> Result<f64, String> {
+    let tolerance = tolerance.unwrap_or(0.0);
+    if tolerance >= 0.0 && tolerance.is_finite() {
+        Ok(tolerance)
+    } else {
+        Err(format!("`{name}` must be ≥ 0, not {tolerance}"))
+    }
 }
 
 fn game24_numbers(puzzle: &str) -> Result<Vec<f64>, String> {
@@ -192,7 +214,11 @@ mod tests {
             ),
             (
                 "{\"id\": \"a\", \"question\": \"q\", \"answer\": [1]}",
-                "`answer` must be a number or a string",
+                "`answer` as a list must hold non-empty strings",
+            ),
+            (
+                "{\"id\": \"a\", \"question\": \"q\", \"follow_up_answer\": 1}",
+                "without a `follow_up`",
             ),
             (
                 "{\"id\": \"a\", \"question\": \"q\", \"tolerance\": -1}",
