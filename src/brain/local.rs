@@ -244,6 +244,7 @@ impl Worker {
             context_length: model.max_positions(),
             template_supports_tools: template.supports_tools(),
             unconstrained: None,
+            knowledge_model: None,
         };
         let budget = config
             .cache_budget

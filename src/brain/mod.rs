@@ -11,6 +11,7 @@ mod fallback;
 pub mod fit;
 pub mod gguf;
 pub mod grammar;
+pub mod knowledge;
 pub mod kv_cache;
 mod local;
 pub mod model;
@@ -29,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use fallback::FallbackBrain;
 pub use grammar::Grammar;
+pub use knowledge::KnowledgeBrain;
 pub use local::{LocalBrain, LocalBrainConfig};
 pub use remote::{
     Fallback, GrammarDialect, RemoteBrain, RemoteBrainConfig, RemoteBrainSettings, API_KEY_ENV,
@@ -216,6 +218,9 @@ pub struct ChatRequest {
     /// A grammar the reply (after `assistant_prefix`) must follow. The local
     /// brain enforces it token by token; other brains may ignore it.
     pub grammar: Option<Grammar>,
+    /// The reply answers from what the model knows, not from tools: a
+    /// [`KnowledgeBrain`] sends it to its larger model.
+    pub from_knowledge: bool,
 }
 
 /// A piece of generated text, as it streams.
@@ -415,6 +420,10 @@ pub struct BrainInfo {
     /// loops then run unconstrained, and their stats say so.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unconstrained: Option<String>,
+    /// The larger model that answers questions from what it knows, when a
+    /// [`KnowledgeBrain`] has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub knowledge_model: Option<String>,
 }
 
 /// A language model that engines can call.

@@ -213,6 +213,7 @@ impl RemoteBrain {
             context_length: 0,
             template_supports_tools: true,
             unconstrained,
+            knowledge_model: None,
         };
         Ok(RemoteBrain {
             shared: Arc::new(Shared {

@@ -34,6 +34,7 @@ impl ScriptedBrain {
                 context_length: 1 << 20,
                 template_supports_tools: true,
                 unconstrained: None,
+                knowledge_model: None,
             },
             replies: Mutex::new(replies.into_iter().map(Into::into).collect()),
             requests: Mutex::new(Vec::new()),
@@ -184,6 +185,7 @@ mod tests {
             assistant_prefix: String::new(),
             session: None,
             grammar: None,
+            from_knowledge: false,
         }
     }
 

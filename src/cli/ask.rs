@@ -82,6 +82,12 @@ pub struct AskOptions {
     #[arg(long, value_name = "PATH|NAME")]
     pub model: Option<String>,
 
+    /// The larger model that answers questions no tool can (a GGUF file, a
+    /// known name, or `none`); default: the manifest's, when it is fetched
+    /// and --model is not given.
+    #[arg(long, value_name = "PATH|NAME|none")]
+    pub knowledge_model: Option<String>,
+
     /// Think on a remote OpenAI-compatible server (`http://HOST:PORT`,
     /// e.g. llama.cpp's llama-server, vLLM, Ollama) instead of the local
     /// model; the API key, if any, comes from $LOOPD_BRAIN_API_KEY.
@@ -277,16 +283,23 @@ pub(super) async fn open_brain(args: &AskOptions) -> Result<Arc<dyn Brain>, Fail
         Some(_) => None,
         None => args.model.as_deref(),
     };
+    let config = |model| LocalBrainConfig {
+        model,
+        device: args.device,
+        max_context: args.max_context,
+        prefix_cache: !args.no_prefix_cache,
+        cache_budget: None,
+    };
     let local = crate::models::resolve(local_model)
-        .map(|model| LocalBrainConfig {
-            model,
-            device: args.device,
-            max_context: args.max_context,
-            prefix_cache: !args.no_prefix_cache,
-            cache_budget: None,
-        })
+        .map(config)
         .map_err(|e| e.to_string());
-    Ok(super::brain::open(remote.as_ref(), local).await?)
+    let knowledge = match remote {
+        Some(_) => None,
+        None => crate::models::resolve_knowledge(local_model, args.knowledge_model.as_deref())
+            .map_err(|e| Failure::usage(e.to_string()))?
+            .map(config),
+    };
+    Ok(super::brain::open(remote.as_ref(), local, knowledge).await?)
 }
 
 /// The daemon core's settings for one question: the persona alone, the

@@ -2,26 +2,34 @@
 //! the local model behind it when its settings say `fallback = "local"`.
 
 use crate::brain::{
-    Brain, Fallback, FallbackBrain, LocalBrain, LocalBrainConfig, RemoteBrain, RemoteBrainSettings,
+    Brain, Fallback, FallbackBrain, KnowledgeBrain, LocalBrain, LocalBrainConfig, RemoteBrain,
+    RemoteBrainSettings,
 };
 use std::sync::Arc;
 
 /// Opens the remote brain `remote` names (the local model loaded too when
-/// it is the fallback), or else the local model. `local` is an error (a
-/// model that is not there) only if the local model is needed.
+/// it is the fallback), or else the local model, with the `knowledge`
+/// model beside it when there is one ([`KnowledgeBrain`]). `local` is an
+/// error (a model that is not there) only if the local model is needed.
 pub async fn open(
     remote: Option<&RemoteBrainSettings>,
     local: Result<LocalBrainConfig, String>,
+    knowledge: Option<LocalBrainConfig>,
 ) -> Result<Arc<dyn Brain>, String> {
     let load_local = || async move {
-        let local = local?;
-        tokio::task::spawn_blocking(move || LocalBrain::load(local))
-            .await
-            .map_err(|e| format!("the model loader stopped: {e}"))?
-            .map_err(|e| e.to_string())
+        let local = load(local?).await?;
+        let Some(knowledge) = knowledge else {
+            return Ok::<Arc<dyn Brain>, String>(Arc::new(local));
+        };
+        let knowing = load(knowledge).await?;
+        tracing::info!("knowledge model: `{}`", knowing.info().model);
+        Ok(Arc::new(KnowledgeBrain::new(
+            Arc::new(local),
+            Arc::new(knowing),
+        )))
     };
     let Some(settings) = remote else {
-        return Ok(Arc::new(load_local().await?));
+        return load_local().await;
     };
     let config = settings.config()?;
     let fallback = settings.fallback == Some(Fallback::Local);
@@ -29,7 +37,7 @@ pub async fn open(
         Ok(remote) => remote,
         Err(e) if fallback => {
             tracing::warn!("{e}; the local model answers");
-            return Ok(Arc::new(load_local().await?));
+            return load_local().await;
         }
         Err(e) => return Err(e.to_string()),
     };
@@ -42,10 +50,15 @@ pub async fn open(
         return Ok(Arc::new(remote));
     }
     let local = load_local().await?;
-    Ok(Arc::new(FallbackBrain::new(
-        Arc::new(remote),
-        Arc::new(local),
-    )))
+    Ok(Arc::new(FallbackBrain::new(Arc::new(remote), local)))
+}
+
+/// Loads a local model off the async threads.
+async fn load(config: LocalBrainConfig) -> Result<LocalBrain, String> {
+    tokio::task::spawn_blocking(move || LocalBrain::load(config))
+        .await
+        .map_err(|e| format!("the model loader stopped: {e}"))?
+        .map_err(|e| e.to_string())
 }
 
 /// The brains of the personas that name a remote one, by persona name;

@@ -63,6 +63,10 @@ use std::path::{Path, PathBuf};
 pub struct Config {
     /// A known model name or a GGUF path.
     pub model: Option<String>,
+    /// The larger model that answers questions no tool can: a known name,
+    /// a GGUF path, or `none` (default: the manifest's, when it is fetched
+    /// and `model` is not set).
+    pub knowledge_model: Option<String>,
     /// A remote OpenAI-compatible server to think on instead (`brain =
     /// { url, model, api_key_file, fallback = "local" }`).
     pub brain: Option<crate::brain::RemoteBrainSettings>,

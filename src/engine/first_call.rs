@@ -48,8 +48,9 @@ const WARM_QUESTION: &str = "Hello.";
 /// Computes, in `brain`'s cache for `session`, the first prompt `engine`
 /// sends after `system` (the persona's prompt, if any), with the tools'
 /// descriptions: later questions with the same system prompt, in any
-/// session, compute only their own tokens. Returns what it cost, or `None`
-/// when the engine makes no LLM call.
+/// session, compute only their own tokens; in both models of a brain with
+/// a knowledge model. Returns what the model that takes the warming
+/// question cost, or `None` when the engine makes no LLM call.
 pub async fn warm(
     brain: &Arc<dyn Brain>,
     engine: Arc<dyn Engine>,
@@ -68,6 +69,13 @@ pub async fn warm(
     };
     request.options.max_tokens = 1;
     request.session = Some(session.to_string());
+    if brain.info().knowledge_model.is_some() {
+        let knowledge = ChatRequest {
+            from_knowledge: !request.from_knowledge,
+            ..request.clone()
+        };
+        brain.generate(knowledge, cancel.clone()).finish().await?;
+    }
     let done = brain.generate(request, cancel).finish().await?;
     Ok(Some(done.usage))
 }

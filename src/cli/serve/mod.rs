@@ -26,6 +26,12 @@ pub struct ServeArgs {
     #[arg(long, value_name = "PATH")]
     pub model: Option<String>,
 
+    /// The larger model that answers questions no tool can (a GGUF file, a
+    /// known name, or `none`); default: the config's, else the manifest's
+    /// when it is fetched and no model is named.
+    #[arg(long, value_name = "PATH|NAME|none")]
+    pub knowledge_model: Option<String>,
+
     /// Config file (default: $XDG_CONFIG_HOME/loopd/config.toml, or
     /// /etc/loopd/config.toml with --system).
     #[arg(long, value_name = "FILE")]
@@ -171,8 +177,18 @@ pub fn run(args: ServeArgs, threads: Option<usize>) -> Result<(), String> {
 
 /// The service's options: the config file with the flags applied.
 fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> {
-    let model = crate::models::resolve(args.model.as_deref().or(config.model.as_deref()))
-        .map_err(|e| e.to_string());
+    let named = args.model.as_deref().or(config.model.as_deref());
+    let model = crate::models::resolve(named).map_err(|e| e.to_string());
+    let knowledge_model = match &config.brain {
+        Some(_) => None,
+        None => crate::models::resolve_knowledge(
+            named,
+            args.knowledge_model
+                .as_deref()
+                .or(config.knowledge_model.as_deref()),
+        )
+        .map_err(|e| e.to_string())?,
+    };
     let local_needed = config
         .brain
         .as_ref()
@@ -350,6 +366,7 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
         voice: speaking,
         mcp,
         model,
+        knowledge_model,
         brain: config.brain.clone(),
         device,
         max_context: config.max_context.unwrap_or(8192).max(16),

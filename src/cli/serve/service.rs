@@ -25,6 +25,8 @@ pub struct ServiceOptions {
     /// The GGUF file, or why there is none (an error only when the local
     /// model is needed).
     pub model: Result<PathBuf, String>,
+    /// The larger model beside it for questions no tool can answer.
+    pub knowledge_model: Option<PathBuf>,
     /// A remote server to think on instead (the GGUF as its fallback when
     /// it says so).
     pub brain: Option<crate::brain::RemoteBrainSettings>,
@@ -100,14 +102,20 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         },
     };
     notify::status(&format!("loading {loading}"));
-    let config = options.model.clone().map(|model| LocalBrainConfig {
+    let config = |model| LocalBrainConfig {
         model,
         device: options.device,
         max_context: options.max_context,
         prefix_cache: options.prefix_cache,
         cache_budget: options.cache_budget,
-    });
-    let brain = crate::cli::brain::open(options.brain.as_ref(), config).await?;
+    };
+    let knowledge = options.knowledge_model.clone().map(config);
+    let brain = crate::cli::brain::open(
+        options.brain.as_ref(),
+        options.model.clone().map(config),
+        knowledge,
+    )
+    .await?;
     let info = brain.info().clone();
     notify::status(&format!("warming {} on {}", info.model, info.device));
     let persona_brains = crate::cli::brain::for_personas(&options.daemon.personas, &brain).await?;
