@@ -93,6 +93,8 @@ impl Critic {
         }
 
         run.ground_in(conversation);
+        run.route_by_knowledge(conversation);
+        run.hold_answers();
         let request = conversation;
         let system = fill(SYSTEM.trim_end(), &[("tools", &tool_list(run.tools()))]);
         let conversation = &with_system(conversation, &system);

@@ -66,9 +66,25 @@ pub async fn settle(
 
 /// Names of days and months: a date said in words needs a source too.
 const DATE_NAMES: [&str; 19] = [
-    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
-    "february", "march", "april", "june", "july", "august", "september", "october",
-    "november", "december", "may",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "may",
 ];
 
 /// Numbers everyone knows, which need no source: small counts, powers of
@@ -284,9 +300,17 @@ fn said(number: WrittenNumber) -> String {
 pub struct Gate {
     pending: String,
     held: String,
+    /// Holds every sentence until released: the answer may still be
+    /// replaced ([`settle`]).
+    hold_all: bool,
 }
 
 impl Gate {
+    /// From now on holds every sentence until [`Gate::release`].
+    pub fn hold_all(&mut self) {
+        self.hold_all = true;
+    }
+
     /// Takes new answer text; returns what may be said now.
     pub fn push(&mut self, text: &str, sources: &Sources) -> String {
         self.pending.push_str(text);
@@ -298,9 +322,10 @@ impl Gate {
             let rest = self.pending.split_off(end);
             let sentence = std::mem::replace(&mut self.pending, rest);
             if echoes(&sentence, &sources.question) {
+                self.pending = self.pending.trim_start().to_string();
                 continue;
             }
-            if sources.lets_out(&sentence) {
+            if sources.lets_out(&sentence) && !self.hold_all {
                 ready.push_str(&sentence);
             } else {
                 self.held = sentence;
@@ -315,7 +340,7 @@ impl Gate {
     /// The end of a call's text: the last sentence, if grounded.
     pub fn finish(&mut self, sources: &Sources) -> String {
         let rest = std::mem::take(&mut self.pending);
-        if !self.held.is_empty() || !sources.lets_out(&rest) {
+        if self.hold_all || !self.held.is_empty() || !sources.lets_out(&rest) {
             self.held.push_str(&rest);
             return String::new();
         }
@@ -385,22 +410,39 @@ mod tests {
         assert_eq!(clock.ungrounded("It is November."), vec!["November"]);
         assert!(clock.ungrounded("You may ask again.").is_empty());
         let question = sources(&["How many days until March 1?"]);
-        assert!(question.ungrounded("There are 96 days until March 1.").len() == 1);
+        assert!(
+            question
+                .ungrounded("There are 96 days until March 1.")
+                .len()
+                == 1
+        );
     }
 
     #[test]
     fn a_tool_input_must_come_from_the_question() {
         let question = sources(&["What is fifteen percent of 80?"]);
-        assert!(question.ungrounded_input("{\"expression\": \"15% of 80\"}").is_empty());
-        assert!(question.ungrounded_input("{\"expression\": \"0.15 * 80\"}").is_empty());
+        assert!(question
+            .ungrounded_input("{\"expression\": \"15% of 80\"}")
+            .is_empty());
+        assert!(question
+            .ungrounded_input("{\"expression\": \"0.15 * 80\"}")
+            .is_empty());
         assert_eq!(
             question.ungrounded_input("{\"expression\": \"12.50\"}"),
             vec!["12.50"]
         );
-        assert!(question.ungrounded_input("{\"expression\": \"80 / 2 * 24\"}").is_empty());
+        assert!(question
+            .ungrounded_input("{\"expression\": \"80 / 2 * 24\"}")
+            .is_empty());
         let half = sources(&["What is three quarters of 200?"]);
-        assert!(half.ungrounded_input("{\"expression\": \"0.75 * 200\"}").len() == 1);
-        assert!(half.ungrounded_input("{\"expression\": \"3 / 4 * 200\"}").is_empty());
+        assert!(
+            half.ungrounded_input("{\"expression\": \"0.75 * 200\"}")
+                .len()
+                == 1
+        );
+        assert!(half
+            .ungrounded_input("{\"expression\": \"3 / 4 * 200\"}")
+            .is_empty());
     }
 
     #[test]
@@ -410,7 +452,46 @@ mod tests {
             assert!(allowed.contains(&form.to_string()), "{form}: {allowed:?}");
         }
         assert!(!allowed.contains(&"401".to_string()));
-        assert!(sources(&["How many continents are there?"]).allowed_numbers().is_empty());
+        assert!(sources(&["How many continents are there?"])
+            .allowed_numbers()
+            .is_empty());
+    }
+
+    #[test]
+    fn an_answer_with_numbers_must_give_the_latest_result() {
+        let mut sources = sources(&["I have 20 dollars and spend 7.25. How much is left?"]);
+        sources.add_result("{\"result\":12.75}");
+        assert_eq!(
+            sources.leaves_out_result("I have 20 dollars left."),
+            Some(vec!["12.75".to_string()])
+        );
+        assert_eq!(
+            sources.leaves_out_result("You have 12.75 dollars left."),
+            None
+        );
+        assert_eq!(sources.leaves_out_result("About 12.8 dollars."), None);
+        assert_eq!(sources.leaves_out_result("Not much is left."), None);
+        assert_eq!(Sources::default().leaves_out_result("It is 20."), None);
+    }
+
+    #[test]
+    fn the_gate_holds_a_sentence_without_the_result_and_drops_an_echo() {
+        let conversation = [Message::user(
+            "I spend 7.25 of 20 dollars. How much is left?",
+        )];
+        let mut sources = Sources::of_conversation(&conversation);
+        sources.add_result("{\"result\":12.75}");
+        let mut gate = Gate::default();
+        let said = gate.push("I spend 7.25 of 20 dollars. How much is left? ", &sources);
+        assert_eq!(said, "");
+        assert_eq!(gate.push("You have 20 dollars. ", &sources), "");
+        assert_eq!(gate.finish(&sources), "");
+        assert_eq!(gate.release(), "You have 20 dollars. ");
+        gate.clear();
+        assert_eq!(
+            gate.push("12.75 dollars are left. ", &sources),
+            "12.75 dollars are left."
+        );
     }
 
     #[test]
@@ -434,7 +515,10 @@ mod tests {
         ];
         let sources = Sources::of_conversation(&conversation);
         assert!(sources.ungrounded("72 plus 28").is_empty());
-        assert_eq!(sources.ungrounded("It is 100, in 2 words."), vec!["100", "2"]);
+        assert_eq!(
+            sources.ungrounded("It is 100, in 2 words."),
+            vec!["100", "2"]
+        );
     }
 
     #[test]

@@ -94,6 +94,8 @@ enum Next {
 impl Hybrid {
     async fn hybrid(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         run.ground_in(conversation);
+        run.route_by_knowledge(conversation);
+        run.hold_answers();
         let plan = make_plan(run, conversation, self.config.max_steps).await?;
         let mut remaining = VecDeque::from(plan);
         let mut done: Vec<StepOutcome> = Vec::new();

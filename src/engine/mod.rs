@@ -12,6 +12,7 @@
 
 pub mod events;
 mod first_call;
+pub mod follow_up;
 pub mod grounding;
 mod id;
 pub mod parse;

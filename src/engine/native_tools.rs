@@ -110,6 +110,7 @@ impl NativeTools {
             .collect();
         let grammar = protocol::native::grammar_for_reply(&run.tools().specs());
         run.ground_in(conversation);
+        run.route_by_knowledge(conversation);
         let mut sent_back = false;
         let mut messages = conversation.to_vec();
         let mut made = Made::default();

@@ -152,15 +152,46 @@ pub fn first_number(text: &str) -> Option<f64> {
 
 /// Numbers written as words, and what they give.
 const NUMBER_WORDS: [(&str, f64); 40] = [
-    ("zero", 0.0), ("one", 1.0), ("two", 2.0), ("three", 3.0), ("four", 4.0), ("five", 5.0),
-    ("six", 6.0), ("seven", 7.0), ("eight", 8.0), ("nine", 9.0), ("ten", 10.0),
-    ("eleven", 11.0), ("twelve", 12.0), ("thirteen", 13.0), ("fourteen", 14.0),
-    ("fifteen", 15.0), ("sixteen", 16.0), ("seventeen", 17.0), ("eighteen", 18.0),
-    ("nineteen", 19.0), ("twenty", 20.0), ("thirty", 30.0), ("forty", 40.0), ("fifty", 50.0),
-    ("sixty", 60.0), ("seventy", 70.0), ("eighty", 80.0), ("ninety", 90.0),
-    ("hundred", 100.0), ("thousand", 1000.0), ("million", 1e6), ("billion", 1e9),
-    ("half", 0.5), ("third", 3.0), ("quarter", 0.25), ("quarters", 0.25), ("dozen", 12.0),
-    ("double", 2.0), ("triple", 3.0), ("once", 1.0),
+    ("zero", 0.0),
+    ("one", 1.0),
+    ("two", 2.0),
+    ("three", 3.0),
+    ("four", 4.0),
+    ("five", 5.0),
+    ("six", 6.0),
+    ("seven", 7.0),
+    ("eight", 8.0),
+    ("nine", 9.0),
+    ("ten", 10.0),
+    ("eleven", 11.0),
+    ("twelve", 12.0),
+    ("thirteen", 13.0),
+    ("fourteen", 14.0),
+    ("fifteen", 15.0),
+    ("sixteen", 16.0),
+    ("seventeen", 17.0),
+    ("eighteen", 18.0),
+    ("nineteen", 19.0),
+    ("twenty", 20.0),
+    ("thirty", 30.0),
+    ("forty", 40.0),
+    ("fifty", 50.0),
+    ("sixty", 60.0),
+    ("seventy", 70.0),
+    ("eighty", 80.0),
+    ("ninety", 90.0),
+    ("hundred", 100.0),
+    ("thousand", 1000.0),
+    ("million", 1e6),
+    ("billion", 1e9),
+    ("half", 0.5),
+    ("third", 3.0),
+    ("quarter", 0.25),
+    ("quarters", 0.25),
+    ("dozen", 12.0),
+    ("double", 2.0),
+    ("triple", 3.0),
+    ("once", 1.0),
 ];
 
 /// The values of the number words in `text`, one per word (`eight` is 8,
@@ -175,6 +206,11 @@ pub fn number_words(text: &str) -> Vec<f64> {
                 .map(|(_, value)| *value)
         })
         .collect()
+}
+
+/// Whether `text` holds a number, in digits or in words.
+pub fn has_numbers(text: &str) -> bool {
+    !numbers(text).is_empty() || !number_words(text).is_empty()
 }
 
 /// A number as written in a text: its value and how many decimals it was

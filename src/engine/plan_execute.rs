@@ -79,6 +79,8 @@ impl Engine for PlanExecute {
 impl PlanExecute {
     async fn plan_execute(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         run.ground_in(conversation);
+        run.route_by_knowledge(conversation);
+        run.hold_answers();
         let steps = make_plan(run, conversation, self.config.max_steps).await?;
         let mut done = Vec::new();
         for step in steps {

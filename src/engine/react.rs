@@ -1,7 +1,12 @@
 //! ReAct (seeds 000, 001): Thought → Action → Observation, until FINAL_ANSWER.
 //!
-//! Each iteration the model writes a thought and either one tool call or the
-//! final answer. Generation stops at `Observation:`, so the model cannot
+//! Before the first step the question is offered word for word to the tools
+//! that read questions (a short follow-up also as the question before it
+//! would have asked it: [`follow_up`]); a question none of them reads and
+//! that holds no number is answered from knowledge (by the brain's larger
+//! model, if it has one): at once when every tool of the run was offered
+//! it, and with the tools only if that answer is not grounded. Each iteration the model writes a thought and either one tool
+//! call or the final answer. Generation stops at `Observation:`, so the model cannot
 //! invent a tool's result; the loop runs the tool and feeds the result back
 //! as a user message `Observation: …`. Unknown tools, bad arguments and tool
 //! failures are observations too, so the model can recover. A reply with
@@ -20,10 +25,13 @@
 //! every so many rounds the model checks its progress (seed 002) and may
 //! name a new approach, which the next round sees.
 
+use super::follow_up;
 use super::grounding;
 use super::parse::{self, FINAL_ANSWER};
 use super::protocol::react::{self as protocol, react_step, ReactStep};
-use super::{fill, question, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
+use super::{
+    fill, question, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt,
+};
 use super::{LoopEvent, Route, Run, Termination};
 use crate::brain::Message;
 use crate::tools::ToolSpec;
@@ -44,7 +52,8 @@ const RECHECK: &str = "Thought: I will get the answer from a tool.\n";
 
 /// The step that [`Run::read_question`] took for the model, as if it had
 /// written it.
-const READ: &str = "Thought: {tool} can read this question.\nAction: {tool}\nAction Input: {arguments}";
+const READ: &str =
+    "Thought: {tool} can read this question.\nAction: {tool}\nAction Input: {arguments}";
 
 /// ReAct settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -157,10 +166,7 @@ impl React {
         let names = run.tools().names().join(", ");
         let system = fill(
             SYSTEM,
-            &[
-                ("tools", &tool_list(run.tools())),
-                ("names", &names),
-            ],
+            &[("tools", &tool_list(run.tools())), ("names", &names)],
         );
         let mut messages = with_system(conversation, &system);
         run.ground_in(conversation);
@@ -170,10 +176,15 @@ impl React {
         let mut sent_back: Option<SentBack> = None;
         let mut termination = Termination::MaxTurns;
         let mut read = false;
+        let mut answer_at_once = false;
         if self.config.read_first {
-            if let Some((tool, arguments, observed)) =
-                run.read_question(question(conversation)).await?
-            {
+            let mut found = run.read_question(question(conversation)).await?;
+            if found.is_none() {
+                if let Some(asked) = follow_up::in_context(conversation) {
+                    found = run.read_question(&asked).await?;
+                }
+            }
+            if let Some((tool, arguments, observed)) = found {
                 read = true;
                 repeats.see(&tool, &arguments);
                 messages.push(Message::assistant(fill(
@@ -182,6 +193,12 @@ impl React {
                 )));
                 messages.push(Message::user(format!("Observation: {}", observed.text)));
             }
+            let all_read_it = run
+                .tools()
+                .specs()
+                .iter()
+                .all(|spec| spec.question_argument().is_some());
+            answer_at_once = !read && run.route_by_knowledge(conversation) && all_read_it;
         }
 
         for round in 1..=self.config.max_iterations {
@@ -191,11 +208,12 @@ impl React {
             let checking_now = repairing == Repair::CallTool;
             let inputs = super::protocol::Inputs {
                 numbers: allowed.as_deref(),
-                question: (checking_now && !read).then(|| question(conversation)),
+                question: (checking_now && !self.config.read_first).then(|| question(conversation)),
             };
             let call = match &repairing {
                 Repair::CallTool => call_now(&run.tools().specs(), inputs),
                 Repair::UseResult(result) => answer_with(result),
+                Repair::None if round == 1 && answer_at_once => final_answer_now(),
                 Repair::None => stop_at_observation(&run.tools().specs(), inputs),
             };
             let reply = run
@@ -249,7 +267,9 @@ impl React {
                     1 => {
                         let observed = run.call_tool(&tool, args).await?;
                         match &sent_back {
-                            Some(earlier) if checking_now && observed.is_error && !earlier.tool_failed => {
+                            Some(earlier)
+                                if checking_now && observed.is_error && !earlier.tool_failed =>
+                            {
                                 run.say(&earlier.answer);
                                 return Ok(Finish::answered(earlier.answer.clone()));
                             }
@@ -371,7 +391,8 @@ fn call_now(tools: &[&ToolSpec], inputs: super::protocol::Inputs) -> CallOptions
 /// again, started for the model with the result.
 fn answer_with(result: &str) -> CallOptions {
     CallOptions {
-        prefix: format!("Thought: The result is {result}.\nFINAL_ANSWER: The answer is {result}").into(),
+        prefix: format!("Thought: The result is {result}.\nFINAL_ANSWER: The answer is {result}")
+            .into(),
         ..final_answer_now()
     }
 }

@@ -84,6 +84,7 @@ impl Engine for Reflexion {
 impl Reflexion {
     async fn reflexion(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         run.ground_in(conversation);
+        run.route_by_knowledge(conversation);
         let mut reflections: Vec<String> = Vec::new();
         let mut answer = String::new();
 

@@ -2,7 +2,6 @@
 //! through [`Run::generate`] and every tool call through [`Run::call_tool`],
 //! so budgets, cancellation, streaming and accounting live here.
 
-use std::borrow::Cow;
 use super::grounding::{Gate, Sources};
 use super::route::{Route, Router};
 use super::speakable::{self, Speaker};
@@ -13,6 +12,7 @@ use crate::brain::{
 };
 use crate::tools::{ToolError, Toolset};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
@@ -76,6 +76,7 @@ pub struct Run {
     pub(super) ground: bool,
     pub(super) speak: bool,
     grounding: Option<Sources>,
+    from_knowledge: bool,
     speaker: Speaker,
     gate: Gate,
     pub(super) engine: String,
@@ -108,6 +109,7 @@ impl Run {
             ground: true,
             speak: true,
             grounding: None,
+            from_knowledge: false,
             speaker: Speaker::default(),
             gate: Gate::default(),
             engine: String::new(),
@@ -203,6 +205,33 @@ impl Run {
         }
     }
 
+    /// Answers the request from what the model knows when its question
+    /// holds no number and no tool that reads questions in words can read
+    /// it, nor, for a short follow-up, the question it continues
+    /// ([`super::follow_up`]): the run's calls then go to the brain's
+    /// knowledge model ([`crate::brain::KnowledgeBrain`]), if it has one.
+    /// Returns whether it does.
+    pub fn route_by_knowledge(&mut self, conversation: &[Message]) -> bool {
+        let question = super::question(conversation);
+        if self.tools.is_empty() || super::parse::has_numbers(question) {
+            return self.from_knowledge;
+        }
+        let mut asked = vec![question.to_string()];
+        asked.extend(super::follow_up::in_context(conversation));
+        let readable = self.tools.specs().iter().any(|spec| {
+            spec.question_argument().is_some_and(|argument| {
+                asked.iter().any(|question| {
+                    let arguments = serde_json::json!({ argument: question.trim() });
+                    self.tools.call(&spec.name, arguments).is_ok()
+                })
+            })
+        });
+        if !readable {
+            self.from_knowledge = true;
+        }
+        self.from_knowledge
+    }
+
     /// Counts an answer sent back for its ungrounded numbers.
     pub fn ungrounded_answer(&mut self, numbers: &[String]) {
         self.stats.ungrounded_answers += 1;
@@ -249,8 +278,20 @@ impl Run {
     /// the answer needed, so a number the model gives after it is invented.
     pub fn computation_failed(&self) -> bool {
         self.stats.tool_calls.iter().any(|call| {
-            call.is_error && call.arguments.to_string().bytes().any(|b| b.is_ascii_digit())
+            call.is_error
+                && call
+                    .arguments
+                    .to_string()
+                    .bytes()
+                    .any(|b| b.is_ascii_digit())
         })
+    }
+
+    /// Holds all answer text until the engine delivers its answer, so that
+    /// nothing of an answer that [`super::grounding::settle`] then replaces
+    /// is spoken.
+    pub fn hold_answers(&mut self) {
+        self.gate.hold_all();
     }
 
     /// Says the answer text the last call's gate held back (the engine
@@ -384,6 +425,7 @@ impl Run {
             assistant_prefix: call.prefix.to_string(),
             session: self.session.clone(),
             grammar: call.grammar.filter(|_| self.constrained()),
+            from_knowledge: self.from_knowledge,
         };
         let constrained = request.grammar.is_some();
         if call_had_grammar && self.constrain && !constrained {
@@ -482,6 +524,7 @@ impl Run {
             wall_ms: round1(ms(started.elapsed())),
             end,
             constrained,
+            from_knowledge: self.from_knowledge,
         });
     }
 
@@ -550,16 +593,16 @@ impl Run {
             .as_ref()
             .map(|sources| sources.ungrounded_input(&arguments.to_string()))
             .unwrap_or_default();
-        let prepared = if guessed.is_empty() {
-            self.tools.prepare(name, arguments)
-        } else {
-            Err(ToolError::Failed(
+        let prepared = self.tools.prepare(name, arguments);
+        let invalid = prepared.is_err();
+        let prepared = match prepared {
+            Ok(_) if !guessed.is_empty() => Err(ToolError::Failed(
                 super::fill(GUESSED_INPUT, &[("numbers", &guessed.join(", "))])
                     .trim_end()
                     .to_string(),
-            ))
+            )),
+            prepared => prepared,
         };
-        let invalid = prepared.is_err();
         let mut interrupted = None;
         let result = match prepared {
             Ok(tool) => {
@@ -637,8 +680,8 @@ impl Run {
 /// A tool call as run, before it is recorded.
 struct Attempt {
     result: Result<Value, ToolError>,
-    /// Refused before running (unknown tool, arguments against the schema,
-    /// numbers from nowhere).
+    /// Refused before running for its form (unknown tool, arguments
+    /// against the schema); numbers from nowhere are a failed call.
     invalid: bool,
     /// Why the run must stop, when cancellation or the deadline cut it.
     interrupted: Option<Halt>,

@@ -105,6 +105,8 @@ impl SelfAsk {
         let lookup = lookup_tool(run.tools());
         let mut termination = Termination::MaxTurns;
         run.ground_in(conversation);
+        run.route_by_knowledge(conversation);
+        run.hold_answers();
 
         for _ in 0..self.config.max_follow_ups {
             run.turn()?;

@@ -34,7 +34,10 @@ static LONG_DECIMAL: LazyLock<Regex> = LazyLock::new(|| {
 
 static UNSAYABLE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
-        (r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}|T\d{2}:\d{2}", "an ISO date or time"),
+        (
+            r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}|T\d{2}:\d{2}",
+            "an ISO date or time",
+        ),
         (r"[{}\[\]<>|`]|\*\*|__|(?m)^\s*#", "JSON or markup"),
         (r"\w_\w", "a code identifier"),
         (
@@ -138,8 +141,16 @@ fn rewrite_word(word: &str, line_start: bool) -> Option<String> {
     if word == "*" && !line_start {
         return Some(word.to_string());
     }
-    if word.chars().all(|c| matches!(c, '*' | '`' | '#' | '-' | '•')) && (line_start || word.len() > 1) {
-        return if word == "-" && !line_start { Some(word.to_string()) } else { None };
+    if word
+        .chars()
+        .all(|c| matches!(c, '*' | '`' | '#' | '-' | '•'))
+        && (line_start || word.len() > 1)
+    {
+        return if word == "-" && !line_start {
+            Some(word.to_string())
+        } else {
+            None
+        };
     }
     let lead_end = word
         .find(|c: char| !matches!(c, '(' | '"' | '\'' | '*' | '`' | '_'))
@@ -299,28 +310,43 @@ mod tests {
     fn an_answer_that_repeats_the_question_loses_the_copy() {
         let question = "My test scores were 88, 92 and 79. What's my average?";
         assert_eq!(
-            without_echo("My test scores were 88, 92 and 79. What's my average? 86.33", question),
+            without_echo(
+                "My test scores were 88, 92 and 79. What's my average? 86.33",
+                question
+            ),
             "86.33"
         );
         assert!(echoes("what's my average", question));
         assert!(!echoes("Your average is 86.33.", question));
-        assert_eq!(without_echo("What's my average?", question), "What's my average?");
-        assert_eq!(without_echo("It is 86.33. Well done.", question), "It is 86.33. Well done.");
+        assert_eq!(
+            without_echo("What's my average?", question),
+            "What's my average?"
+        );
+        assert_eq!(
+            without_echo("It is 86.33. Well done.", question),
+            "It is 86.33. Well done."
+        );
     }
 
     #[test]
     fn long_decimals_are_rounded_as_people_say_them() {
+        assert_eq!(rewrite("5 km is 3.10686 miles."), "5 km is 3.11 miles.");
         assert_eq!(
-            rewrite("5 km is 3.10686 miles."),
-            "5 km is 3.11 miles."
+            rewrite("It is 1,234.5678 or 0.000123456"),
+            "It is 1234.57 or 0.00012"
         );
-        assert_eq!(rewrite("It is 1,234.5678 or 0.000123456"), "It is 1234.57 or 0.00012");
         assert_eq!(rewrite("Pi is 3.14, e is 2.718."), "Pi is 3.14, e is 2.72.");
-        assert_eq!(rewrite("Version 1.2.345 and 2.500"), "Version 1.2.345 and 2.5");
+        assert_eq!(
+            rewrite("Version 1.2.345 and 2.500"),
+            "Version 1.2.345 and 2.5"
+        );
         assert_eq!(round_as_said(-0.0001), "-0.0001");
         assert_eq!(round_as_said(-0.001), "-0.001");
         assert_eq!(round_as_said(12.0), "12");
-        assert_eq!(rewrite("7 cubed is 343.0, not 343.00."), "7 cubed is 343, not 343.");
+        assert_eq!(
+            rewrite("7 cubed is 343.0, not 343.00."),
+            "7 cubed is 343, not 343."
+        );
         assert_eq!(rewrite("Paid 1,200.0 and 2.50"), "Paid 1200 and 2.50");
     }
 
@@ -335,15 +361,15 @@ mod tests {
             "Christmas is on Friday 25 December 2026, a Friday."
         );
         assert_eq!(rewrite("It is 16:48:09 now"), "It is 16:48 now");
-        assert_eq!(rewrite("Not a date: 2026-13-45."), "Not a date: 2026-13-45.");
+        assert_eq!(
+            rewrite("Not a date: 2026-13-45."),
+            "Not a date: 2026-13-45."
+        );
     }
 
     #[test]
     fn markup_and_protocol_labels_are_dropped() {
-        assert_eq!(
-            rewrite("FINAL_ANSWER: It is **391**."),
-            "It is 391."
-        );
+        assert_eq!(rewrite("FINAL_ANSWER: It is **391**."), "It is 391.");
         assert_eq!(rewrite("The `answer` is **4** ##"), "The answer is 4 ");
         assert_eq!(rewrite("Thought: hmm"), "hmm");
         assert_eq!(rewrite("50 * 12 - 3 = 597"), "50 * 12 - 3 = 597");
@@ -386,7 +412,10 @@ mod tests {
             ("It is **391**.", "JSON or markup"),
             ("Use current_time for that.", "a code identifier"),
             ("FINAL_ANSWER: 391", "protocol words"),
-            ("It is 3.10686 miles.", "a number with more than two decimals"),
+            (
+                "It is 3.10686 miles.",
+                "a number with more than two decimals",
+            ),
             ("One. Two. Three.", "3 sentences"),
             ("", "nothing to say"),
         ] {

@@ -40,6 +40,10 @@ pub struct CallRecord {
     /// Whether the reply was held to its protocol's grammar: false when
     /// the loop runs unconstrained or the brain cannot follow grammars.
     pub constrained: bool,
+    /// Whether the call answered from knowledge (the knowledge model's,
+    /// when the brain has one).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub from_knowledge: bool,
 }
 
 /// One tool call, for the stats.

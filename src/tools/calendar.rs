@@ -8,8 +8,8 @@
 
 use super::when::{self, Moment};
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeDelta, Timelike};
-use serde::Serialize;
 use schemars::JsonSchema;
+use serde::Serialize;
 
 /// Longest run of words tried as one date.
 const MAX_DATE_WORDS: usize = 7;
@@ -149,9 +149,19 @@ fn asked(text: &str) -> Asked {
 /// date, weekday, month or year.
 fn asks_about_today(text: &str) -> bool {
     [
-        "what day", "which day", "what date", "the date", "todays date", "what year",
-        "which year", "what month", "which month", "day of the week", "what weekday",
-        "day is it", "day is today",
+        "what day",
+        "which day",
+        "what date",
+        "the date",
+        "todays date",
+        "what year",
+        "which year",
+        "what month",
+        "which month",
+        "day of the week",
+        "what weekday",
+        "day is it",
+        "day is today",
     ]
     .iter()
     .any(|phrase| text.contains(phrase))
@@ -347,31 +357,72 @@ mod tests {
     fn days_between_two_dates() {
         let between = ask("How many days are there between March 1, 2024 and June 1, 2024?");
         assert_eq!(between.days, Some(92));
-        assert_eq!(ask("How many days from January 15, 2025 to February 20, 2025?").days, Some(36));
-        assert_eq!(ask("days between 2024-01-01 and 2024-12-25").days, Some(359));
+        assert_eq!(
+            ask("How many days from January 15, 2025 to February 20, 2025?").days,
+            Some(36)
+        );
+        assert_eq!(
+            ask("days between 2024-01-01 and 2024-12-25").days,
+            Some(359)
+        );
     }
 
     #[test]
     fn the_weekday_of_a_date() {
-        assert_eq!(ask("What day of the week was July 4th, 1776?").weekday.as_deref(), Some("Thursday"));
-        assert_eq!(ask("What day of the week is Christmas this year?").weekday.as_deref(), Some("Friday"));
-        assert_eq!(ask("What day of the week will it be in 10 days?").weekday.as_deref(), Some("Saturday"));
-        assert_eq!(ask("what day was it 3 days ago").weekday.as_deref(), Some("Sunday"));
         assert_eq!(
-            ask("What day of the week is New Year's Day next year?").date.as_deref(),
+            ask("What day of the week was July 4th, 1776?")
+                .weekday
+                .as_deref(),
+            Some("Thursday")
+        );
+        assert_eq!(
+            ask("What day of the week is Christmas this year?")
+                .weekday
+                .as_deref(),
+            Some("Friday")
+        );
+        assert_eq!(
+            ask("What day of the week will it be in 10 days?")
+                .weekday
+                .as_deref(),
+            Some("Saturday")
+        );
+        assert_eq!(
+            ask("what day was it 3 days ago").weekday.as_deref(),
+            Some("Sunday")
+        );
+        assert_eq!(
+            ask("What day of the week is New Year's Day next year?")
+                .date
+                .as_deref(),
             Some("2027-01-01")
         );
         let today = ask("What day is it today?");
         assert_eq!(today.answer, "Today is Wednesday, 25 November 2026.");
-        assert_eq!(ask("December 25, 2030 weekday").weekday.as_deref(), Some("Wednesday"));
+        assert_eq!(
+            ask("December 25, 2030 weekday").weekday.as_deref(),
+            Some("Wednesday")
+        );
     }
 
     #[test]
     fn the_date_some_days_away() {
-        assert_eq!(ask("What's the date 30 days from now?").date.as_deref(), Some("2026-12-25"));
-        assert_eq!(ask("What will the date be in 2 weeks?").date.as_deref(), Some("2026-12-09"));
-        assert_eq!(ask("What's the date next Friday?").date.as_deref(), Some("2026-11-27"));
-        assert_eq!(ask("What was the date a week ago?").date.as_deref(), Some("2026-11-18"));
+        assert_eq!(
+            ask("What's the date 30 days from now?").date.as_deref(),
+            Some("2026-12-25")
+        );
+        assert_eq!(
+            ask("What will the date be in 2 weeks?").date.as_deref(),
+            Some("2026-12-09")
+        );
+        assert_eq!(
+            ask("What's the date next Friday?").date.as_deref(),
+            Some("2026-11-27")
+        );
+        assert_eq!(
+            ask("What was the date a week ago?").date.as_deref(),
+            Some("2026-11-18")
+        );
         assert_eq!(
             ask("in 10 days").answer,
             "In 10 days it will be Saturday 5 December 2026."
@@ -380,7 +431,8 @@ mod tests {
 
     #[test]
     fn a_time_of_day_plus_hours_and_minutes() {
-        let movie = ask("If a movie starts at 7:30 pm and lasts 2 hours 15 minutes, when does it end?");
+        let movie =
+            ask("If a movie starts at 7:30 pm and lasts 2 hours 15 minutes, when does it end?");
         assert_eq!(movie.time.as_deref(), Some("21:45"));
         assert_eq!(
             movie.answer,
@@ -402,7 +454,10 @@ mod tests {
             "If I save 50 dollars a week, how much will I have after a year?",
         ] {
             let error = answer(other, now()).unwrap_err();
-            assert!(error.contains("is not about the time or the calendar"), "{other}: {error}");
+            assert!(
+                error.contains("is not about the time or the calendar"),
+                "{other}: {error}"
+            );
         }
         assert_eq!(ask("What month is it?").date.as_deref(), Some("2026-11-25"));
     }

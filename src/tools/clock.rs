@@ -15,7 +15,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-
 /// Where the current instant comes from (the system clock, or a fixed one in tests).
 type Now = Arc<dyn Fn() -> DateTime<Utc> + Send + Sync>;
 
@@ -298,7 +297,14 @@ impl Clock {
     fn clock(&self, args: ClockArgs) -> Result<calendar::CalendarAnswer, ToolError> {
         let bare_place = find_zone(args.question.trim().trim_end_matches(['?', '.']))
             .ok()
-            .map(|_| Some(args.question.trim().trim_end_matches(['?', '.']).to_string()));
+            .map(|_| {
+                Some(
+                    args.question
+                        .trim()
+                        .trim_end_matches(['?', '.'])
+                        .to_string(),
+                )
+            });
         if let Some(place) = asks_time(&args.question).or(bare_place) {
             let zone = match place {
                 Some(place) => self.zone(Some(&place)).map_err(|_| {
@@ -315,7 +321,7 @@ impl Clock {
                 Zone::Fixed(_) => format!(" at {}", zone.name()),
                 Zone::System => String::new(),
             };
-            let here = self.zone(None).map_or(false, |local| local == zone);
+            let here = self.zone(None).is_ok_and(|local| local == zone);
             let place = if here { String::new() } else { place };
             return Ok(calendar::CalendarAnswer {
                 answer: format!(
@@ -342,7 +348,8 @@ impl Clock {
             minutes: None,
             timezone: None,
         })?;
-        let date = NaiveDate::parse_from_str(&moment.date, "%Y-%m-%d").map_err(|_| out_of_range())?;
+        let date =
+            NaiveDate::parse_from_str(&moment.date, "%Y-%m-%d").map_err(|_| out_of_range())?;
         Ok(WeekdayOutput {
             spoken: spoken_date(date),
             date: moment.date,
@@ -612,7 +619,10 @@ impl Moment {
 
 fn parse_moment(text: &str, now: DateTime<FixedOffset>) -> Result<Moment, ToolError> {
     when::moment(text, now).ok_or_else(|| {
-        ToolError::Failed(format!("cannot read the date `{}`: {DATE_FORMATS}", text.trim()))
+        ToolError::Failed(format!(
+            "cannot read the date `{}`: {DATE_FORMATS}",
+            text.trim()
+        ))
     })
 }
 
@@ -620,9 +630,16 @@ fn parse_moment(text: &str, now: DateTime<FixedOffset>) -> Result<Moment, ToolEr
 /// here, `Some(Some(place))` for the place after "in".
 fn asks_time(question: &str) -> Option<Option<String>> {
     let lower = question.to_lowercase();
-    let asks = ["what time", "the time", "time is it", "current time", "time now", "time in "]
-        .iter()
-        .any(|phrase| lower.contains(phrase))
+    let asks = [
+        "what time",
+        "the time",
+        "time is it",
+        "current time",
+        "time now",
+        "time in ",
+    ]
+    .iter()
+    .any(|phrase| lower.contains(phrase))
         && !lower.contains("time zone");
     if !asks || lower.contains(" days") || lower.contains(" after ") {
         return None;
@@ -739,7 +756,12 @@ mod tests {
     #[test]
     fn the_clock_answers_time_and_calendar_questions_in_words() {
         let ask = |question: &str| {
-            call("clock", Some("Europe/Paris"), json!({ "question": question })).unwrap()
+            call(
+                "clock",
+                Some("Europe/Paris"),
+                json!({ "question": question }),
+            )
+            .unwrap()
         };
         assert_eq!(
             ask("What time is it in Tokyo?")["answer"],
@@ -749,12 +771,19 @@ mod tests {
             ask("What time is it?")["answer"],
             "It is 2:00 in the afternoon, Thursday 4 July."
         );
-        assert_eq!(ask("what's the time in new york right now")["time"], "08:00");
+        assert_eq!(
+            ask("what's the time in new york right now")["time"],
+            "08:00"
+        );
         assert_eq!(ask("What time is it now in Mumbai?")["time"], "17:30");
         assert_eq!(ask("London")["time"], "13:00");
         assert_eq!(ask("How many days until Christmas?")["days"], 174);
         assert_eq!(ask("What year is it?")["date"], "2024-07-04");
-        let unknown = call("clock", None, json!({"question": "What time is it in Atlantis?"}));
+        let unknown = call(
+            "clock",
+            None,
+            json!({"question": "What time is it in Atlantis?"}),
+        );
         assert!(failure(unknown).starts_with("unknown place `atlantis`"));
     }
 
@@ -782,12 +811,18 @@ mod tests {
     #[test]
     fn current_time_uses_the_configured_zone_and_finds_cities() {
         let out = call("current_time", Some("Asia/Tokyo"), json!({})).unwrap();
-        assert_eq!((out["time"].as_str(), out["utc_offset"].as_str()), (Some("21:00"), Some("+09:00")));
+        assert_eq!(
+            (out["time"].as_str(), out["utc_offset"].as_str()),
+            (Some("21:00"), Some("+09:00"))
+        );
         assert_eq!(out["timezone"], "Asia/Tokyo");
         let out = call("current_time", None, json!({"timezone": "new york"})).unwrap();
         assert_eq!(out["timezone"], "America/New_York");
         let out = call("current_time", None, json!({"timezone": "europe/london"})).unwrap();
-        assert_eq!((out["time"].as_str(), out["utc_offset"].as_str()), (Some("13:00"), Some("+01:00")));
+        assert_eq!(
+            (out["time"].as_str(), out["utc_offset"].as_str()),
+            (Some("13:00"), Some("+01:00"))
+        );
     }
 
     #[test]
@@ -824,7 +859,12 @@ mod tests {
         assert_eq!(out["spoken"], "Monday 30 December 2024");
         let out = call("date_add", None, json!({"start": "today", "days": 30})).unwrap();
         assert_eq!(out["date"], "2024-08-03");
-        let out = call("date_add", None, json!({"start": "7:30 pm", "hours": 2, "minutes": 15})).unwrap();
+        let out = call(
+            "date_add",
+            None,
+            json!({"start": "7:30 pm", "hours": 2, "minutes": 15}),
+        )
+        .unwrap();
         assert_eq!(out["spoken"], "9:45 in the evening, Thursday 4 July 2024");
         let out = call("date_add", None, json!({"weeks": 2, "days": 1})).unwrap();
         assert_eq!(out["date"], "2024-07-19");
@@ -945,10 +985,18 @@ mod tests {
         );
         let out = call("date_diff", None, json!({"to": "Christmas"})).unwrap();
         assert_eq!(out["days"], 174);
-        let out = call("date_diff", None, json!({"from": "March 1, 2024", "to": "June 1, 2024"})).unwrap();
+        let out = call(
+            "date_diff",
+            None,
+            json!({"from": "March 1, 2024", "to": "June 1, 2024"}),
+        )
+        .unwrap();
         assert_eq!(out["days"], 92);
         let out = call("date_diff", None, json!({"to": "3 days ago"})).unwrap();
-        assert_eq!(out["spoken"], "3 days back, from Thursday 4 July 2024 to Monday 1 July 2024");
+        assert_eq!(
+            out["spoken"],
+            "3 days back, from Thursday 4 July 2024 to Monday 1 July 2024"
+        );
         let out = call(
             "date_diff",
             Some("Europe/Paris"),

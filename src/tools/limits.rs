@@ -14,7 +14,9 @@ use std::sync::Arc;
 /// and what the refusal says it cannot do.
 const TOPICS: &[(&[&str], &str)] = &[
     (
-        &["weather", "forecast", "rain", "raining", "snow", "snowing", "sunny", "humidity"],
+        &[
+            "weather", "forecast", "rain", "raining", "snow", "snowing", "sunny", "humidity",
+        ],
         "check the weather",
     ),
     (&["news", "headlines"], "read the news"),
@@ -44,8 +46,17 @@ const POLITE: &[&str] = &[
 
 /// Words that make a score a sports result.
 const SPORTS: &[&str] = &[
-    "game", "match", "team", "football", "soccer", "basketball", "baseball", "hockey",
-    "tennis", "cricket", "rugby",
+    "game",
+    "match",
+    "team",
+    "football",
+    "soccer",
+    "basketball",
+    "baseball",
+    "hockey",
+    "tennis",
+    "cricket",
+    "rugby",
 ];
 
 /// Words that make "temperature" a question about the weather, not a
@@ -87,10 +98,16 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .filter(|w| !w.is_empty())
         .collect();
     let has = |w: &str| words.contains(&w);
-    let verb = words.iter().find(|w| !POLITE.contains(w)).copied().unwrap_or("");
+    let verb = words
+        .iter()
+        .find(|w| !POLITE.contains(w))
+        .copied()
+        .unwrap_or("");
     let weather_now = has("temperature") && NOW_OUTSIDE.iter().any(|w| has(w));
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
-    let sports = ["score", "scores", "won", "win", "result"].iter().any(|w| has(w))
+    let sports = ["score", "scores", "won", "win", "result"]
+        .iter()
+        .any(|w| has(w))
         && SPORTS.iter().any(|w| has(w));
     let lacking = TOPICS
         .iter()
@@ -131,7 +148,10 @@ mod tests {
         for (request, what) in [
             ("What's the weather like today?", "check the weather"),
             ("Will it rain tomorrow?", "check the weather"),
-            ("What's the temperature outside right now?", "check the weather"),
+            (
+                "What's the temperature outside right now?",
+                "check the weather",
+            ),
             ("Play some jazz music.", "play music"),
             ("Set a timer for 10 minutes.", "set timers or alarms"),
             ("Turn off the living room lights.", "control devices"),
@@ -140,7 +160,10 @@ mod tests {
             ("Order me a pizza.", "order or book things"),
         ] {
             let answer = ask(request).unwrap();
-            assert!(answer.starts_with(&format!("Sorry, I can't {what}")), "{request}: {answer}");
+            assert!(
+                answer.starts_with(&format!("Sorry, I can't {what}")),
+                "{request}: {answer}"
+            );
         }
     }
 

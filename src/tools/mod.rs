@@ -55,7 +55,9 @@ impl ToolSpec {
     /// A tool as other programs describe one (an OVOS `tool_json_list`
     /// entry): `name`, `description`, `argument_schema` (an object schema;
     /// none means no arguments; OpenAI's `parameters` is read too) and
-    /// `output_schema`.
+    /// `output_schema`. Only built-in tools read questions in words: an
+    /// `x-question` mark from outside is dropped, so the user's question
+    /// is never handed to another program unasked.
     pub fn from_json(entry: &Value) -> Result<ToolSpec, String> {
         let name = entry["name"]
             .as_str()
@@ -69,13 +71,22 @@ impl ToolSpec {
                 keys[0]
             )),
         };
+        let mut argument_schema = schema(&["argument_schema", "parameters"])?;
+        if let Some(properties) = argument_schema
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+        {
+            for property in properties.values_mut().filter_map(Value::as_object_mut) {
+                property.remove("x-question");
+            }
+        }
         Ok(ToolSpec {
             name: name.to_string(),
             description: entry["description"]
                 .as_str()
                 .unwrap_or_default()
                 .to_string(),
-            argument_schema: schema(&["argument_schema", "parameters"])?,
+            argument_schema,
             output_schema: schema(&["output_schema"])?,
         })
     }

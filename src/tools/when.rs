@@ -96,9 +96,8 @@ fn relative_day(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
         }
         ["last", day] | ["past", day] => {
             let wanted = weekday(day)?;
-            let back = (7 + today.weekday().num_days_from_monday()
-                - wanted.num_days_from_monday())
-                % 7;
+            let back =
+                (7 + today.weekday().num_days_from_monday() - wanted.num_days_from_monday()) % 7;
             days(-i64::from(if back == 0 { 7 } else { back }))
         }
         _ => None,
@@ -108,7 +107,11 @@ fn relative_day(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
 /// The next `day` after `today` (from today on when `today_counts`).
 fn weekday_after(today: NaiveDate, day: Weekday, today_counts: bool) -> Option<NaiveDate> {
     let ahead = (7 + day.num_days_from_monday() - today.weekday().num_days_from_monday()) % 7;
-    let ahead = if ahead == 0 && !today_counts { 7 } else { ahead };
+    let ahead = if ahead == 0 && !today_counts {
+        7
+    } else {
+        ahead
+    };
     today.checked_add_signed(TimeDelta::try_days(i64::from(ahead))?)
 }
 
@@ -128,9 +131,27 @@ fn span(count: &str, unit: &str) -> Option<i64> {
 /// A whole number written in digits or as a small word.
 fn number(word: &str) -> Option<i64> {
     const WORDS: [&str; 21] = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-        "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-        "nineteen", "twenty",
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
     ];
     if matches!(word, "a" | "an") {
         return Some(1);
@@ -372,7 +393,11 @@ mod tests {
 
     #[test]
     fn times_of_day_are_today() {
-        let at = |h, m| Some(Moment::Local(ymd(2026, 11, 25).and_hms_opt(h, m, 0).unwrap()));
+        let at = |h, m| {
+            Some(Moment::Local(
+                ymd(2026, 11, 25).and_hms_opt(h, m, 0).unwrap(),
+            ))
+        };
         assert_eq!(moment("7:30 pm", now()), at(19, 30));
         assert_eq!(moment("7:30PM", now()), at(19, 30));
         assert_eq!(moment("7 pm", now()), at(19, 0));
@@ -381,7 +406,9 @@ mod tests {
         assert_eq!(moment("noon", now()), at(12, 0));
         assert_eq!(
             moment("christmas at 6 pm", now()),
-            Some(Moment::Local(ymd(2026, 12, 25).and_hms_opt(18, 0, 0).unwrap()))
+            Some(Moment::Local(
+                ymd(2026, 12, 25).and_hms_opt(18, 0, 0).unwrap()
+            ))
         );
         assert_eq!(moment("13 pm", now()), None);
         assert_eq!(moment("now", now()), Some(Moment::Exact(now())));
@@ -389,7 +416,14 @@ mod tests {
 
     #[test]
     fn what_is_no_date_is_none() {
-        for text in ["someday", "31/01/2024", "in many days", "", "next blursday", "99999999 days ago"] {
+        for text in [
+            "someday",
+            "31/01/2024",
+            "in many days",
+            "",
+            "next blursday",
+            "99999999 days ago",
+        ] {
             assert_eq!(moment(text, now()), None, "{text}");
         }
     }

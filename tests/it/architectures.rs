@@ -58,6 +58,7 @@ fn every_architecture_generates() {
             assistant_prefix: String::new(),
             session: None,
             grammar: None,
+            from_knowledge: false,
         };
         let done = runtime
             .block_on(brain.generate(request, CancellationToken::new()).finish())

@@ -27,7 +27,11 @@ fn without_tools_the_draft_is_the_answer_streamed_live() {
 
 #[test]
 fn verified_on_first_critique_accepts_the_draft() {
-    let r = run("critic", &[], &["The sum is 5.", "VERIFIED: all correct."]);
+    let r = run(
+        "critic",
+        &[("ground", json!(false))],
+        &["The sum is 5.", "VERIFIED: all correct."],
+    );
     assert_eq!(r.outcome.answer, "The sum is 5.");
     assert_eq!(r.termination(), "answered");
     assert_eq!(r.llm_calls(), 2);
@@ -57,7 +61,7 @@ fn verified_on_first_critique_accepts_the_draft() {
 fn one_round_of_claims_is_verified_and_revised() {
     let r = run(
         "critic",
-        &[],
+        &[("ground", json!(false))],
         &[
             "Paris has 3 million people.",
             "CLAIM: Paris has 3 million people\nTOOL: lookup\nTOOL INPUT: population of Paris",
@@ -99,7 +103,7 @@ fn one_round_of_claims_is_verified_and_revised() {
 fn the_revision_of_the_last_round_streams_live() {
     let r = run(
         "critic",
-        &[("max_critique_rounds", json!(1))],
+        &[("max_critique_rounds", json!(1)), ("ground", json!(false))],
         &[
             "2 plus 3 is 6.",
             "CLAIM: 2 plus 3 is 6\nTOOL: add\nTOOL INPUT: {\"a\": 2, \"b\": 3}",
@@ -155,7 +159,7 @@ fn an_unknown_tool_is_an_error_result_and_still_revised() {
 fn bad_inputs_are_error_results_beside_good_ones() {
     let r = run(
         "critic",
-        &[("max_critique_rounds", json!(1))],
+        &[("max_critique_rounds", json!(1)), ("ground", json!(false))],
         &[
             "2 and 2 make 5, and Rome is in Spain.",
             "CLAIM: 2 and 2 make 5\nTOOL: add\nTOOL INPUT: 2 and 2\n\n\

@@ -158,7 +158,7 @@ fn plan_execute_drops_steps_beyond_max_steps() {
 fn plan_execute_unparseable_plan_is_one_step() {
     let r = run(
         "plan-execute",
-        &[],
+        &[("ground", json!(false))],
         &["I will just answer it.", "FINAL_ANSWER: 42", "It is 42."],
     );
     assert_eq!(r.outcome.answer, "It is 42.");
@@ -200,7 +200,11 @@ fn plan_execute_goes_on_after_a_step_out_of_rounds() {
 
 #[test]
 fn plan_execute_synthesizer_says_nothing_then_the_last_result_is_spoken() {
-    let r = run("plan-execute", &[], &["1. compute", "FINAL_ANSWER: 7", ""]);
+    let r = run(
+        "plan-execute",
+        &[("ground", json!(false))],
+        &["1. compute", "FINAL_ANSWER: 7", ""],
+    );
     assert_eq!(r.outcome.answer, "7");
     assert_eq!(r.outcome.stats.format_errors, 1);
     assert_eq!(r.spoken(), "7");

@@ -69,7 +69,7 @@ fn a_follow_up_goes_to_the_lookup_tool() {
 fn a_named_tool_with_json_or_plain_input() {
     let r = run(
         "self-ask",
-        &[],
+        &[("ground", json!(false))],
         &[
             "Tool: add\nTool Input: {\"a\": 2, \"b\": 3}",
             "Tool: lookup\nTool Input: Eiffel Tower height",

@@ -48,12 +48,18 @@ fn dev_set() -> Vec<Value> {
 fn the_dev_set_is_broad() {
     let tasks = dev_set();
     assert!(tasks.len() >= 150, "{} tasks", tasks.len());
-    let mut categories: Vec<&str> = tasks.iter().map(|t| t["category"].as_str().unwrap()).collect();
+    let mut categories: Vec<&str> = tasks
+        .iter()
+        .map(|t| t["category"].as_str().unwrap())
+        .collect();
     categories.sort();
     categories.dedup();
     assert!(categories.len() >= 10, "{categories:?}");
     for id in ASKED {
-        assert!(tasks.iter().any(|t| t["id"] == id), "{id} is not in the dev set");
+        assert!(
+            tasks.iter().any(|t| t["id"] == id),
+            "{id} is not in the dev set"
+        );
     }
 }
 
@@ -88,20 +94,27 @@ fn react_answers_everyday_questions_right_and_speakably() {
     let wrong: Vec<String> = runs
         .iter()
         .filter(|run| {
-            run["correct"] != true
-                || run["unspeakable"].as_array().is_some_and(|p| !p.is_empty())
+            run["correct"] != true || run["unspeakable"].as_array().is_some_and(|p| !p.is_empty())
         })
         .map(|run| {
             format!(
                 "{}{}: {:?} {}",
                 run["task"],
-                if run["follow_up"] == true { " (follow-up)" } else { "" },
+                if run["follow_up"] == true {
+                    " (follow-up)"
+                } else {
+                    ""
+                },
                 run["answer"].as_str().unwrap_or(""),
                 run["unspeakable"]
             )
         })
         .collect();
-    assert!(wrong.is_empty(), "wrong or unspeakable:\n{}\n{stderr}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "wrong or unspeakable:\n{}\n{stderr}",
+        wrong.join("\n")
+    );
     for run in runs {
         assert_eq!(run["stats"]["format_errors"], 0, "{run}");
     }

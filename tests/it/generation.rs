@@ -25,6 +25,7 @@ fn ask(question: &str, options: GenerateOptions) -> ChatRequest {
         assistant_prefix: String::new(),
         session: None,
         grammar: None,
+        from_knowledge: false,
     }
 }
 
@@ -197,6 +198,7 @@ fn reused_prefix_gives_identical_greedy_output() {
         assistant_prefix: String::new(),
         session: None,
         grammar: None,
+        from_knowledge: false,
     };
     let (_, warm) = drain(brain.generate(follow_up.clone(), CancellationToken::new()));
     assert!(

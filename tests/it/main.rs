@@ -64,8 +64,6 @@ mod remote;
 /// The built-in toolboxes through a `Toolset`, and `loopd tools list`.
 mod tools;
 
-/// Everyday questions on the default model, graded as `loopd bench` does.
-mod everyday;
 /// `loopd bench` as a user runs it.
 mod bench;
 /// The message-bus front end end to end: OVOS bus, hosted bus, socket.
@@ -76,6 +74,8 @@ mod bus_tools;
 mod cli;
 /// `io.loopd.Loopd1` end to end on a private `dbus-daemon`.
 mod dbus;
+/// Everyday questions on the default model, graded as `loopd bench` does.
+mod everyday;
 /// The voice front end: conversations, barge-in, serve --listen, sound cards.
 mod listen;
 /// `loopd serve` under a stand-in for systemd, and the systemd units.

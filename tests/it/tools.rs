@@ -200,7 +200,10 @@ fn files_needs_a_root_and_reads_inside_it() {
         toolbox("weather", &ToolConfig::default())
             .err()
             .map(|e| e.to_string()),
-        Some("unknown toolbox `weather` (available: clock, math, files, dates, measure, limits)".into())
+        Some(
+            "unknown toolbox `weather` (available: clock, math, files, dates, measure, limits)"
+                .into()
+        )
     );
 }
 
@@ -266,7 +269,7 @@ fn tools_list_prints_each_toolbox_and_tool() {
     let expected: Vec<String> = TOOLBOXES.iter().map(|t| format!("{t} (builtin)")).collect();
     assert_eq!(headers, expected);
     assert!(
-        text.contains("\n  calculate: Computes an arithmetic expression"),
+        text.contains("\n  calculate: Computes arithmetic, percentages"),
         "{text}"
     );
     assert!(

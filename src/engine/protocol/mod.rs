@@ -217,7 +217,9 @@ pub fn only_numbers(schema: &mut Value, allowed: &[String]) {
                 .filter(|(key, _)| !matches!(key.as_str(), "enum" | "const" | "pattern"))
                 .for_each(|(_, value)| only_numbers(value, allowed));
         }
-        Value::Array(items) => items.iter_mut().for_each(|item| only_numbers(item, allowed)),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| only_numbers(item, allowed)),
         _ => {}
     }
 }

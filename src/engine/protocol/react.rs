@@ -188,7 +188,13 @@ mod tests {
         let call = |expression: &str| {
             format!(" x\nAction: calculate\nAction Input: {{\"expression\": \"{expression}\"}}")
         };
-        for fine in ["17*23", "128/16000", "mean(4, 8, 15)", "123456789012345 + 1", "sqrt(x)"] {
+        for fine in [
+            "17*23",
+            "128/16000",
+            "mean(4, 8, 15)",
+            "123456789012345 + 1",
+            "sqrt(x)",
+        ] {
             assert!(accepts(&g, &call(fine)), "{fine}");
         }
         let runaway = format!("128/16{}", "0".repeat(90));

@@ -457,9 +457,21 @@ const DIMENSIONS: &[Dimension] = &[
         name: "area",
         units: &[
             unit("m2", &["m²", "sq m", "square meter", "square metre"], 1.0),
-            unit("km2", &["km²", "sq km", "square kilometer", "square kilometre"], 1e6),
-            unit("cm2", &["cm²", "sq cm", "square centimeter", "square centimetre"], 1e-4),
-            unit("ft2", &["ft²", "sq ft", "square foot", "square feet"], 0.092_903_04),
+            unit(
+                "km2",
+                &["km²", "sq km", "square kilometer", "square kilometre"],
+                1e6,
+            ),
+            unit(
+                "cm2",
+                &["cm²", "sq cm", "square centimeter", "square centimetre"],
+                1e-4,
+            ),
+            unit(
+                "ft2",
+                &["ft²", "sq ft", "square foot", "square feet"],
+                0.092_903_04,
+            ),
             unit("in2", &["in²", "sq in", "square inch"], 0.000_645_16),
             unit("yd2", &["yd²", "sq yd", "square yard"], 0.836_127_36),
             unit("mi2", &["mi²", "sq mi", "square mile"], 2_589_988.110_336),

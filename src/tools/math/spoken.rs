@@ -35,8 +35,10 @@ static AND_A_HALF: LazyLock<Regex> =
 
 /// `3 m in ft`, `26.2 miles to kilometers`.
 static AMOUNT_IN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(-?[\d,]*\.?\d+)\s*([a-zµ°/²³ .]+?)\s+(?:in|to|into|as)\s+([a-zµ°/²³ .]+?)\s*$")
-        .expect("a valid regex")
+    Regex::new(
+        r"(?i)^\s*(-?[\d,]*\.?\d+)\s*([a-zµ°/²³ .]+?)\s+(?:in|to|into|as)\s+([a-zµ°/²³ .]+?)\s*$",
+    )
+    .expect("a valid regex")
 });
 
 /// `how many cups are in a gallon`, `how many ounces in 2 pounds`.
@@ -67,11 +69,23 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         None => Some(1.0),
     };
     let (value, from, to) = if let Some(found) = AMOUNT_IN.captures(&text) {
-        (amount(found.get(1))?, found[2].to_string(), found[3].to_string())
+        (
+            amount(found.get(1))?,
+            found[2].to_string(),
+            found[3].to_string(),
+        )
     } else if let Some(found) = HOW_MANY_IN.captures(&text) {
-        (amount(found.get(2))?, found[3].to_string(), found[1].to_string())
+        (
+            amount(found.get(2))?,
+            found[3].to_string(),
+            found[1].to_string(),
+        )
     } else if let Some(found) = HOW_MANY_IS.captures(&text) {
-        (amount(found.get(2))?, found[3].to_string(), found[1].to_string())
+        (
+            amount(found.get(2))?,
+            found[3].to_string(),
+            found[1].to_string(),
+        )
     } else {
         return None;
     };
@@ -86,7 +100,12 @@ pub fn conversion(text: &str) -> Option<Conversion> {
 /// (`the`, `of`, `are there`).
 fn unit_words(text: &str) -> String {
     text.split_whitespace()
-        .filter(|w| !matches!(w.to_ascii_lowercase().as_str(), "the" | "of" | "us" | "there"))
+        .filter(|w| {
+            !matches!(
+                w.to_ascii_lowercase().as_str(),
+                "the" | "of" | "us" | "there"
+            )
+        })
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -171,10 +190,7 @@ pub fn as_arithmetic(
     text: &str,
     evaluate: impl Fn(&str) -> Result<f64, String>,
 ) -> Result<String, String> {
-    if let Some(run) = DIGIT_RUN
-        .find_iter(text)
-        .find(|run| run.len() > MAX_DIGITS)
-    {
+    if let Some(run) = DIGIT_RUN.find_iter(text).find(|run| run.len() > MAX_DIGITS) {
         return Err(format!(
             "a number has {} digits; at most {MAX_DIGITS} are read",
             run.len()
@@ -251,7 +267,9 @@ mod tests {
     use super::*;
 
     fn plain(text: &str) -> Result<f64, String> {
-        text.trim().parse().map_err(|_| format!("not a number: {text}"))
+        text.trim()
+            .parse()
+            .map_err(|_| format!("not a number: {text}"))
     }
 
     fn read(text: &str) -> String {
@@ -290,16 +308,23 @@ mod tests {
         assert_eq!(read("median(10, 20, 30, 40)"), "25");
         assert_eq!(read("range(5, 18, 11, 2)"), "16");
         assert_eq!(read("Average these: 100, 200, 300, 400."), "250");
-        assert_eq!(read("My test scores were 88, 92 and 79. What's my average?"), "86.33333333333333");
+        assert_eq!(
+            read("My test scores were 88, 92 and 79. What's my average?"),
+            "86.33333333333333"
+        );
         assert_eq!(read("average(max(1, 5), 3)"), "4");
-        assert!(as_arithmetic("mean()", plain).unwrap_err().contains("at least one"));
+        assert!(as_arithmetic("mean()", plain)
+            .unwrap_err()
+            .contains("at least one"));
         assert!(as_arithmetic("mean(a, b)", plain).is_err());
     }
 
     #[test]
     fn runaway_numbers_are_refused() {
         let long = format!("128/16{}", "0".repeat(90));
-        assert!(as_arithmetic(&long, plain).unwrap_err().contains("92 digits"));
+        assert!(as_arithmetic(&long, plain)
+            .unwrap_err()
+            .contains("92 digits"));
         assert!(as_arithmetic("123456789012345 + 1", plain).is_ok());
     }
 
@@ -307,22 +332,40 @@ mod tests {
     fn conversions_are_recognised() {
         assert_eq!(
             conversion("3 m in ft"),
-            Some(Conversion { value: 3.0, from: "m".into(), to: "ft".into() })
+            Some(Conversion {
+                value: 3.0,
+                from: "m".into(),
+                to: "ft".into()
+            })
         );
         assert_eq!(
             conversion("26.2 miles to kilometers"),
-            Some(Conversion { value: 26.2, from: "miles".into(), to: "kilometers".into() })
+            Some(Conversion {
+                value: 26.2,
+                from: "miles".into(),
+                to: "kilometers".into()
+            })
         );
         assert_eq!(
             conversion("1,000 fl oz into liters"),
-            Some(Conversion { value: 1000.0, from: "fl oz".into(), to: "liters".into() })
+            Some(Conversion {
+                value: 1000.0,
+                from: "fl oz".into(),
+                to: "liters".into()
+            })
         );
         let asked = |text: &str| {
             let c = conversion(text).unwrap_or_else(|| panic!("{text}"));
             (c.value, c.from, c.to)
         };
-        assert_eq!(asked("How many cups are in a gallon?"), (1.0, "gallon".into(), "cups".into()));
-        assert_eq!(asked("how many ounces in 2 pounds"), (2.0, "pounds".into(), "ounces".into()));
+        assert_eq!(
+            asked("How many cups are in a gallon?"),
+            (1.0, "gallon".into(), "cups".into())
+        );
+        assert_eq!(
+            asked("how many ounces in 2 pounds"),
+            (2.0, "pounds".into(), "ounces".into())
+        );
         assert_eq!(
             asked("How many kilometers is 26.2 miles?"),
             (26.2, "miles".into(), "kilometers".into())
@@ -331,7 +374,10 @@ mod tests {
             asked("What is 70 degrees Fahrenheit in Celsius?"),
             (70.0, "degrees Fahrenheit".into(), "Celsius".into())
         );
-        assert_eq!(asked("Convert 3 meters to feet."), (3.0, "meters".into(), "feet".into()));
+        assert_eq!(
+            asked("Convert 3 meters to feet."),
+            (3.0, "meters".into(), "feet".into())
+        );
         assert_eq!(
             asked("How tall is 180 centimeters in feet?"),
             (180.0, "centimeters".into(), "feet".into())
@@ -345,7 +391,14 @@ mod tests {
             (2.5, "hours".into(), "minutes".into())
         );
         assert_eq!(conversion("17 times 23"), None);
-        assert_eq!(conversion("how many apples are in 3 baskets"), Some(Conversion { value: 3.0, from: "baskets".into(), to: "apples".into() }));
+        assert_eq!(
+            conversion("how many apples are in 3 baskets"),
+            Some(Conversion {
+                value: 3.0,
+                from: "baskets".into(),
+                to: "apples".into()
+            })
+        );
         assert_eq!(conversion("15 percent of 80"), None);
         assert_eq!(conversion("2 + 3"), None);
     }
