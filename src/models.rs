@@ -76,6 +76,9 @@ pub struct Manifest {
     /// Every known model.
     #[serde(rename = "model")]
     pub models: Vec<ModelEntry>,
+    /// Name of the larger model that answers, beside the default, the
+    /// questions no tool can answer (used when it is fetched).
+    pub knowledge: Option<String>,
     /// Name of the speech-to-text model used when none is given.
     pub default_speech: String,
     /// Every known speech model.
@@ -183,6 +186,47 @@ pub fn resolve(model: Option<&str>) -> Result<PathBuf, ModelError> {
             name: entry.name.clone(),
             path,
         })
+    }
+}
+
+/// The knowledge model (see [`crate::brain::KnowledgeBrain`]) for a run
+/// whose `--model` is `model`: the one `--knowledge-model` names
+/// (`knowledge`; `none` for none), else, on the default model alone, the
+/// manifest's `knowledge` model when it is fetched. A named model that is
+/// not there is an error; the manifest's is skipped with a hint.
+pub fn resolve_knowledge(
+    model: Option<&str>,
+    knowledge: Option<&str>,
+) -> Result<Option<PathBuf>, ModelError> {
+    match knowledge {
+        Some("none") => return Ok(None),
+        Some(name) => return resolve(Some(name)).map(Some),
+        None => {}
+    }
+    let from_env = std::env::var(MODEL_ENV)
+        .ok()
+        .filter(|name| !name.trim().is_empty());
+    let manifest = Manifest::builtin();
+    if model.is_some() || from_env.is_some() {
+        return Ok(None);
+    }
+    let Some(entry) = manifest
+        .knowledge
+        .as_deref()
+        .and_then(|name| manifest.get(name))
+    else {
+        return Ok(None);
+    };
+    let path = path_of(entry);
+    if path.exists() {
+        Ok(Some(path))
+    } else {
+        tracing::info!(
+            "no knowledge model: `models/fetch {}` lets it answer general questions \
+             better",
+            entry.name
+        );
+        Ok(None)
     }
 }
 

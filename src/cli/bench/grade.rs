@@ -165,7 +165,8 @@ impl Expected {
                 let name = value.as_str().unwrap_or_default();
                 let ahead = (1..=7)
                     .find(|n| {
-                        days(*n).is_ok_and(|d| d.format("%A").to_string().eq_ignore_ascii_case(name))
+                        days(*n)
+                            .is_ok_and(|d| d.format("%A").to_string().eq_ignore_ascii_case(name))
                     })
                     .ok_or_else(|| format!("`next_weekday` must name a day, not {value}"))?;
                 Expected::Date(vec![days(ahead)?, days(ahead + 7)?])
@@ -175,7 +176,11 @@ impl Expected {
                 Some("date") => Expected::Date(vec![today]),
                 Some("year") => number(f64::from(today.year())),
                 Some("month") => Expected::Text(vec![today.format("%B").to_string()]),
-                _ => return Err(format!("`today` must be weekday, date, year or month, not {value}")),
+                _ => {
+                    return Err(format!(
+                        "`today` must be weekday, date, year or month, not {value}"
+                    ))
+                }
             },
             "time_in" => {
                 let zone = value.as_str().unwrap_or_default();

@@ -93,6 +93,12 @@ pub struct BenchArgs {
     #[arg(long, value_name = "PATH|NAME")]
     pub model: Option<String>,
 
+    /// The larger model that answers questions no tool can (a GGUF file, a
+    /// known name, or `none`); default: the manifest's, when it is fetched
+    /// and --model is not given.
+    #[arg(long, value_name = "PATH|NAME|none", conflicts_with_all = ["brain", "raw"])]
+    pub knowledge_model: Option<String>,
+
     /// Run the loops on a remote OpenAI-compatible server (`http://HOST:PORT`)
     /// instead of the local model; its key, if any, from $LOOPD_BRAIN_API_KEY.
     #[arg(long, value_name = "URL", conflicts_with_all = ["raw", "compare_cache", "no_prefix_cache"])]
@@ -216,6 +222,11 @@ fn plan(args: &BenchArgs) -> Result<runner::Plan, String> {
             },
             None => runner::BenchModel::Local(
                 crate::models::resolve(args.model.as_deref()).map_err(|e| e.to_string())?,
+                crate::models::resolve_knowledge(
+                    args.model.as_deref(),
+                    args.knowledge_model.as_deref(),
+                )
+                .map_err(|e| e.to_string())?,
             ),
         },
         device: args.device,

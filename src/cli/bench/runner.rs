@@ -6,11 +6,11 @@ use super::tasks::Task;
 use crate::brain::device::DeviceChoice;
 use crate::brain::prefix_cache::CacheUsage;
 use crate::brain::{
-    Brain, BrainInfo, GenerateOptions, LocalBrain, LocalBrainConfig, Message, RemoteBrain,
-    RemoteBrainSettings,
+    Brain, BrainInfo, GenerateOptions, KnowledgeBrain, LocalBrain, LocalBrainConfig, Message,
+    RemoteBrain, RemoteBrainSettings,
 };
-use crate::engine::{speakable, Engine};
 use crate::engine::{self, Budget, LoopOutcome, LoopRequest, Settings};
+use crate::engine::{speakable, Engine};
 use crate::persona::{Overrides, Persona};
 use crate::tools::{ToolConfig, Toolset};
 use std::collections::HashSet;
@@ -53,8 +53,9 @@ pub struct Plan {
 /// What the loops run on.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BenchModel {
-    /// A GGUF file, loaded here.
-    Local(PathBuf),
+    /// A GGUF file, loaded here, and the knowledge model beside it, if any
+    /// ([`crate::brain::KnowledgeBrain`]).
+    Local(PathBuf, Option<PathBuf>),
     /// A remote OpenAI-compatible server and its model (default: the first
     /// it lists).
     Remote {
@@ -133,39 +134,69 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let started = Instant::now();
-    let (brain, local, model_bytes, model_file): (Arc<dyn Brain>, _, _, _) = match &plan.model {
-        BenchModel::Local(path) => {
-            let bytes = std::fs::metadata(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-                .len();
-            let local = Arc::new(
-                LocalBrain::load(LocalBrainConfig {
-                    model: path.clone(),
-                    device: plan.device,
-                    max_context: plan.max_context,
-                    prefix_cache: plan.modes.contains(&true),
-                    cache_budget: None,
-                })
-                .map_err(|e| e.to_string())?,
-            );
-            let file = path
-                .file_name()
-                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-            (local.clone(), Some(local), bytes, file)
-        }
-        BenchModel::Remote { url, model } => {
-            let settings = RemoteBrainSettings {
-                url: url.clone(),
-                model: model.clone(),
-                ..RemoteBrainSettings::default()
-            };
-            let remote = runtime
-                .block_on(RemoteBrain::connect(settings.config()?))
-                .map_err(|e| e.to_string())?;
-            let name = remote.info().model.clone();
-            (Arc::new(remote), None, 0, name)
-        }
-    };
+    let (brain, local, model_bytes, model_file, knowing): (Arc<dyn Brain>, _, _, _, _) =
+        match &plan.model {
+            BenchModel::Local(path, knowledge) => {
+                let bytes = std::fs::metadata(path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+                    .len();
+                let load = |model: &PathBuf| {
+                    LocalBrain::load(LocalBrainConfig {
+                        model: model.clone(),
+                        device: plan.device,
+                        max_context: plan.max_context,
+                        prefix_cache: plan.modes.contains(&true),
+                        cache_budget: None,
+                    })
+                    .map_err(|e| e.to_string())
+                };
+                let local = Arc::new(load(path)?);
+                let file = path
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                match knowledge {
+                    None => (
+                        local.clone() as Arc<dyn Brain>,
+                        Some(local),
+                        bytes,
+                        file,
+                        None,
+                    ),
+                    Some(knowledge) => {
+                        let knowing = Arc::new(load(knowledge)?);
+                        let knowing_bytes = std::fs::metadata(knowledge)
+                            .map_err(|e| format!("cannot read {}: {e}", knowledge.display()))?
+                            .len();
+                        let file = format!(
+                            "{file} + {}",
+                            knowledge
+                                .file_name()
+                                .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+                        );
+                        let brain = Arc::new(KnowledgeBrain::new(local.clone(), knowing.clone()));
+                        (
+                            brain as Arc<dyn Brain>,
+                            Some(local),
+                            bytes + knowing_bytes,
+                            file,
+                            Some(knowing),
+                        )
+                    }
+                }
+            }
+            BenchModel::Remote { url, model } => {
+                let settings = RemoteBrainSettings {
+                    url: url.clone(),
+                    model: model.clone(),
+                    ..RemoteBrainSettings::default()
+                };
+                let remote = runtime
+                    .block_on(RemoteBrain::connect(settings.config()?))
+                    .map_err(|e| e.to_string())?;
+                let name = remote.info().model.clone();
+                (Arc::new(remote), None, 0, name, None)
+            }
+        };
     let load_ms = engine::round1(started.elapsed().as_secs_f64() * 1000.0);
     let info = brain.info().clone();
     eprintln!(
@@ -210,7 +241,11 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
         loops,
         model_file,
         cache: CacheUsage {
-            budget: local.map_or(0, |l| l.cache_usage().budget),
+            budget: [local, knowing]
+                .iter()
+                .flatten()
+                .map(|brain| brain.cache_usage().budget)
+                .sum(),
             ..cache
         },
         interrupted: cancel.is_cancelled(),

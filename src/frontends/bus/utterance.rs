@@ -5,8 +5,8 @@ use super::handler::Peer;
 use super::message::BusMessage;
 use super::reply::Speak;
 use crate::daemon::{AskError, Ticket};
-use crate::engine::LoopEvent;
 use crate::engine::sentences::Sentences;
+use crate::engine::LoopEvent;
 use serde_json::json;
 
 /// Spoken when the answer failed.

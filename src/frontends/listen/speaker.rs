@@ -4,8 +4,8 @@
 //! plays before the last is generated.
 
 use crate::daemon::Ticket;
-use crate::engine::{LoopEvent, Trace};
 use crate::engine::sentences::Sentences;
+use crate::engine::{LoopEvent, Trace};
 use crate::voice::speech::Voice;
 use crate::voice::stream::Playing;
 use crate::voice::VoiceError;
