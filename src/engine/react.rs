@@ -5,9 +5,11 @@
 //! would have asked it: [`follow_up`]); a question none of them reads and
 //! that holds no number is answered from knowledge (by the brain's larger
 //! model, if it has one): at once when every tool of the run was offered
-//! it, and with the tools only if that answer is not grounded. Each iteration the model writes a thought and either one tool
-//! call or the final answer. Generation stops at `Observation:`, so the model cannot
-//! invent a tool's result; the loop runs the tool and feeds the result back
+//! it, and with the tools only if that answer is not grounded.
+//!
+//! Each iteration the model writes a thought and either one tool call or
+//! the final answer. Generation stops at `Observation:`, so the model
+//! cannot invent a tool's result; the loop runs the tool and feeds the result back
 //! as a user message `Observation: …`. Unknown tools, bad arguments and tool
 //! failures are observations too, so the model can recover. A reply with
 //! neither an action nor a final answer gets one reminder of the format;
