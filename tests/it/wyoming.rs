@@ -90,7 +90,18 @@ fn home_assistant_s_client_gets_asr_tts_and_streamed_answers() {
     let handle = &out["handle"];
     assert_eq!(handle["first"], "handled-start");
     assert_eq!(handle["last"], "handled-stop");
-    assert!(handle["chunks"].as_u64().unwrap() >= 2, "{handle}");
+    // Answer text streams a sentence at a time (a sentence goes out once
+    // its numbers are grounded), so a one-sentence answer is one chunk.
+    let sentences = handle["text"]
+        .as_str()
+        .unwrap()
+        .matches(['.', '!', '?'])
+        .count()
+        .max(1) as u64;
+    assert!(
+        handle["chunks"].as_u64().unwrap() >= sentences.min(2),
+        "{handle}"
+    );
     let answer = handle["text"].as_str().unwrap();
     assert!(
         !answer.trim().is_empty() && !answer.starts_with("NOT HANDLED"),
