@@ -21,11 +21,19 @@ pub async fn open(
         let Some(knowledge) = knowledge else {
             return Ok::<Arc<dyn Brain>, String>(Arc::new(local));
         };
-        let knowing = load(knowledge).await?;
-        tracing::info!("knowledge model: `{}`", knowing.info().model);
-        Ok(Arc::new(KnowledgeBrain::new(
+        let name = knowledge
+            .model
+            .file_stem()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        tracing::info!("knowledge model: `{name}`, loaded when first asked");
+        Ok(Arc::new(KnowledgeBrain::lazy(
             Arc::new(local),
-            Arc::new(knowing),
+            &name,
+            move || {
+                let knowing = LocalBrain::load(knowledge).map_err(|e| e.to_string())?;
+                tracing::info!("knowledge model `{}` loaded", knowing.info().model);
+                Ok(Arc::new(knowing) as Arc<dyn Brain>)
+            },
         )))
     };
     let Some(settings) = remote else {
