@@ -21,13 +21,7 @@ pub fn step_grammar(tools: &[&ToolSpec], inputs: Inputs) -> Grammar {
          THOUGHT: /[ ]?[^\\n]{0,200}/\n",
     );
     if !tools.is_empty() {
-        rules.push_str(&grounded_calls_rule(
-            "call",
-            tools,
-            "Action: ",
-            "\nAction Input: ",
-            inputs,
-        ));
+        rules.push_str(&action_rule(tools, inputs));
     } else {
         rules = rules.replace("(call | answer)", "answer");
     }
@@ -38,15 +32,13 @@ pub fn step_grammar(tools: &[&ToolSpec], inputs: Inputs) -> Grammar {
 /// already): `Action:` and `Action Input:` for one of `tools`, its
 /// arguments held to `inputs`.
 pub fn call_grammar(tools: &[&ToolSpec], inputs: Inputs) -> Grammar {
-    let mut rules = String::from("start: call\n");
-    rules.push_str(&grounded_calls_rule(
-        "call",
-        tools,
-        "Action: ",
-        "\nAction Input: ",
-        inputs,
-    ));
-    grammar(&rules)
+    grammar(&format!("start: call\n{}", action_rule(tools, inputs)))
+}
+
+/// The `call` rule: `Action:` naming one of `tools`, then `Action Input:`
+/// with its arguments held to `inputs`.
+fn action_rule(tools: &[&ToolSpec], inputs: Inputs) -> String {
+    grounded_calls_rule("call", tools, "Action: ", "\nAction Input: ", inputs)
 }
 
 /// The grammar of the answer after a `FINAL_ANSWER:` prefix: one line.
