@@ -299,8 +299,9 @@ fn says_time(answer: &str, minutes: i64) -> bool {
         let candidates: Vec<i64> = match half.as_deref() {
             None if hour <= 12 => vec![hour, hour + 12],
             None => vec![hour],
-            Some(h) if h.starts_with('a') || h.contains("morning") => vec![hour % 12],
             Some(h) if h.contains("night") && hour % 12 < 5 => vec![hour % 12],
+            Some(h) if h.contains("night") => vec![hour % 12 + 12],
+            Some(h) if h.starts_with('a') || h.contains("morning") => vec![hour % 12],
             Some(_) => vec![hour % 12 + 12],
         };
         candidates.into_iter().any(|h| close(h * 60 + minute))
@@ -465,6 +466,10 @@ mod tests {
         let midnight = Utc.with_ymd_and_hms(2026, 11, 25, 15, 0, 0).unwrap();
         assert!(tokyo.grade_at("It is midnight.", midnight));
         assert!(tokyo.grade_at("12:01 at night", midnight));
+        let new_york = on_today(json!({"time_in": "America/New_York"}));
+        let late = Utc.with_ymd_and_hms(2026, 11, 26, 3, 34, 0).unwrap();
+        assert!(new_york.grade_at("It is 10:34 at night in New York.", late));
+        assert!(!new_york.grade_at("It is 10:34 in the morning.", late));
     }
 
     #[test]
