@@ -17,11 +17,15 @@
 //! shares; critique and revision continue the conversation after the
 //! answer, so they share that prefix (and the KV cache) with the draft.
 //!
+//! A question that a tool reads as asked, or that no tool can help with,
+//! is answered before the draft ([`super::react::answer_first`]).
+//!
 //! Turns: one for the draft, one per critique round.
 
 use super::grounding;
 use super::parse;
 use super::protocol;
+use super::react::answer_first;
 use super::{
     fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent,
     MAX_CALLS_PER_REPLY,
@@ -93,10 +97,12 @@ impl Critic {
         }
 
         run.ground_in(conversation);
-        run.route_by_knowledge(conversation);
+        if let Some(finish) = answer_first(run, conversation).await? {
+            return Ok(finish);
+        }
+        let system = fill(SYSTEM.trim_end(), &[("tools", &tool_list(run.tools()))]);
         run.hold_answers();
         let request = conversation;
-        let system = fill(SYSTEM.trim_end(), &[("tools", &tool_list(run.tools()))]);
         let conversation = &with_system(conversation, &system);
         let draft = run
             .generate(

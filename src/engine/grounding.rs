@@ -43,25 +43,38 @@ pub fn accept(run: &mut Run, answer: String, tool_failed: bool) -> String {
 
 /// An engine's final answer, grounded: said (if its call did not say it)
 /// when its numbers come from the sources or there are no tools to check
-/// them with; otherwise the ReAct loop answers the request again with the
-/// tools, and its own repair turn lets general knowledge through.
+/// them with; otherwise, or when the answer is a JSON value copied from a
+/// tool instead of words, the ReAct loop answers the request again with
+/// the tools, and its own repair turn lets general knowledge through.
 pub async fn settle(
     run: &mut Run,
     conversation: &[Message],
     answer: String,
 ) -> Result<Finish, Halt> {
     let numbers = run.ungrounded(&answer);
-    if numbers.is_empty() || run.tools().is_empty() {
+    let data = is_data(&answer);
+    if (numbers.is_empty() && !data) || run.tools().is_empty() {
         run.deliver(&answer);
         return Ok(Finish::answered(answer));
     }
-    run.ungrounded_answer(&numbers);
+    if data {
+        run.format_error("an answer that is JSON, not words");
+    } else {
+        run.ungrounded_answer(&numbers);
+    }
     let recheck = React::new(ReactConfig {
         max_iterations: RECHECK_ROUNDS,
         ..ReactConfig::default()
     })
     .map_err(|e| Halt::new(super::Termination::Error, e))?;
     recheck.run(run, conversation).await
+}
+
+/// Whether `answer` is a JSON object or array rather than words.
+fn is_data(answer: &str) -> bool {
+    let answer = answer.trim();
+    (answer.starts_with('{') || answer.starts_with('['))
+        && serde_json::from_str::<serde_json::Value>(answer).is_ok()
 }
 
 /// Names of days and months: a date said in words needs a source too.
@@ -363,6 +376,14 @@ impl Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_json_value_is_data_not_an_answer() {
+        assert!(is_data("{\"expression\": \"3 * 4.50\"}"));
+        assert!(is_data(" [1, 2] "));
+        assert!(!is_data("You pay 13.50."));
+        assert!(!is_data("{not json"));
+    }
 
     fn sources(texts: &[&str]) -> Sources {
         let mut sources = Sources::default();

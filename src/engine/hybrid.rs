@@ -1,7 +1,8 @@
 //! Hybrid Plan + ReAct steps (seed 003): a 3–7 step plan, a ReAct sub-loop
 //! per step, and a checkpoint between steps.
 //!
-//! Planning, steps and the final synthesis are Plan-and-Execute's. After a
+//! Planning, steps, the final synthesis and reading the question first are
+//! Plan-and-Execute's. After a
 //! step, a checkpoint call summarises the progress (a reflection event) and
 //! decides: `CONTINUE`, `REPLAN` with a new numbered list of the remaining
 //! steps, or `DONE` when enough is known to answer. A step that failed (its
@@ -19,7 +20,7 @@ use super::plan_execute::{
     StepOutcome,
 };
 use super::protocol;
-use super::react::React;
+use super::react::{answer_first, React};
 use super::{fill, question, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent};
 use super::{Route, Run};
 use crate::brain::{Grammar, Message};
@@ -94,7 +95,9 @@ enum Next {
 impl Hybrid {
     async fn hybrid(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         run.ground_in(conversation);
-        run.route_by_knowledge(conversation);
+        if let Some(finish) = answer_first(run, conversation).await? {
+            return Ok(finish);
+        }
         run.hold_answers();
         let plan = make_plan(run, conversation, self.config.max_steps).await?;
         let mut remaining = VecDeque::from(plan);

@@ -39,7 +39,7 @@ pub use events::{LoopEvent, Trace};
 pub use first_call::{first_call, warm};
 pub use id::{EngineId, UnknownEngine, ENGINES};
 pub use route::{Route, Router};
-pub use run::{Budget, CallOptions, Observed, Run};
+pub use run::{Budget, CallOptions, FirstRead, Observed, Run, ToolRead};
 pub use stats::{round1, CallRecord, LoopStats, ToolCallRecord};
 
 use stats::ms;

@@ -15,13 +15,18 @@
 //! Out of iterations, the model is asked for an answer from the results,
 //! without tools. Constrained, each reply is one call whose arguments fit
 //! the tool's schema, or an answer. An empty reply is a format error, and
-//! the answer is then asked for from the results, without tools.
+//! the answer is then asked for from the results, without tools. An answer
+//! with numbers no source gives is sent back once, and the reply after it
+//! must be a tool call; the next answer stands (or, after a tool error,
+//! the user hears that it could not be worked out). A question that a tool
+//! reads as asked, or that no tool can help with, is answered before the
+//! first call ([`super::react::answer_first`]).
 
 use super::grounding;
 use super::parse::{self, ToolCall};
 use super::plain::Plain;
 use super::protocol;
-use super::react::{React, ReactConfig};
+use super::react::{answer_first, React, ReactConfig};
 use super::{
     fill, question, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run, Termination,
     MAX_CALLS_PER_REPLY,
@@ -109,19 +114,27 @@ impl NativeTools {
             .map(|s| s.as_function())
             .collect();
         let grammar = protocol::native::grammar_for_reply(&run.tools().specs());
+        let must_call = protocol::native::grammar_for_call(&run.tools().specs());
         run.ground_in(conversation);
-        run.route_by_knowledge(conversation);
-        let mut sent_back = false;
+        if let Some(finish) = answer_first(run, conversation).await? {
+            return Ok(finish);
+        }
         let mut messages = conversation.to_vec();
         let mut made = Made::default();
+        let mut sent_back = false;
+        let mut call_now = false;
         let mut termination = Termination::MaxTurns;
         let mut streak = Streak::default();
         for _ in 0..self.config.max_iterations {
             run.turn()?;
+            let repairing = std::mem::take(&mut call_now);
             let call = CallOptions {
                 stop: vec![TOOL_RESPONSE.into()],
                 tools: tools.clone(),
-                grammar: Some(grammar.clone()),
+                grammar: Some(match repairing {
+                    true => must_call.clone(),
+                    false => grammar.clone(),
+                }),
                 ..CallOptions::default()
             };
             let reply = run
@@ -157,6 +170,7 @@ impl NativeTools {
                     )));
                 }
                 sent_back = true;
+                call_now = true;
                 run.ungrounded_answer(&numbers);
                 messages.push(Message::assistant(answer));
                 messages.push(Message::user(

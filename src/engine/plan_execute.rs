@@ -11,13 +11,16 @@
 //! answer, streamed live; an answer whose numbers no source gives is
 //! answered again by ReAct ([`grounding::settle`]).
 //!
+//! A question that a tool reads as asked needs no plan, nor does one that
+//! no tool can help with ([`super::react::answer_first`]).
+//!
 //! The planning, step and synthesis functions are shared with `hybrid`,
 //! which adds checkpoints and replanning between the steps.
 
 use super::grounding;
 use super::parse;
 use super::protocol;
-use super::react::{React, ReactConfig};
+use super::react::{answer_first, React, ReactConfig};
 use super::{fill, question, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish};
 use super::{Halt, LoopEvent, Route, Run, Termination};
 use crate::brain::{Message, Role};
@@ -79,7 +82,9 @@ impl Engine for PlanExecute {
 impl PlanExecute {
     async fn plan_execute(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         run.ground_in(conversation);
-        run.route_by_knowledge(conversation);
+        if let Some(finish) = answer_first(run, conversation).await? {
+            return Ok(finish);
+        }
         run.hold_answers();
         let steps = make_plan(run, conversation, self.config.max_steps).await?;
         let mut done = Vec::new();
@@ -213,17 +218,11 @@ pub(crate) async fn synthesize(
     conversation: &[Message],
     done: &[StepOutcome],
 ) -> Result<Finish, Halt> {
-    let prompt = fill(
-        SYNTHESIZER,
-        &[
-            ("request", question(conversation)),
-            ("done", &done_text(done)),
-        ],
-    );
+    let prompt = fill(SYNTHESIZER.trim_end(), &[("done", &done_text(done))]);
     let reply = run
         .generate(
             "synthesizer",
-            persona_with(conversation, prompt),
+            with_system(conversation, &prompt),
             CallOptions {
                 grammar: Some(protocol::some_text(SYNTHESIS_LINES)),
                 ..CallOptions::default()

@@ -2,7 +2,7 @@
 //!
 //! Before the first step the question is offered word for word to the tools
 //! that read questions (a short follow-up also as the question before it
-//! would have asked it: [`follow_up`]); a question none of them reads and
+//! would have asked it: [`super::follow_up`]); a question none of them reads and
 //! that holds no number is answered from knowledge (by the brain's larger
 //! model, if it has one): at once when every tool of the run was offered
 //! it, and with the tools only if that answer is not grounded.
@@ -27,14 +27,13 @@
 //! every so many rounds the model checks its progress (seed 002) and may
 //! name a new approach, which the next round sees.
 
-use super::follow_up;
 use super::grounding;
 use super::parse::{self, FINAL_ANSWER};
 use super::protocol::react::{self as protocol, react_step, ReactStep};
 use super::{
     fill, question, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt,
 };
-use super::{LoopEvent, Route, Run, Termination};
+use super::{FirstRead, LoopEvent, Route, Run, Termination};
 use crate::brain::Message;
 use crate::tools::ToolSpec;
 use serde::{Deserialize, Serialize};
@@ -68,7 +67,7 @@ pub struct ReactConfig {
     pub validate_every: usize,
     /// Before the first step, offer the question word for word to the tools
     /// that read questions in words, and start from the first answer
-    /// ([`Run::read_question`]).
+    /// ([`Run::read_first`]).
     pub read_first: bool,
 }
 
@@ -150,6 +149,27 @@ impl Repeats {
     }
 }
 
+/// For every tool engine before its own method: reads the question first
+/// ([`Run::read_first`]) and answers it when the reading settles it, which
+/// leaves an engine's method nothing to add: a tool's answer in words,
+/// said already; ReAct's answer from a tool's result for the question as
+/// asked; ReAct's answer from knowledge when no tool can help (its numbers
+/// still checked). `None` leaves the question to the engine.
+pub(crate) async fn answer_first(
+    run: &mut Run,
+    conversation: &[Message],
+) -> Result<Option<Finish>, Halt> {
+    let first = match run.read_first(conversation).await? {
+        FirstRead::Open => return Ok(None),
+        FirstRead::Answered(answer) => return Ok(Some(Finish::answered(answer))),
+        first => first,
+    };
+    let react = React {
+        config: ReactConfig::default(),
+    };
+    react.react_from(run, conversation, first).await.map(Some)
+}
+
 impl React {
     async fn react(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         if run.tools().is_empty() {
@@ -165,42 +185,51 @@ impl React {
             return Ok(Finish::answered(reply.text));
         }
 
+        run.ground_in(conversation);
+        let first = match self.config.read_first {
+            true => run.read_first(conversation).await?,
+            false => FirstRead::Open,
+        };
+        self.react_from(run, conversation, first).await
+    }
+
+    /// The loop, after the question was read first ([`Run::read_first`]).
+    async fn react_from(
+        &self,
+        run: &mut Run,
+        conversation: &[Message],
+        first: FirstRead,
+    ) -> Result<Finish, Halt> {
         let names = run.tools().names().join(", ");
         let system = fill(
             SYSTEM,
             &[("tools", &tool_list(run.tools())), ("names", &names)],
         );
         let mut messages = with_system(conversation, &system);
-        run.ground_in(conversation);
         let mut repair = Repair::None;
         let mut repeats = Repeats::default();
         let mut reminded = false;
         let mut sent_back: Option<SentBack> = None;
         let mut termination = Termination::MaxTurns;
-        let mut read = false;
         let mut answer_at_once = false;
-        if self.config.read_first {
-            let mut found = run.read_question(question(conversation)).await?;
-            if found.is_none() {
-                if let Some(asked) = follow_up::in_context(conversation) {
-                    found = run.read_question(&asked).await?;
-                }
-            }
-            if let Some((tool, arguments, observed)) = found {
-                read = true;
-                repeats.see(&tool, &arguments);
+        match first {
+            FirstRead::Answered(answer) => return Ok(Finish::answered(answer)),
+            FirstRead::Read(read) => {
+                repeats.see(&read.tool, &read.arguments);
                 messages.push(Message::assistant(fill(
                     READ,
-                    &[("tool", &tool), ("arguments", &arguments.to_string())],
+                    &[
+                        ("tool", &read.tool),
+                        ("arguments", &read.arguments.to_string()),
+                    ],
                 )));
-                messages.push(Message::user(format!("Observation: {}", observed.text)));
+                messages.push(Message::user(format!(
+                    "Observation: {}",
+                    read.observed.text
+                )));
             }
-            let all_read_it = run
-                .tools()
-                .specs()
-                .iter()
-                .all(|spec| spec.question_argument().is_some());
-            answer_at_once = !read && run.route_by_knowledge(conversation) && all_read_it;
+            FirstRead::NoToolHelps => answer_at_once = true,
+            FirstRead::Open => {}
         }
 
         for round in 1..=self.config.max_iterations {

@@ -13,12 +13,15 @@
 //! episode fails, the last answer is returned as a best effort with
 //! termination `max_turns`.
 //!
+//! A question that a tool reads as asked, or that no tool can help with,
+//! is answered before any episode ([`super::react::answer_first`]).
+//!
 //! Turns: one per episode, plus the inner ReAct's own.
 
 use super::parse;
 use super::protocol;
 use super::protocol::verdict::{verdict, Verdict};
-use super::react::{React, ReactConfig};
+use super::react::{answer_first, React, ReactConfig};
 use super::{fill, with_system, CallOptions, Engine, EngineFuture, Finish, Halt, LoopEvent};
 use super::{Route, Run, Termination};
 use crate::brain::Message;
@@ -84,7 +87,9 @@ impl Engine for Reflexion {
 impl Reflexion {
     async fn reflexion(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
         run.ground_in(conversation);
-        run.route_by_knowledge(conversation);
+        if let Some(finish) = answer_first(run, conversation).await? {
+            return Ok(finish);
+        }
         let mut reflections: Vec<String> = Vec::new();
         let mut answer = String::new();
 

@@ -61,6 +61,47 @@ pub struct Observed {
     pub is_error: bool,
 }
 
+/// A tool's answer to the question as the user asked it
+/// ([`Run::read_first`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolRead {
+    /// The tool that read it.
+    pub tool: String,
+    /// The question as the tool read it (a follow-up rewritten).
+    pub question: String,
+    /// The arguments it was called with (the question).
+    pub arguments: Value,
+    /// What it answered.
+    pub observed: Observed,
+}
+
+/// What reading the question first found, before an engine's own method.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FirstRead {
+    /// A tool read the question and answered it in words, said already:
+    /// the run's answer.
+    Answered(String),
+    /// A tool read the question and answered it.
+    Read(ToolRead),
+    /// No tool can help: every tool reads questions in words, none read
+    /// this one and it holds no number; it is answered from knowledge.
+    NoToolHelps,
+    /// The engine works it out its own way (it may still have been routed
+    /// to the knowledge model).
+    Open,
+}
+
+/// The sentence a question-reading tool answered with: the string
+/// `answer` of its result.
+fn spoken_answer(observed: &Observed) -> Option<String> {
+    if observed.is_error {
+        return None;
+    }
+    let result: Value = serde_json::from_str(&observed.text).ok()?;
+    let answer = result.get("answer")?.as_str()?.trim();
+    (!answer.is_empty()).then(|| answer.to_string())
+}
+
 /// The state of one request while an engine runs it: brain, tools, limits,
 /// the event stream and the stats.
 pub struct Run {
@@ -77,6 +118,8 @@ pub struct Run {
     pub(super) speak: bool,
     grounding: Option<Sources>,
     from_knowledge: bool,
+    /// What [`Run::read_first`] found, kept for engines run inside others.
+    first_read: Option<FirstRead>,
     speaker: Speaker,
     gate: Gate,
     pub(super) engine: String,
@@ -110,6 +153,7 @@ impl Run {
             speak: true,
             grounding: None,
             from_knowledge: false,
+            first_read: None,
             speaker: Speaker::default(),
             gate: Gate::default(),
             engine: String::new(),
@@ -203,33 +247,6 @@ impl Run {
         if self.ground && self.grounding.is_none() {
             self.grounding = Some(Sources::of_conversation(conversation));
         }
-    }
-
-    /// Answers the request from what the model knows when its question
-    /// holds no number and no tool that reads questions in words can read
-    /// it, nor, for a short follow-up, the question it continues
-    /// ([`super::follow_up`]): the run's calls then go to the brain's
-    /// knowledge model ([`crate::brain::KnowledgeBrain`]), if it has one.
-    /// Returns whether it does.
-    pub fn route_by_knowledge(&mut self, conversation: &[Message]) -> bool {
-        let question = super::question(conversation);
-        if self.tools.is_empty() || super::parse::has_numbers(question) {
-            return self.from_knowledge;
-        }
-        let mut asked = vec![question.to_string()];
-        asked.extend(super::follow_up::in_context(conversation));
-        let readable = self.tools.specs().iter().any(|spec| {
-            spec.question_argument().is_some_and(|argument| {
-                asked.iter().any(|question| {
-                    let arguments = serde_json::json!({ argument: question.trim() });
-                    self.tools.call(&spec.name, arguments).is_ok()
-                })
-            })
-        });
-        if !readable {
-            self.from_knowledge = true;
-        }
-        self.from_knowledge
     }
 
     /// Counts an answer sent back for its ungrounded numbers.
@@ -544,6 +561,61 @@ impl Run {
             Some(halt) => Err(halt),
             None => Ok(observed),
         }
+    }
+
+    /// Before an engine's own method: offers the question (and, for a short
+    /// follow-up, the question it continues, [`super::follow_up`]) word for
+    /// word to the tools that read questions in words
+    /// ([`Run::read_question`]). A tool whose result holds the answer in
+    /// words (a string `answer`: the clock, the limits) has answered it,
+    /// and the answer is said at once, with no model call, as a voice
+    /// assistant's local intents answer before its language model. A
+    /// question that none of them reads and that holds no number is
+    /// answered from what the model knows: the run's calls go to the
+    /// brain's knowledge model
+    /// ([`crate::brain::KnowledgeBrain`]), if it has one. The question is
+    /// read once a run: an engine run inside another (Reflexion's ReAct,
+    /// the ReAct that settles an ungrounded answer) finds what the first
+    /// reading found.
+    pub async fn read_first(&mut self, conversation: &[Message]) -> Result<FirstRead, Halt> {
+        if let Some(first) = &self.first_read {
+            return Ok(first.clone());
+        }
+        let first = self.read_first_now(conversation).await?;
+        self.first_read = Some(first.clone());
+        Ok(first)
+    }
+
+    async fn read_first_now(&mut self, conversation: &[Message]) -> Result<FirstRead, Halt> {
+        let mut asked = vec![super::question(conversation).trim().to_string()];
+        asked.extend(super::follow_up::in_context(conversation));
+        for question in asked {
+            if let Some((tool, arguments, observed)) = self.read_question(&question).await? {
+                if let Some(answer) = spoken_answer(&observed) {
+                    self.deliver(&answer);
+                    return Ok(FirstRead::Answered(answer));
+                }
+                return Ok(FirstRead::Read(ToolRead {
+                    tool,
+                    question,
+                    arguments,
+                    observed,
+                }));
+            }
+        }
+        if self.tools.is_empty() || super::parse::has_numbers(super::question(conversation)) {
+            return Ok(FirstRead::Open);
+        }
+        self.from_knowledge = true;
+        let all_read = self
+            .tools
+            .specs()
+            .iter()
+            .all(|spec| spec.question_argument().is_some());
+        Ok(match all_read {
+            true => FirstRead::NoToolHelps,
+            false => FirstRead::Open,
+        })
     }
 
     /// Offers the user's `question`, word for word, to each tool that

@@ -17,11 +17,16 @@
 //! without a final answer gets one request for it.
 //!
 //! Out of follow-ups, the model is asked once for its best final answer
-//! (termination `max_turns`).
+//! (termination `max_turns`); so is a model that asks a follow-up or calls
+//! a tool it already did (termination `blocked`).
+//!
+//! A question that a tool reads as asked, or that no tool can help with,
+//! is answered before the first follow-up ([`super::react::answer_first`]).
 
 use super::grounding;
 use super::parse;
 use super::protocol;
+use super::react::answer_first;
 use super::{fill, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt};
 use super::{Route, Run, Termination};
 use crate::brain::Message;
@@ -105,15 +110,25 @@ impl SelfAsk {
         let lookup = lookup_tool(run.tools());
         let mut termination = Termination::MaxTurns;
         run.ground_in(conversation);
-        run.route_by_knowledge(conversation);
+        if let Some(finish) = answer_first(run, conversation).await? {
+            return Ok(finish);
+        }
         run.hold_answers();
 
+        let mut asked: Vec<Step> = Vec::new();
         for _ in 0..self.config.max_follow_ups {
             run.turn()?;
             let reply = run
                 .generate("self-ask", messages.clone(), call.clone(), answer_route())
                 .await?;
-            let result = match parse_step(&reply.text) {
+            let step = parse_step(&reply.text);
+            let lookup_step = matches!(step, Step::Tool { .. } | Step::FollowUp(_));
+            if lookup_step && asked.contains(&step) {
+                termination = Termination::Blocked;
+                break;
+            }
+            asked.push(step.clone());
+            let result = match step {
                 Step::Final(answer) if !answer.is_empty() => {
                     return grounding::settle(run, conversation, answer).await
                 }

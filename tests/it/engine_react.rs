@@ -375,27 +375,11 @@ fn periodic_validation_can_change_the_approach() {
     assert!(!r.spoken().contains("ON_TRACK"));
 }
 
-/// Runs react on `question` with the default persona's toolboxes and
-/// scripted replies.
 fn ask_everyday(
     question: &str,
     replies: &[&str],
 ) -> (loopd::engine::LoopOutcome, std::sync::Arc<ScriptedBrain>) {
-    use loopd::tools::{ToolConfig, Toolset};
-    let brain = std::sync::Arc::new(ScriptedBrain::new(replies.iter().copied()));
-    let tools = Toolset::named(&["math", "clock", "limits"], &ToolConfig::default()).unwrap();
-    let (outcome, _) = common::engines::drive(loopd::engine::LoopRequest {
-        engine: loopd::engine::build("react", &loopd::engine::Settings::new()).unwrap(),
-        conversation: vec![loopd::brain::Message::user(question)],
-        brain: brain.clone(),
-        tools: std::sync::Arc::new(tools),
-        budget: Budget::default(),
-        options: loopd::brain::GenerateOptions::default(),
-        cancel: CancellationToken::new(),
-        events: None,
-        session: None,
-    });
-    (outcome, brain)
+    common::engines::ask_everyday("react", question, replies)
 }
 
 #[test]

@@ -44,6 +44,8 @@ mod engine_native;
 mod engine_plan;
 /// The ReAct engine on scripted replies.
 mod engine_react;
+/// Every tool engine reads the question first, on scripted replies.
+mod engine_read_first;
 /// The Reflexion engine on scripted replies.
 mod engine_reflexion;
 /// The Self-Ask engine on scripted replies.

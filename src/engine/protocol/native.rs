@@ -15,6 +15,24 @@ const ANSWER: &str = "ANSWER: /[^{<>\\[`\\s](?s:.){0,2000}/\n";
 /// One reply: exactly one call of one of `tools` (the name one of theirs,
 /// the arguments valid against its schema), tagged or bare, or an answer.
 pub fn grammar_for_reply(tools: &[&ToolSpec]) -> Grammar {
+    let call = call_schema(tools);
+    grammar(&format!(
+        "start: ANSWER | call | \"<tool_call>\\n\" call \"\\n</tool_call>\"\n\
+         call: %json {call}\n{ANSWER}"
+    ))
+}
+
+/// One reply that must be a call of one of `tools`, tagged: the answer
+/// was sent back for numbers no source gives.
+pub fn grammar_for_call(tools: &[&ToolSpec]) -> Grammar {
+    let call = call_schema(tools);
+    grammar(&format!(
+        "start: \"<tool_call>\\n\" call \"\\n</tool_call>\"\ncall: %json {call}\n"
+    ))
+}
+
+/// The JSON schema of one call of one of `tools`.
+fn call_schema(tools: &[&ToolSpec]) -> String {
     let calls: Vec<Value> = tools
         .iter()
         .map(|tool| {
@@ -29,11 +47,7 @@ pub fn grammar_for_reply(tools: &[&ToolSpec]) -> Grammar {
             })
         })
         .collect();
-    let call = json_text(&compact(json!({ "anyOf": calls })));
-    grammar(&format!(
-        "start: ANSWER | call | \"<tool_call>\\n\" call \"\\n</tool_call>\"\n\
-         call: %json {call}\n{ANSWER}"
-    ))
+    json_text(&compact(json!({ "anyOf": calls })))
 }
 
 /// An answer that is not a tool call.
@@ -46,6 +60,15 @@ mod tests {
     use super::*;
     use crate::engine::parse::tool_calls;
     use crate::engine::protocol::testing::{accepts, calculator};
+
+    #[test]
+    fn a_forced_call_admits_no_answer() {
+        let calc = calculator();
+        let g = grammar_for_call(&[&calc]);
+        let tagged = "<tool_call>\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2*3\"}}\n</tool_call>";
+        assert!(accepts(&g, tagged));
+        assert!(!accepts(&g, "It is 6."));
+    }
 
     #[test]
     fn one_valid_call_or_an_answer() {

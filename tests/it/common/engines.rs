@@ -222,3 +222,28 @@ pub fn run_with(
         brain,
     }
 }
+
+/// Runs `engine` on `question` with the default persona's toolboxes (math,
+/// clock, limits) and scripted replies; returns the outcome and the brain,
+/// whose requests show what each call was given.
+pub fn ask_everyday(
+    engine: &str,
+    question: &str,
+    replies: &[&str],
+) -> (LoopOutcome, Arc<ScriptedBrain>) {
+    use loopd::tools::ToolConfig;
+    let brain = Arc::new(ScriptedBrain::new(replies.iter().copied()));
+    let tools = Toolset::named(&["math", "clock", "limits"], &ToolConfig::default()).unwrap();
+    let (outcome, _) = drive(LoopRequest {
+        engine: engine::build(engine, &Settings::new()).unwrap(),
+        conversation: vec![loopd::brain::Message::user(question)],
+        brain: brain.clone(),
+        tools: Arc::new(tools),
+        budget: Budget::default(),
+        options: GenerateOptions::default(),
+        cancel: CancellationToken::new(),
+        events: None,
+        session: None,
+    });
+    (outcome, brain)
+}

@@ -1,0 +1,108 @@
+//! Every tool engine offers the question to the tools that read questions
+//! in words before its own method: a tool that answers in words answers
+//! with no model call, a result read from the question starts the
+//! engine's work, and a question no tool can help with goes to knowledge.
+
+use crate::common::engines::ask_everyday;
+
+/// The engines that use tools and read the question first.
+const TOOL_ENGINES: [&str; 7] = [
+    "react",
+    "self-ask",
+    "native-tools",
+    "critic",
+    "plan-execute",
+    "hybrid",
+    "reflexion",
+];
+
+#[test]
+fn a_question_the_clock_answers_needs_no_model_call() {
+    for engine in TOOL_ENGINES {
+        let (outcome, brain) = ask_everyday(engine, "What time is it in Tokyo?", &[]);
+        assert!(
+            brain.requests().is_empty(),
+            "{engine}: {:?}",
+            brain.requests()
+        );
+        assert!(
+            outcome.answer.starts_with("It is "),
+            "{engine}: {outcome:?}"
+        );
+        assert!(outcome.answer.contains("in Tokyo"), "{engine}: {outcome:?}");
+        assert_eq!(outcome.stats.tool_calls[0].name, "clock", "{engine}");
+    }
+}
+
+#[test]
+fn what_loopd_cannot_do_is_declined_with_no_model_call() {
+    for engine in TOOL_ENGINES {
+        let (outcome, brain) = ask_everyday(engine, "What's the weather like today?", &[]);
+        assert!(brain.requests().is_empty(), "{engine}");
+        assert!(
+            outcome
+                .answer
+                .starts_with("Sorry, I can't check the weather"),
+            "{engine}: {}",
+            outcome.answer
+        );
+    }
+}
+
+#[test]
+fn a_question_a_tool_reads_is_answered_from_its_result_by_react_s_answer_step() {
+    for engine in TOOL_ENGINES {
+        let (outcome, brain) = ask_everyday(
+            engine,
+            "What is 17 times 23?",
+            &["Thought: I know the answer now.\nFINAL_ANSWER: 17 times 23 is 391."],
+        );
+        assert_eq!(outcome.answer, "17 times 23 is 391.", "{engine}");
+        assert_eq!(outcome.stats.tool_calls.len(), 1, "{engine}");
+        assert_eq!(outcome.stats.tool_calls[0].name, "calculate", "{engine}");
+        let requests = brain.requests();
+        assert_eq!(requests.len(), 1, "{engine}: no plan, draft or follow-up");
+        let last = &requests[0].messages.last().unwrap().content;
+        assert!(
+            last.starts_with("Observation: {\"result\":391"),
+            "{engine}: {last}"
+        );
+    }
+}
+
+#[test]
+fn a_question_no_tool_reads_is_left_to_the_engine() {
+    let (_, brain) = ask_everyday(
+        "plan-execute",
+        "If I buy 3 coffees at 4.50 each and a cake at 6, what do I pay?",
+        &["1. Add up the coffees and the cake"],
+    );
+    let first = &brain.requests()[0];
+    assert!(!first.from_knowledge);
+    assert!(first.assistant_prefix.is_empty(), "{first:?}");
+}
+
+#[test]
+fn a_question_no_tool_can_help_with_goes_to_knowledge_at_once() {
+    for engine in [
+        "self-ask",
+        "native-tools",
+        "critic",
+        "plan-execute",
+        "hybrid",
+    ] {
+        let (outcome, brain) = ask_everyday(
+            engine,
+            "What is the capital of France?",
+            &[" The capital of France is Paris."],
+        );
+        assert_eq!(
+            outcome.answer, "The capital of France is Paris.",
+            "{engine}"
+        );
+        let requests = brain.requests();
+        assert_eq!(requests.len(), 1, "{engine}");
+        assert!(requests[0].from_knowledge, "{engine}");
+        assert_eq!(requests[0].assistant_prefix, "FINAL_ANSWER:", "{engine}");
+    }
+}
