@@ -1,10 +1,14 @@
 //! A short follow-up read in the light of the question before it: "And in
 //! London?" after "What time is it in Tokyo?" asks "What time is it in
-//! London?". The rewritten question is what the tools that read questions
-//! are offered when the follow-up alone means nothing to them.
+//! London?"; "And what is that divided by 8?" after "What is 25 times 4?"
+//! asks "what is (25 times 4) divided by 8?". The rewritten question is
+//! what the tools that read questions are offered when the follow-up alone
+//! means nothing to them.
 
-use super::parse::numbers;
+use super::parse::{has_numbers, numbers};
 use crate::brain::{Message, Role};
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// How a follow-up may start.
 const OPENERS: [&str; 4] = ["what about", "how about", "and", "also"];
@@ -18,14 +22,48 @@ const FRAMES: [&str; 10] = [
     "in", "until", "till", "to", "of", "for", "from", "on", "at", "by",
 ];
 
+/// Words that stand for the value asked for before ("that divided by 8").
+const PRONOUNS: [&str; 2] = ["that", "it"];
+
+/// A question that asks for a value: what it asks for.
+static ASKS_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:what\s+is|what's|how\s+much\s+is)\s+(.+?)\s*[?.!]*$")
+        .expect("a valid regex")
+});
+
 /// The conversation's last question rewritten with the frame of the user
 /// question before it, when it is a short follow-up that fits it: a place,
-/// date or thing after the same preposition ("And in London?"), or an
-/// amount in the same unit ("And 20 miles?"). `None` otherwise.
+/// date or thing after the same preposition ("And in London?"), an amount
+/// in the same unit ("And 20 miles?"), or "that" for the value a question
+/// with numbers asked for ("And what is that divided by 8?"). `None`
+/// otherwise.
 pub fn in_context(conversation: &[Message]) -> Option<String> {
     let mut asked = conversation.iter().rev().filter(|m| m.role == Role::User);
     let question = asked.next()?.content.trim();
     let before = asked.next()?.content.trim();
+    framed(question, before).or_else(|| with_value_before(question, before))
+}
+
+/// "that" (or "it") in `question` replaced by the value `before` asked
+/// for, in parentheses, and a leading "And" dropped.
+fn with_value_before(question: &str, before: &str) -> Option<String> {
+    let value = ASKS_VALUE.captures(before)?.get(1)?.as_str();
+    if !has_numbers(value) {
+        return None;
+    }
+    let lower = question.to_lowercase();
+    let body = match OPENERS.iter().find(|o| lower.starts_with(&format!("{o} "))) {
+        Some(opener) => question[opener.len()..].trim_start(),
+        None => question,
+    };
+    let at = PRONOUNS.iter().find_map(|p| find_word(body, p).map(|at| (at, p.len())));
+    let (at, len) = at?;
+    Some(format!("{}({value}){}", &body[..at], &body[at + len..]))
+}
+
+/// `question` as a fragment in the frame of `before` (a preposition's
+/// object or an amount in a unit replaced).
+fn framed(question: &str, before: &str) -> Option<String> {
     let fragment = fragment(question)?;
     let words: Vec<&str> = fragment.split_whitespace().collect();
     let head = words.first()?.to_lowercase();
@@ -145,6 +183,26 @@ mod tests {
         assert_eq!(
             asked("What is 15 percent of 200?", "and 20 percent?").as_deref(),
             Some("What is 20 percent of 200?")
+        );
+    }
+
+    #[test]
+    fn that_is_the_value_asked_for_before() {
+        assert_eq!(
+            asked("What is 25 times 4?", "And what is that divided by 8?").as_deref(),
+            Some("what is (25 times 4) divided by 8?")
+        );
+        assert_eq!(
+            asked("What's 1234 plus 5678?", "What's half of it?").as_deref(),
+            Some("What's half of (1234 plus 5678)?")
+        );
+        assert_eq!(
+            asked("What is the capital of France?", "And what is that in German?"),
+            None
+        );
+        assert_eq!(
+            asked("What is 25 times 4?", "And what is this about?"),
+            None
         );
     }
 
