@@ -42,8 +42,10 @@ pub async fn first_call(
 }
 
 /// The question a prompt is warmed with: everything before it is what
-/// every question shares.
-const WARM_QUESTION: &str = "Hello.";
+/// every question shares. It holds a number and no tool reads it, so the
+/// engine's own method makes the first call ([`super::Run::read_first`]),
+/// not ReAct's answer for questions a tool reads or no tool can help with.
+const WARM_QUESTION: &str = "Hello from room 1.";
 
 /// Computes, in `brain`'s cache for `session`, the first prompt `engine`
 /// sends after `system` (the persona's prompt, if any), with the tools'
