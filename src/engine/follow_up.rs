@@ -56,7 +56,9 @@ fn with_value_before(question: &str, before: &str) -> Option<String> {
         Some(opener) => question[opener.len()..].trim_start(),
         None => question,
     };
-    let at = PRONOUNS.iter().find_map(|p| find_word(body, p).map(|at| (at, p.len())));
+    let at = PRONOUNS
+        .iter()
+        .find_map(|p| find_word(body, p).map(|at| (at, p.len())));
     let (at, len) = at?;
     Some(format!("{}({value}){}", &body[..at], &body[at + len..]))
 }
@@ -197,7 +199,10 @@ mod tests {
             Some("What's half of (1234 plus 5678)?")
         );
         assert_eq!(
-            asked("What is the capital of France?", "And what is that in German?"),
+            asked(
+                "What is the capital of France?",
+                "And what is that in German?"
+            ),
             None
         );
         assert_eq!(

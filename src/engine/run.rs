@@ -81,7 +81,8 @@ pub enum FirstRead {
     /// A tool read the question and answered it in words, said already:
     /// the run's answer.
     Answered(String),
-    /// A tool read the question and answered it.
+    /// A tool read the question; its result is for the model to put into
+    /// words.
     Read(ToolRead),
     /// No tool can help: every tool reads questions in words, none read
     /// this one and it holds no number; it is answered from knowledge.
@@ -572,8 +573,8 @@ impl Run {
     /// assistant's local intents answer before its language model. A
     /// question that none of them reads and that holds no number is
     /// answered from what the model knows: the run's calls go to the
-    /// brain's knowledge model
-    /// ([`crate::brain::KnowledgeBrain`]), if it has one. The question is
+    /// brain's knowledge model ([`crate::brain::KnowledgeBrain`]), if it
+    /// has one. The question is
     /// read once a run: an engine run inside another (Reflexion's ReAct,
     /// the ReAct that settles an ungrounded answer) finds what the first
     /// reading found.

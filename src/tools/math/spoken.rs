@@ -297,7 +297,10 @@ mod tests {
         assert_eq!(read("25% off 88 dollars"), "88*(1-25/100)");
         assert_eq!(read("5 percent of 1 million"), "5 % of 1*1000000");
         assert_eq!(read("what is (25 times 4) divided by 8?"), "(25 * 4) / 8");
-        assert_eq!(read("What's half of (1234 plus 5678)?"), "0.5 * (1234 + 5678)");
+        assert_eq!(
+            read("What's half of (1234 plus 5678)?"),
+            "0.5 * (1234 + 5678)"
+        );
     }
 
     #[test]
