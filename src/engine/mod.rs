@@ -10,6 +10,7 @@
 //!
 //! [`run_loop`] drives one request from start to a [`LoopOutcome`].
 
+mod compound;
 pub mod events;
 mod first_call;
 pub mod follow_up;

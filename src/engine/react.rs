@@ -214,19 +214,21 @@ impl React {
         let mut answer_at_once = false;
         match first {
             FirstRead::Answered(answer) => return Ok(Finish::answered(answer)),
-            FirstRead::Read(read) => {
-                repeats.see(&read.tool, &read.arguments);
-                messages.push(Message::assistant(fill(
-                    READ,
-                    &[
-                        ("tool", &read.tool),
-                        ("arguments", &read.arguments.to_string()),
-                    ],
-                )));
-                messages.push(Message::user(format!(
-                    "Observation: {}",
-                    read.observed.text
-                )));
+            FirstRead::Read(reads) => {
+                for read in reads {
+                    repeats.see(&read.tool, &read.arguments);
+                    messages.push(Message::assistant(fill(
+                        READ,
+                        &[
+                            ("tool", &read.tool),
+                            ("arguments", &read.arguments.to_string()),
+                        ],
+                    )));
+                    messages.push(Message::user(format!(
+                        "Observation: {}",
+                        read.observed.text
+                    )));
+                }
             }
             FirstRead::NoToolHelps => answer_at_once = true,
             FirstRead::Open => {}

@@ -81,9 +81,9 @@ pub enum FirstRead {
     /// A tool read the question and answered it in words, said already:
     /// the run's answer.
     Answered(String),
-    /// A tool read the question; its result is for the model to put into
-    /// words.
-    Read(ToolRead),
+    /// Tools read the question (one for each question of a compound one);
+    /// their results are for the model to put into words.
+    Read(Vec<ToolRead>),
     /// No tool can help: every tool reads questions in words, none read
     /// this one and it holds no number; it is answered from knowledge.
     NoToolHelps,
@@ -564,9 +564,10 @@ impl Run {
         }
     }
 
-    /// Before an engine's own method: offers the question (and, for a short
-    /// follow-up, the question it continues, [`super::follow_up`]) word for
-    /// word to the tools that read questions in words
+    /// Before an engine's own method: offers each question of a compound
+    /// one ([`super::compound`]), or else the question (and, for a short
+    /// follow-up, the question it continues, [`super::follow_up`]), word
+    /// for word to the tools that read questions in words
     /// ([`Run::read_question`]). A tool whose result holds the answer in
     /// words (a string `answer`: the clock, the limits) has answered it,
     /// and the answer is said at once, with no model call, as a voice
@@ -588,20 +589,24 @@ impl Run {
     }
 
     async fn read_first_now(&mut self, conversation: &[Message]) -> Result<FirstRead, Halt> {
+        let parts = super::compound::parts(super::question(conversation));
+        if parts.len() > 1 {
+            let mut reads = Vec::new();
+            for part in &parts {
+                match self.read_as_asked(part).await? {
+                    Some(read) => reads.push(read),
+                    None => break,
+                }
+            }
+            if reads.len() == parts.len() {
+                return Ok(self.first_of(reads));
+            }
+        }
         let mut asked = vec![super::question(conversation).trim().to_string()];
         asked.extend(super::follow_up::in_context(conversation));
         for question in asked {
-            if let Some((tool, arguments, observed)) = self.read_question(&question).await? {
-                if let Some(answer) = spoken_answer(&observed) {
-                    self.deliver(&answer);
-                    return Ok(FirstRead::Answered(answer));
-                }
-                return Ok(FirstRead::Read(ToolRead {
-                    tool,
-                    question,
-                    arguments,
-                    observed,
-                }));
+            if let Some(read) = self.read_as_asked(&question).await? {
+                return Ok(self.first_of(vec![read]));
             }
         }
         if self.tools.is_empty() || super::parse::has_numbers(super::question(conversation)) {
@@ -617,6 +622,43 @@ impl Run {
             true => FirstRead::NoToolHelps,
             false => FirstRead::Open,
         })
+    }
+
+    /// [`Run::read_question`] as a [`ToolRead`].
+    async fn read_as_asked(&mut self, question: &str) -> Result<Option<ToolRead>, Halt> {
+        let read = self.read_question(question).await?;
+        Ok(read.map(|(tool, arguments, observed)| ToolRead {
+            tool,
+            question: question.to_string(),
+            arguments,
+            observed,
+        }))
+    }
+
+    /// What the tools' readings of the question (or of each question of a
+    /// compound one) come to: the answers said at once when every tool
+    /// answered in words, the results for the model otherwise.
+    fn first_of(&mut self, reads: Vec<ToolRead>) -> FirstRead {
+        let spoken: Option<Vec<String>> = reads
+            .iter()
+            .map(|read| spoken_answer(&read.observed))
+            .collect();
+        let Some(answers) = spoken else {
+            return FirstRead::Read(reads);
+        };
+        let answer = match answers.as_slice() {
+            [one] => one.clone(),
+            many => many
+                .iter()
+                .map(|a| match a.ends_with(['.', '!', '?']) {
+                    true => a.clone(),
+                    false => format!("{a}."),
+                })
+                .collect::<Vec<_>>()
+                .join(" "),
+        };
+        self.deliver(&answer);
+        FirstRead::Answered(answer)
     }
 
     /// Offers the user's `question`, word for word, to each tool that

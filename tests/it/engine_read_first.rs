@@ -1,7 +1,8 @@
-//! Every tool engine offers the question to the tools that read questions
-//! in words before its own method: a tool that answers in words answers
-//! with no model call, a result read from the question starts the
-//! engine's work, and a question no tool can help with goes to knowledge.
+//! Every tool engine offers the question (or each question of a compound
+//! one) to the tools that read questions in words before its own method: a
+//! tool that answers in words answers with no model call, a result read
+//! from the question gets ReAct's answer step, and a question no tool can
+//! help with goes to knowledge.
 
 use crate::common::engines::ask_everyday;
 
@@ -105,4 +106,45 @@ fn a_question_no_tool_can_help_with_goes_to_knowledge_at_once() {
         assert!(requests[0].from_knowledge, "{engine}");
         assert_eq!(requests[0].assistant_prefix, "FINAL_ANSWER:", "{engine}");
     }
+}
+
+#[test]
+fn each_question_of_a_compound_one_is_read() {
+    let (outcome, brain) = ask_everyday(
+        "react",
+        "What time is it in Tokyo and what is 5 plus 5?",
+        &["Thought: I know the answer now.\nFINAL_ANSWER: It is noon in Tokyo, and 5 plus 5 is 10."],
+    );
+    let tools: Vec<&str> = outcome
+        .stats
+        .tool_calls
+        .iter()
+        .map(|call| call.name.as_str())
+        .collect();
+    assert_eq!(tools, ["clock", "calculate"]);
+    let messages = &brain.requests()[0].messages;
+    let observations: Vec<&str> = messages
+        .iter()
+        .filter(|m| m.content.starts_with("Observation:"))
+        .map(|m| m.content.as_str())
+        .collect();
+    assert_eq!(observations.len(), 2, "{messages:?}");
+    assert!(observations[0].contains("in Tokyo"), "{observations:?}");
+    assert!(
+        observations[1].contains("\"result\":10"),
+        "{observations:?}"
+    );
+}
+
+#[test]
+fn questions_the_clock_answers_in_words_are_said_together() {
+    let (outcome, brain) = ask_everyday(
+        "react",
+        "What time is it in Tokyo and what time is it in London?",
+        &[],
+    );
+    assert!(brain.requests().is_empty());
+    let (tokyo, london) = outcome.answer.split_once(". ").expect("two sentences");
+    assert!(tokyo.contains("in Tokyo"), "{}", outcome.answer);
+    assert!(london.contains("in London"), "{}", outcome.answer);
 }
