@@ -375,43 +375,10 @@ fn periodic_validation_can_change_the_approach() {
     assert!(!r.spoken().contains("ON_TRACK"));
 }
 
-fn ask_everyday(
-    question: &str,
-    replies: &[&str],
-) -> (loopd::engine::LoopOutcome, std::sync::Arc<ScriptedBrain>) {
-    common::engines::ask_everyday("react", question, replies)
-}
-
-#[test]
-fn a_question_a_tool_reads_is_read_before_the_model_is_asked() {
-    let (outcome, brain) = ask_everyday(
-        "What is 17 times 23?",
-        &["Thought: I know the answer now.\nFINAL_ANSWER: 17 times 23 is 391."],
-    );
-    assert_eq!(outcome.answer, "17 times 23 is 391.");
-    assert_eq!(outcome.stats.tool_calls[0].name, "calculate");
-    let request = &brain.requests()[0];
-    assert!(!request.from_knowledge);
-    let last = &request.messages[request.messages.len() - 1].content;
-    assert!(last.starts_with("Observation: {\"result\":391.0"), "{last}");
-}
-
-#[test]
-fn a_question_no_tool_reads_is_answered_from_knowledge_at_once() {
-    let (outcome, brain) = ask_everyday(
-        "What is the capital of France?",
-        &[" The capital of France is Paris."],
-    );
-    assert_eq!(outcome.answer, "The capital of France is Paris.");
-    assert!(outcome.stats.tool_calls.is_empty());
-    let request = &brain.requests()[0];
-    assert!(request.from_knowledge);
-    assert_eq!(request.assistant_prefix, "FINAL_ANSWER:");
-}
-
 #[test]
 fn a_made_up_number_sends_the_model_back_to_its_tools() {
-    let (outcome, brain) = ask_everyday(
+    let (outcome, brain) = common::engines::ask_everyday(
+        "react",
         "How many days are in 3 weeks?",
         &[
             "Thought: I know.\nFINAL_ANSWER: There are 22 days in 3 weeks.",

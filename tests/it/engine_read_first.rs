@@ -63,6 +63,7 @@ fn a_question_a_tool_reads_is_answered_from_its_result_by_react_s_answer_step() 
         assert_eq!(outcome.stats.tool_calls[0].name, "calculate", "{engine}");
         let requests = brain.requests();
         assert_eq!(requests.len(), 1, "{engine}: no plan, draft or follow-up");
+        assert!(!requests[0].from_knowledge, "{engine}");
         let last = &requests[0].messages.last().unwrap().content;
         assert!(
             last.starts_with("Observation: {\"result\":391"),
