@@ -88,6 +88,12 @@ impl ChainOfThought {
     }
 }
 
+/// The conversation as chain-of-thought asks it, with no extra prompt:
+/// the system prompt, then the worked example.
+pub(super) fn messages(conversation: &[Message]) -> Vec<Message> {
+    with_example(with_system(conversation, SYSTEM.trim_end()))
+}
+
 /// The conversation with the worked example as a first exchange after the
 /// system prompt.
 fn with_example(mut messages: Vec<Message>) -> Vec<Message> {
@@ -104,7 +110,7 @@ fn with_example(mut messages: Vec<Message>) -> Vec<Message> {
 }
 
 /// After a reply the token limit cut off: the answer alone, on one line.
-async fn final_answer(
+pub(super) async fn final_answer(
     run: &mut Run,
     mut messages: Vec<Message>,
     steps: &str,

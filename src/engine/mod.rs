@@ -23,6 +23,7 @@ mod run;
 pub mod sentences;
 pub mod speakable;
 mod stats;
+mod worked;
 
 pub mod auto;
 pub mod chain_of_thought;

@@ -477,13 +477,28 @@ fn tool_call_from(value: &Value) -> Result<ToolCall, String> {
     })
 }
 
-/// The first equation in `text` whose arithmetic is wrong, e.g.
-/// `(1 + 1) * 4 * 6 = 24`, said as "(1 + 1) * 4 * 6 is 48, not 24"; `None` when every
-/// equation that can be checked holds. Only a computation on the left of
-/// `=` (at least one operator) is checked, against a number or computation
-/// on the right; a right side with decimals may be rounded to them.
-pub fn false_equation(text: &str) -> Option<String> {
+/// An equation written in a text: a computation left of `=` (at least
+/// one operator) and what is claimed for it on the right.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Equation {
+    /// The computation (`60 - 8`), thousands commas dropped.
+    pub left: String,
+    /// What follows `=`, read as arithmetic (`52`, `4 * 13`; empty when
+    /// no digit follows).
+    pub right: String,
+    /// Where the claimed number stands in the text, in bytes: after the
+    /// spaces and currency sign that follow `=` (`$52` claims `52`); an
+    /// empty range where none is written.
+    pub claimed_at: std::ops::Range<usize>,
+}
+
+/// The equations in `text` whose left side computes something, in order
+/// (`5 * 12 = 60 rolls, 60 - 8 = 53` has two); `==`, `<=`, `>=` and `!=`
+/// are not equations.
+pub fn equations(text: &str) -> Vec<Equation> {
     let chars: Vec<char> = text.chars().collect();
+    let byte_at = |i: usize| text.char_indices().nth(i).map_or(text.len(), |(b, _)| b);
+    let mut found = Vec::new();
     for (at, &c) in chars.iter().enumerate() {
         let neighbours = [
             at.checked_sub(1).map(|i| chars[i]),
@@ -493,8 +508,45 @@ pub fn false_equation(text: &str) -> Option<String> {
             continue;
         }
         let left = arithmetic_before(&chars, at);
-        let right = arithmetic_after(&chars, at + 1);
-        if !has_operator(&left) || !right.chars().any(|c| c.is_ascii_digit()) {
+        if !has_operator(&left) {
+            continue;
+        }
+        let mut start = at + 1;
+        while chars
+            .get(start)
+            .is_some_and(|c| c.is_whitespace() || is_currency(*c))
+        {
+            start += 1;
+        }
+        let mut end = start;
+        while end < chars.len()
+            && (chars[end].is_ascii_digit()
+                || chars[end] == ',' && is_digit_group(&chars, end)
+                || chars[end] == '.' && chars.get(end + 1).is_some_and(char::is_ascii_digit))
+        {
+            end += 1;
+        }
+        if end == start {
+            start = at + 1;
+            end = start;
+        }
+        found.push(Equation {
+            left,
+            right: arithmetic_after(&chars, at + 1),
+            claimed_at: byte_at(start)..byte_at(end),
+        });
+    }
+    found
+}
+
+/// The first equation in `text` whose arithmetic is wrong, e.g.
+/// `(1 + 1) * 4 * 6 = 24`, said as "(1 + 1) * 4 * 6 is 48, not 24"; `None` when every
+/// equation that can be checked holds. Only a computation on the left of
+/// `=` (at least one operator) is checked, against a number or computation
+/// on the right; a right side with decimals may be rounded to them.
+pub fn false_equation(text: &str) -> Option<String> {
+    for Equation { left, right, .. } in equations(text) {
+        if !right.chars().any(|c| c.is_ascii_digit()) {
             continue;
         }
         let (Ok(value), Ok(claimed)) = (evaluate(&left), evaluate(&right)) else {
@@ -521,7 +573,13 @@ pub fn false_equation(text: &str) -> Option<String> {
 
 /// Characters an arithmetic expression is written with.
 fn is_arithmetic(c: char) -> bool {
-    c.is_ascii_digit() || " .+-*/×÷−^%()".contains(c)
+    c.is_ascii_digit() || " .+-*/×÷−^%()".contains(c) || is_currency(c)
+}
+
+/// A currency sign, written before amounts in an expression (`$62 + $9.30`)
+/// and left out of it.
+fn is_currency(c: char) -> bool {
+    "$€£".contains(c)
 }
 
 /// A comma between digits that groups thousands (`1,200`).
@@ -569,7 +627,7 @@ fn expression_of(chars: &[char]) -> String {
     let text: String = chars
         .iter()
         .enumerate()
-        .filter(|&(i, &c)| c != ',' && !unmatched.contains(&i))
+        .filter(|&(i, &c)| c != ',' && !is_currency(c) && !unmatched.contains(&i))
         .map(|(_, &c)| c)
         .collect();
     let mut text = text.as_str();
@@ -823,6 +881,28 @@ mod tests {
             tool_calls("<tool_call>{\"name\":\"é\"}</tool_call>ü").len(),
             1
         );
+    }
+
+    #[test]
+    fn equations_name_their_computation_and_claimed_number() {
+        let text = "She bakes 5 * 12 = 60 rolls, and 60 - 8 = $53; x = 4, 3 == 3, 2 * 2 =";
+        let found = equations(text);
+        let claimed: Vec<&str> = found.iter().map(|e| &text[e.claimed_at.clone()]).collect();
+        let lefts: Vec<&str> = found.iter().map(|e| e.left.as_str()).collect();
+        assert_eq!(lefts, ["5 * 12", "60 - 8", "2 * 2"]);
+        assert_eq!(claimed, ["60", "53", ""]);
+        assert_eq!(found[2].claimed_at, text.len()..text.len());
+        let grouped = equations("Step 2: 80,000 + 50,000 = 130,000 dollars.");
+        assert_eq!(grouped[0].left, "80000 + 50000");
+        assert_eq!(
+            &"Step 2: 80,000 + 50,000 = 130,000 dollars."[grouped[0].claimed_at.clone()],
+            "130,000"
+        );
+        assert_eq!(equations("× é = 3 * 4 = 12")[0].left, "3 * 4");
+        let money = "Step 2: $62 + $9.30 = $71.30 in all.";
+        let found = equations(money);
+        assert_eq!(found[0].left, "62 + 9.30");
+        assert_eq!(&money[found[0].claimed_at.clone()], "71.30");
     }
 
     #[test]

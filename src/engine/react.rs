@@ -5,7 +5,9 @@
 //! would have asked it: [`super::follow_up`]); a question none of them reads and
 //! that holds no number is answered from knowledge (by the brain's larger
 //! model, if it has one): at once when every tool of the run was offered
-//! it, and with the tools only if that answer is not grounded.
+//! it, and with the tools only if that answer is not grounded. A word
+//! problem none of them reads is worked out a step a line, the calculator
+//! doing each step's arithmetic ([`super::worked`]).
 //!
 //! Each iteration the model writes a thought and either one tool call or
 //! the final answer. Generation stops at `Observation:`, so the model
@@ -30,6 +32,7 @@
 use super::grounding;
 use super::parse::{self, FINAL_ANSWER};
 use super::protocol::react::{self as protocol, react_step, ReactStep};
+use super::worked;
 use super::{
     fill, question, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt,
 };
@@ -231,6 +234,11 @@ impl React {
                 }
             }
             FirstRead::NoToolHelps => answer_at_once = true,
+            FirstRead::Open
+                if worked::can_work(run) && worked::is_word_problem(question(conversation)) =>
+            {
+                return worked::solve(run, conversation).await;
+            }
             FirstRead::Open => {}
         }
 

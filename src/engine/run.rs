@@ -45,6 +45,9 @@ pub struct CallOptions {
     /// Text the reply starts with, written for the model (`Thought:`); it
     /// is part of the returned text and routed like generated text.
     pub prefix: Cow<'static, str>,
+    /// Whether an earlier call already streamed `prefix` (a reply carried
+    /// on a line at a time): then it is not streamed again.
+    pub prefix_streamed: bool,
     /// Sampling temperature for this call (default: the run's).
     pub temperature: Option<f32>,
     /// The grammar of the reply's protocol (after `prefix`); sent to the
@@ -250,6 +253,13 @@ impl Run {
         }
     }
 
+    /// Sends this run's calls from now on to the brain's knowledge model
+    /// ([`crate::brain::KnowledgeBrain`]), if it has one: for work that
+    /// needs the larger model's reasoning.
+    pub fn use_knowledge_model(&mut self) {
+        self.from_knowledge = true;
+    }
+
     /// Counts an answer sent back for its ungrounded numbers.
     pub fn ungrounded_answer(&mut self, numbers: &[String]) {
         self.stats.ungrounded_answers += 1;
@@ -452,9 +462,11 @@ impl Run {
         let call_cancel = self.cancel.child_token();
         let mut generation = self.brain.generate(request, call_cancel.clone());
         let mut router = Router::new(route);
-        let (thought, answer) = router.push(&call.prefix);
-        self.thought_text(thought);
-        self.answer_text(answer);
+        if !call.prefix_streamed {
+            let (thought, answer) = router.push(&call.prefix);
+            self.thought_text(thought);
+            self.answer_text(answer);
+        }
         let deadline = self.budget.deadline;
         let mut past_deadline = false;
         let completion = loop {

@@ -149,3 +149,60 @@ fn questions_the_clock_answers_in_words_are_said_together() {
     assert!(tokyo.contains("in Tokyo"), "{}", outcome.answer);
     assert!(london.contains("in London"), "{}", outcome.answer);
 }
+
+#[test]
+fn react_works_a_word_problem_a_step_a_line_with_the_calculator_s_arithmetic() {
+    let (outcome, brain) = ask_everyday(
+        "react",
+        "Tom has 4 boxes of 15 pencils. He gives away 9 of them. How many pencils are left?",
+        &[
+            "Step 1: Tom has 4 * 15 = 50 pencils.\n",
+            "Step 2: He has 60 - 9 = pencils left.\n",
+            "FINAL ANSWER: Tom has 51 pencils left.",
+        ],
+    );
+    assert_eq!(outcome.answer, "Tom has 51 pencils left.");
+    let computed: Vec<_> = outcome
+        .stats
+        .tool_calls
+        .iter()
+        .map(|call| (call.name.as_str(), call.arguments["expression"].as_str()))
+        .collect();
+    assert_eq!(
+        computed,
+        [("calculate", Some("4 * 15")), ("calculate", Some("60 - 9"))]
+    );
+    assert_eq!(outcome.stats.ungrounded_answers, 0);
+    let requests = brain.requests();
+    let prefixes: Vec<&str> = requests
+        .iter()
+        .map(|r| r.assistant_prefix.as_str())
+        .collect();
+    assert_eq!(
+        prefixes,
+        [
+            "",
+            "Step 1: Tom has 4 * 15 = 60 pencils.\n",
+            "Step 1: Tom has 4 * 15 = 60 pencils.\nStep 2: He has 60 - 9 = 51 pencils left.\n",
+        ],
+        "each line is written on with the calculator's result in it"
+    );
+    assert!(
+        requests.iter().all(|r| r.from_knowledge),
+        "the larger model works the steps"
+    );
+}
+
+#[test]
+fn a_worked_answer_with_a_number_no_step_gave_is_counted_ungrounded() {
+    let (outcome, _) = ask_everyday(
+        "react",
+        "Tom has 4 boxes of 15 pencils. He gives away 9 of them. How many pencils are left?",
+        &[
+            "Step 1: Tom has 4 * 15 = 60 pencils.\n",
+            "FINAL ANSWER: Tom has 50 pencils left.",
+        ],
+    );
+    assert_eq!(outcome.stats.ungrounded_answers, 1);
+    assert_eq!(outcome.answer, "Tom has 50 pencils left.");
+}

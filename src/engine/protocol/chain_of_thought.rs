@@ -25,6 +25,21 @@ pub fn grammar_for_reply() -> Grammar {
     ))
 }
 
+/// One line of a reply written a line at a time: step `n`
+/// (`Step n: …`, ending at the newline, without the word "final", so the
+/// answer never starts inside a step) or `FINAL ANSWER: ` and the answer.
+/// The step's length is left to the call's token limit: a bounded
+/// repetition beside the negation is more than the lexer will build.
+pub fn grammar_for_line(n: usize) -> Grammar {
+    grammar(&format!(
+        "start: STEP \"\\n\" | MARKER LINE\n\
+         STEP: /Step {n}: [^\\s][^\\n]*/ & ~/.*{}.*/\n\
+         MARKER: /{}: /\n",
+        any_case("FINAL"),
+        any_case("FINAL ANSWER"),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,6 +81,23 @@ mod tests {
         assert!(
             !accepts(&g, "FINAL ANSWER: 3\nFINAL ANSWER: 3"),
             "two answers"
+        );
+    }
+
+    #[test]
+    fn a_line_is_the_next_step_or_the_answer() {
+        let g = grammar_for_line(3);
+        assert!(accepts(&g, "Step 3: 60 - 8 = 52 rolls.\n"));
+        assert!(accepts(&g, "FINAL ANSWER: She makes $104."));
+        assert!(!accepts(&g, "Step 4: 60 - 8 = 52\n"), "the wrong number");
+        assert!(
+            !accepts(&g, "Step 3: 60 - 8 = 52\nStep 4: 52 * 2 = 104\n"),
+            "two lines"
+        );
+        assert!(!accepts(&g, "Step 3: \n"), "an empty step");
+        assert!(
+            !accepts(&g, "Step 3: 5 + 5 = 10. FINAL ANSWER: 10\n"),
+            "an answer inside a step"
         );
     }
 }

@@ -18,11 +18,14 @@ pub const MAX_EXPRESSION_CHARS: usize = 200;
 /// The most numbers `statistics` accepts.
 pub const MAX_NUMBERS: usize = 10_000;
 
+/// The name of the `math` toolbox's calculator.
+pub const CALCULATE: &str = "calculate";
+
 /// The tools of the `math` toolbox: `calculate`, which reads arithmetic,
 /// percentages, lists and conversions as written or asked.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
     vec![typed_tool(
-        "calculate",
+        CALCULATE,
         "Computes arithmetic, percentages, averages and unit conversions, written as an \
          expression (17*23, 15% of 80, sqrt(169), mean(4, 8, 15), 3 m in ft) or asked in \
          words (what is 17 times 23, how many cups are in a gallon).",
