@@ -7,6 +7,9 @@
 #
 #   benches/aarch64.sh            (bounded by TIMEOUT seconds a step, default 1800)
 #
+# When every step passes, the tree of src/brain/model it passed on is
+# written to benches/aarch64.passed; commit it, and CI (.ci/run) runs this
+# again only when that code changes.
 # Needs the rustup target aarch64-unknown-linux-gnu and the Debian packages
 # gcc-aarch64-linux-gnu, libc6-dev-arm64-cross and qemu-user; the models
 # from `models/fetch`.
@@ -38,3 +41,7 @@ done
 echo "== greedy continuations of both reference models against llama.cpp's"
 QEMU_CPU=max timeout "$bound" cargo test "${args[@]}" --test it \
     generation::greedy_continuations_match_llama_cpp 2>&1 | grep -E "^test |test result|panicked|^error| apart"
+if git diff --quiet HEAD -- src/brain/model; then
+    git rev-parse HEAD:src/brain/model > benches/aarch64.passed
+    echo "== passed on src/brain/model $(cat benches/aarch64.passed) (benches/aarch64.passed)"
+fi
