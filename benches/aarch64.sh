@@ -7,7 +7,7 @@
 #
 #   benches/aarch64.sh            (bounded by TIMEOUT seconds a step, default 1800)
 #
-# When every step passes, the tree of src/brain/model it passed on is
+# When every step passes, the tree of crates/brain/src/model it passed on is
 # written to benches/aarch64.passed; commit it, and CI (.ci/run) runs this
 # again only when that code changes.
 # Needs the rustup target aarch64-unknown-linux-gnu and the Debian packages
@@ -35,13 +35,13 @@ args=(--release --target "$target" --no-default-features)
 
 for cpu in max cortex-a72; do
     echo "== kernel tests, emulated CPU: $cpu"
-    QEMU_CPU="$cpu" timeout "$bound" cargo test "${args[@]}" --lib quant:: -- --nocapture 2>&1 \
+    QEMU_CPU="$cpu" timeout "$bound" cargo test "${args[@]}" -p loopd-brain --lib quant:: -- --nocapture 2>&1 \
         | grep -E "kernels on this CPU|^test |test result|panicked|^error|against"
 done
 echo "== greedy continuations of both reference models against llama.cpp's"
-QEMU_CPU=max timeout "$bound" cargo test "${args[@]}" --test it \
+QEMU_CPU=max timeout "$bound" cargo test "${args[@]}" -p loopd --test it \
     generation::greedy_continuations_match_llama_cpp 2>&1 | grep -E "^test |test result|panicked|^error| apart"
-if git diff --quiet HEAD -- src/brain/model; then
-    git rev-parse HEAD:src/brain/model > benches/aarch64.passed
-    echo "== passed on src/brain/model $(cat benches/aarch64.passed) (benches/aarch64.passed)"
+if git diff --quiet HEAD -- crates/brain/src/model; then
+    git rev-parse HEAD:crates/brain/src/model > benches/aarch64.passed
+    echo "== passed on crates/brain/src/model $(cat benches/aarch64.passed) (benches/aarch64.passed)"
 fi

@@ -1,4 +1,4 @@
-//! Throughput of the shared parsers (src/engine/parse.rs) on model outputs
+//! Throughput of the shared parsers (crates/engine/src/parse.rs) on model outputs
 //! shaped like what the reference models write: ReAct action blocks, final
 //! answers, JSON arguments wrapped in prose or fences, and the streaming
 //! router fed a few characters at a time as tokens arrive.

@@ -2,7 +2,11 @@
 //!
 //! A request enters through a front end, an engine runs its agent loop, every
 //! LLM call goes to a [`brain::Brain`], and events stream back out. The
-//! modules follow that flow:
+//! layers are crates of the workspace (`crates/`), so Cargo keeps data
+//! flowing one way: this crate (daemon, front ends, CLI, personas) uses
+//! `loopd-engine`, which uses `loopd-brain` and `loopd-tools`;
+//! `loopd-voice` stands beside them and `loopd-alloc` below. Their modules,
+//! re-exported here under their short names:
 //!
 //! - [`brain`]: the language model — GGUF loading, tokenizer, chat template,
 //!   the transformer on candle, sampling, streaming — behind one trait,
@@ -19,14 +23,15 @@
 
 #![deny(missing_docs)]
 
-pub mod brain;
 pub mod cli;
 pub mod daemon;
-pub mod engine;
 pub mod frontends;
-pub mod memory;
 pub mod models;
-pub mod openai;
 pub mod persona;
-pub mod tools;
-pub mod voice;
+
+pub use loopd_alloc as memory;
+pub use loopd_brain as brain;
+pub use loopd_brain::openai;
+pub use loopd_engine as engine;
+pub use loopd_tools as tools;
+pub use loopd_voice as voice;

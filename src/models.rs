@@ -5,8 +5,10 @@
 //! `$LOOPD_MODELS_DIR`, else `$XDG_CACHE_HOME/loopd/models`, else
 //! `~/.cache/loopd/models` — the same place `models/fetch` writes to.
 
+use crate::voice::speech::Voice;
+use crate::voice::VoiceError;
 use serde::Deserialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const MANIFEST: &str = include_str!("../models/models.toml");
 
@@ -228,6 +230,23 @@ pub fn resolve_knowledge(
         );
         Ok(None)
     }
+}
+
+/// The voice `name` names: a Piper voice in the manifest (`piper-joe`) or
+/// a directory holding `voice.onnx`, `voice.onnx.json` and
+/// `libonnxruntime.so`; anything else is an espeak-ng voice (`en-us`).
+pub fn open_voice(name: &str) -> Result<Voice, VoiceError> {
+    let manifest = Manifest::builtin();
+    let piper_entry = manifest
+        .speech
+        .iter()
+        .any(|s| s.name == name && s.kind == "piper");
+    let piper_dir = Path::new(name).join("voice.onnx").is_file();
+    if !piper_entry && !piper_dir {
+        return Ok(Voice::espeak(name));
+    }
+    let dir = resolve_speech(Some(name)).map_err(|e| VoiceError::Model(e.to_string()))?;
+    Voice::open_piper(&dir)
 }
 
 /// Resolves a speech model: a directory path, or a manifest name (default:

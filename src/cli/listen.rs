@@ -10,7 +10,6 @@ use crate::engine;
 use crate::frontends::listen::{converse, Answering, ListenSettings, Turn};
 use crate::models;
 use crate::tools::ExternalToolboxes;
-use crate::voice::speech::Voice;
 use crate::voice::stream::{self, Sink, Source};
 use crate::voice::vad::Endpointing;
 use crate::voice::whisper::Whisper;
@@ -125,7 +124,7 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
                 .map_err(|e| e.message)
         }),
         whisper,
-        voice: Voice::open(&args.voice).map_err(|e| e.to_string())?,
+        voice: crate::models::open_voice(&args.voice).map_err(|e| e.to_string())?,
         output: output.clone(),
     };
     let talking = args.push_to_talk.then(push_to_talk_keys);

@@ -4,7 +4,6 @@
 use crate::brain::device::{self, DeviceChoice};
 use crate::models;
 use crate::voice::audio::Pcm;
-use crate::voice::speech::Voice;
 use crate::voice::stream::{self, Sink};
 use crate::voice::whisper::{self, Whisper};
 use clap::Args;
@@ -87,7 +86,7 @@ pub struct SayArgs {
 
 /// Runs `loopd say`.
 pub fn say(args: SayArgs) -> Result<(), String> {
-    let voice = Voice::open(&args.voice).map_err(|e| e.to_string())?;
+    let voice = crate::models::open_voice(&args.voice).map_err(|e| e.to_string())?;
     let speech = voice.synthesize(&args.text).map_err(|e| e.to_string())?;
     match &args.output {
         Some(path) => speech.write_wav(path).map_err(|e| e.to_string()),

@@ -152,13 +152,15 @@ fn questions_the_clock_answers_in_words_are_said_together() {
 
 #[test]
 fn react_works_a_word_problem_a_step_a_line_with_the_calculator_s_arithmetic() {
+    // Each reply carries the lines before it, as the model continues them.
     let (outcome, brain) = ask_everyday(
         "react",
         "Tom has 4 boxes of 15 pencils. He gives away 9 of them. How many pencils are left?",
         &[
             "Step 1: Tom has 4 * 15 = 50 pencils.\n",
-            "Step 2: He has 60 - 9 = pencils left.\n",
-            "FINAL ANSWER: Tom has 51 pencils left.",
+            "Step 1: Tom has 4 * 15 = 60 pencils.\nStep 2: He has 60 - 9 = pencils left.\n",
+            "Step 1: Tom has 4 * 15 = 60 pencils.\nStep 2: He has 60 - 9 = 51 pencils left.\n\
+             FINAL ANSWER: Tom has 51 pencils left.",
         ],
     );
     assert_eq!(outcome.answer, "Tom has 51 pencils left.");
@@ -200,7 +202,7 @@ fn a_worked_answer_with_a_number_no_step_gave_is_counted_ungrounded() {
         "Tom has 4 boxes of 15 pencils. He gives away 9 of them. How many pencils are left?",
         &[
             "Step 1: Tom has 4 * 15 = 60 pencils.\n",
-            "FINAL ANSWER: Tom has 50 pencils left.",
+            "Step 1: Tom has 4 * 15 = 60 pencils.\nFINAL ANSWER: Tom has 50 pencils left.",
         ],
     );
     assert_eq!(outcome.stats.ungrounded_answers, 1);

@@ -149,7 +149,7 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         true => {
             let name = options.voice.clone();
             Some(
-                tokio::task::spawn_blocking(move || Voice::open(&name))
+                tokio::task::spawn_blocking(move || crate::models::open_voice(&name))
                     .await
                     .map_err(|e| format!("the voice loader stopped: {e}"))?
                     .map_err(|e| e.to_string())?,

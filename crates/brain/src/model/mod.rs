@@ -1,0 +1,598 @@
+//! A decoder-only transformer over quantized GGUF weights.
+//!
+//! One implementation covers the supported architectures; they differ in a
+//! few switches (biases, q/k norms, sandwich norms, fused projections, GELU,
+//! sliding-window layers), all read from the file in [`HyperParams`] and from
+//! which tensors are present. The model owns only its weights: the attention
+//! cache is a [`KvCache`] the caller passes to every forward pass.
+
+mod attention;
+mod gated;
+mod hparams;
+mod linear;
+pub mod quant;
+mod rope;
+
+pub use hparams::{Arch, HyperParams, RopeStyle, SUPPORTED};
+
+use super::gguf::{GgufError, GgufFile};
+use super::kv_cache::{KvCache, KvShape};
+use attention::AttentionShape;
+use candle_core::quantized::QMatMul;
+use candle_core::{DType, Device, Result, Tensor, D};
+use hparams::GEMMA3_LOCAL_ROPE_BASE;
+use linear::{project_all, Linear};
+use rope::Rope;
+
+/// How a block computes queries, keys and values.
+enum QkvProjection {
+    Separate { q: Linear, k: Linear, v: Linear },
+    Fused(Linear),
+}
+
+/// The feed-forward half of a block.
+enum FeedForward {
+    Gated {
+        gate: Linear,
+        up: Linear,
+        down: Linear,
+        gelu: bool,
+    },
+    FusedGateUp {
+        gate_up: Linear,
+        down: Linear,
+    },
+}
+
+/// One transformer block.
+struct Block {
+    attn_norm: Tensor,
+    qkv: QkvProjection,
+    q_norm: Option<Tensor>,
+    k_norm: Option<Tensor>,
+    attn_out: Linear,
+    post_attn_norm: Option<Tensor>,
+    ffn_norm: Tensor,
+    ffn: FeedForward,
+    post_ffn_norm: Option<Tensor>,
+    sliding: bool,
+}
+
+/// Where a token's embedding is looked up.
+enum Embeddings {
+    /// Its own table.
+    Own(QMatMul),
+    /// The rows of the (tied) output matrix, packed for loopd's kernels.
+    Output,
+}
+
+/// A loaded model: weights and the constants to run them.
+pub struct Model {
+    hp: HyperParams,
+    embeddings: Embeddings,
+    embedding_scale: Option<f64>,
+    blocks: Vec<Block>,
+    output_norm: Tensor,
+    output: Linear,
+    rope: Rope,
+    local_rope: Option<Rope>,
+    vocab: usize,
+    max_positions: usize,
+    device: Device,
+    row_wise_attention: bool,
+}
+
+impl Model {
+    /// Loads the weights of a GGUF file onto `device`. `max_positions` caps
+    /// the context window (and the size of the rope tables).
+    pub fn load(
+        gguf: &mut GgufFile,
+        device: &Device,
+        max_positions: usize,
+    ) -> std::result::Result<Self, GgufError> {
+        let model = Self::load_weights(gguf, device, max_positions);
+        loopd_alloc::release_kept();
+        model
+    }
+
+    /// [`Model::load`], leaving the file's freed tensors in the kept blocks.
+    fn load_weights(
+        gguf: &mut GgufFile,
+        device: &Device,
+        max_positions: usize,
+    ) -> std::result::Result<Self, GgufError> {
+        let hp = HyperParams::from_gguf(gguf)?;
+        let e = hp.embedding;
+        let q_width = hp.heads * hp.head_dim;
+        let kv_width = hp.kv_heads * hp.head_dim;
+        let vocab = gguf
+            .tensor_shape("token_embd.weight")
+            .and_then(|dims| dims.first().copied())
+            .ok_or_else(|| gguf.error("tensor `token_embd.weight` is missing"))?;
+        if vocab == 0 {
+            return Err(gguf.error("tensor `token_embd.weight` has no rows (vocabulary size 0)"));
+        }
+        let max_positions = max_positions.min(hp.context_length).max(1);
+
+        let token_embd = gguf.tensor("token_embd.weight", &[vocab, e], device)?;
+        let token_embd = std::sync::Arc::new(token_embd);
+        let qmatmul = |t: std::sync::Arc<candle_core::quantized::QTensor>, gguf: &GgufFile| {
+            QMatMul::from_arc(t).map_err(|err| gguf.error(err.to_string()))
+        };
+        let load_error = |gguf: &GgufFile, err: candle_core::Error| gguf.error(err.to_string());
+        let (output, embeddings) = if gguf.has_tensor("output.weight") {
+            let t = gguf.tensor("output.weight", &[vocab, e], device)?;
+            let output = Linear::new(t, None).map_err(|err| load_error(gguf, err))?;
+            (output, Embeddings::Own(qmatmul(token_embd, gguf)?))
+        } else {
+            let output =
+                Linear::shared(token_embd.clone(), None).map_err(|err| load_error(gguf, err))?;
+            if output.is_packed() {
+                (output, Embeddings::Output)
+            } else {
+                (output, Embeddings::Own(qmatmul(token_embd, gguf)?))
+            }
+        };
+        let output_norm = vector(gguf, "output_norm.weight", e, device)?;
+
+        let mut blocks = Vec::with_capacity(hp.layers);
+        for i in 0..hp.layers {
+            let name = |part: &str| format!("blk.{i}.{part}");
+            let linear = |gguf: &mut GgufFile,
+                          part: &str,
+                          rows: usize,
+                          cols: usize|
+             -> std::result::Result<Linear, GgufError> {
+                let weight =
+                    gguf.tensor(&name(&format!("{part}.weight")), &[rows, cols], device)?;
+                let bias_name = name(&format!("{part}.bias"));
+                let bias = if gguf.has_tensor(&bias_name) {
+                    Some(vector(gguf, &bias_name, rows, device)?)
+                } else {
+                    None
+                };
+                Linear::new(weight, bias).map_err(|err| gguf.error(err.to_string()))
+            };
+            let optional_vector = |gguf: &mut GgufFile, part: &str, len: usize| {
+                let n = name(part);
+                if gguf.has_tensor(&n) {
+                    vector(gguf, &n, len, device).map(Some)
+                } else {
+                    Ok(None)
+                }
+            };
+            let qkv = if gguf.has_tensor(&name("attn_qkv.weight")) {
+                QkvProjection::Fused(linear(gguf, "attn_qkv", q_width + 2 * kv_width, e)?)
+            } else {
+                QkvProjection::Separate {
+                    q: linear(gguf, "attn_q", q_width, e)?,
+                    k: linear(gguf, "attn_k", kv_width, e)?,
+                    v: linear(gguf, "attn_v", kv_width, e)?,
+                }
+            };
+            let ffn = if gguf.has_tensor(&name("ffn_gate.weight")) {
+                FeedForward::Gated {
+                    gate: linear(gguf, "ffn_gate", hp.feed_forward, e)?,
+                    up: linear(gguf, "ffn_up", hp.feed_forward, e)?,
+                    down: linear(gguf, "ffn_down", e, hp.feed_forward)?,
+                    gelu: hp.arch == Arch::Gemma3,
+                }
+            } else {
+                FeedForward::FusedGateUp {
+                    gate_up: linear(gguf, "ffn_up", 2 * hp.feed_forward, e)?,
+                    down: linear(gguf, "ffn_down", e, hp.feed_forward)?,
+                }
+            };
+            blocks.push(Block {
+                attn_norm: vector(gguf, &name("attn_norm.weight"), e, device)?,
+                qkv,
+                q_norm: optional_vector(gguf, "attn_q_norm.weight", hp.head_dim)?,
+                k_norm: optional_vector(gguf, "attn_k_norm.weight", hp.head_dim)?,
+                attn_out: linear(gguf, "attn_output", e, q_width)?,
+                post_attn_norm: optional_vector(gguf, "post_attention_norm.weight", e)?,
+                ffn_norm: vector(gguf, &name("ffn_norm.weight"), e, device)?,
+                ffn,
+                post_ffn_norm: optional_vector(gguf, "post_ffw_norm.weight", e)?,
+                sliding: hp.is_sliding(i),
+            });
+        }
+
+        let freq_factors = if gguf.has_tensor("rope_freqs.weight") {
+            let t = vector(gguf, "rope_freqs.weight", hp.rope_dims / 2, &Device::Cpu)?;
+            Some(
+                t.to_vec1::<f32>()
+                    .map_err(|err| gguf.error(err.to_string()))?,
+            )
+        } else {
+            None
+        };
+        let style = hp.arch.rope_style();
+        let rope = Rope::new(
+            hp.rope_base,
+            hp.rope_dims,
+            max_positions,
+            freq_factors.as_deref(),
+            style,
+            device,
+        )
+        .map_err(|err| gguf.error(err.to_string()))?;
+        let local_rope = match hp.sliding_window {
+            Some(_) => Some(
+                Rope::new(
+                    GEMMA3_LOCAL_ROPE_BASE,
+                    hp.rope_dims,
+                    max_positions,
+                    None,
+                    style,
+                    device,
+                )
+                .map_err(|err| gguf.error(err.to_string()))?,
+            ),
+            None => None,
+        };
+        Ok(Model {
+            embedding_scale: (hp.arch == Arch::Gemma3).then(|| (e as f64).sqrt()),
+            hp,
+            embeddings,
+            blocks,
+            output_norm,
+            output,
+            rope,
+            local_rope,
+            vocab,
+            max_positions,
+            row_wise_attention: device.is_cpu(),
+            device: device.clone(),
+        })
+    }
+
+    /// The hyper-parameters.
+    pub fn hparams(&self) -> &HyperParams {
+        &self.hp
+    }
+
+    /// Rows of the embedding table: every token id must be below this.
+    pub fn vocab_size(&self) -> usize {
+        self.vocab
+    }
+
+    /// The context window in use (the file's, capped at load).
+    pub fn max_positions(&self) -> usize {
+        self.max_positions
+    }
+
+    /// The device the weights live on.
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Computes attention with tensor operations (as on GPUs) instead of the
+    /// CPU's row-wise kernel; lets tests check the GPU formulation on a CPU.
+    pub fn use_tensor_attention(&mut self) {
+        self.row_wise_attention = false;
+    }
+
+    /// An empty cache shaped for this model. On the CPU it keeps f16, as
+    /// llama.cpp does: half the memory of f32, and the row-wise attention
+    /// widens each key once per call. GPUs keep f32 for their tensor
+    /// attention.
+    pub fn new_cache(&self) -> KvCache {
+        self.new_cache_of(if self.device.is_cpu() {
+            DType::F16
+        } else {
+            DType::F32
+        })
+    }
+
+    /// An empty cache that keeps `dtype` (f16 or f32 on the CPU; f32 on
+    /// GPUs): f32 makes the whole forward pass plain f32 arithmetic, for
+    /// comparing with an f32 reference.
+    pub fn new_cache_of(&self, dtype: DType) -> KvCache {
+        KvCache::new(KvShape {
+            layers: self.hp.layers,
+            kv_heads: self.hp.kv_heads,
+            head_dim: self.hp.head_dim,
+            max_tokens: self.max_positions,
+            dtype,
+            device: self.device.clone(),
+        })
+    }
+
+    /// Runs `tokens` after what `cache` holds, stores their keys and values
+    /// in `cache`, and returns the logits for the token after the last one
+    /// (a `vocab`-long f32 vector).
+    pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
+        if self.device.is_cpu() {
+            quant::install(|| self.forward_here(tokens, cache))
+        } else {
+            self.forward_here(tokens, cache)
+        }
+    }
+
+    fn forward_here(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
+        let seq = tokens.len();
+        if seq == 0 {
+            candle_core::bail!("forward needs at least one token");
+        }
+        if let Some(bad) = tokens.iter().find(|&&t| t as usize >= self.vocab) {
+            candle_core::bail!("token id {bad} is outside the vocabulary of {}", self.vocab);
+        }
+        let start = cache.len();
+        if start + seq > self.max_positions {
+            candle_core::bail!(
+                "{} tokens exceed the context window of {}",
+                start + seq,
+                self.max_positions
+            );
+        }
+        let mut x = match &self.embeddings {
+            Embeddings::Own(table) => {
+                table.embedding(&Tensor::new(tokens, &self.device)?.unsqueeze(0)?)?
+            }
+            Embeddings::Output => self.output.rows_of(tokens, &self.device)?.unsqueeze(0)?,
+        };
+        if let Some(scale) = self.embedding_scale {
+            x = (x * scale)?;
+        }
+        let total = start + seq;
+        let masked = seq > 1 && !self.row_wise_attention;
+        let causal = masked
+            .then(|| attention_mask(seq, start, None, &self.device))
+            .transpose()?;
+        let windowed = match self.hp.sliding_window {
+            Some(w) if total > w && masked => {
+                Some(attention_mask(seq, start, Some(w), &self.device)?)
+            }
+            _ => causal.clone(),
+        };
+        for (i, block) in self.blocks.iter().enumerate() {
+            let (rope, mask) = match (block.sliding, &self.local_rope) {
+                (true, Some(local)) => (local, windowed.as_ref()),
+                _ => (&self.rope, causal.as_ref()),
+            };
+            x = self.block_forward(block, i, x, start, rope, mask, cache)?;
+        }
+        cache.commit(tokens);
+        let last = x.narrow(1, seq - 1, 1)?;
+        let last = rms_norm(&last, &self.output_norm, self.hp.norm_eps)?;
+        self.output
+            .forward(&last)?
+            .flatten_all()?
+            .to_dtype(DType::F32)
+    }
+
+    /// One block. Takes `x` by value, and drops every intermediate as soon
+    /// as it is used, so that few activation buffers are alive at once.
+    #[allow(clippy::too_many_arguments)]
+    fn block_forward(
+        &self,
+        block: &Block,
+        index: usize,
+        x: Tensor,
+        start: usize,
+        rope: &Rope,
+        mask: Option<&Tensor>,
+        cache: &mut KvCache,
+    ) -> Result<Tensor> {
+        let eps = self.hp.norm_eps;
+        let h = rms_norm(&x, &block.attn_norm, eps)?;
+        let mut attn = self.attention(block, index, h, start, rope, mask, cache)?;
+        if let Some(norm) = &block.post_attn_norm {
+            attn = rms_norm(&attn, norm, eps)?;
+        }
+        let x = (x + attn)?;
+        let h = rms_norm(&x, &block.ffn_norm, eps)?;
+        let mut ffn = feed_forward(&block.ffn, h)?;
+        if let Some(norm) = &block.post_ffn_norm {
+            ffn = rms_norm(&ffn, norm, eps)?;
+        }
+        x + ffn
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn attention(
+        &self,
+        block: &Block,
+        index: usize,
+        x: Tensor,
+        start: usize,
+        rope: &Rope,
+        mask: Option<&Tensor>,
+        cache: &mut KvCache,
+    ) -> Result<Tensor> {
+        let hp = &self.hp;
+        let (_, seq, _) = x.dims3()?;
+        let (hd, heads, kv_heads) = (hp.head_dim, hp.heads, hp.kv_heads);
+        let (q, k, v) = match &block.qkv {
+            QkvProjection::Separate { q, k, v } => {
+                let mut out = project_all(&[q, k, v], &x)?.into_iter();
+                match (out.next(), out.next(), out.next()) {
+                    (Some(q), Some(k), Some(v)) => (q, k, v),
+                    _ => candle_core::bail!("projection returned too few outputs"),
+                }
+            }
+            QkvProjection::Fused(qkv) => {
+                let all = qkv.forward(&x)?;
+                (
+                    all.narrow(D::Minus1, 0, heads * hd)?,
+                    all.narrow(D::Minus1, heads * hd, kv_heads * hd)?,
+                    all.narrow(D::Minus1, (heads + kv_heads) * hd, kv_heads * hd)?,
+                )
+            }
+        };
+        drop(x);
+        let split_heads = |t: Tensor, n: usize| t.reshape((1, seq, n, hd));
+        let mut q = split_heads(q, heads)?;
+        let mut k = split_heads(k, kv_heads)?;
+        let v = split_heads(v, kv_heads)?.transpose(1, 2)?;
+        if let Some(norm) = &block.q_norm {
+            q = rms_norm(&q.contiguous()?, norm, hp.norm_eps)?;
+        }
+        if let Some(norm) = &block.k_norm {
+            k = rms_norm(&k.contiguous()?, norm, hp.norm_eps)?;
+        }
+        let q = rope.rotate(q, start)?;
+        let k = rope.rotate(k, start)?;
+        let (keys, values) = cache.append(index, &k, &v)?;
+        drop((k, v));
+        let scale = 1.0 / (hd as f64).sqrt();
+        let shape = AttentionShape {
+            heads,
+            kv_heads,
+            head_dim: hd,
+            seq,
+            start,
+            window: if block.sliding {
+                hp.sliding_window
+            } else {
+                None
+            },
+        };
+        let out = if self.row_wise_attention {
+            attention::attend(&q, &keys, &values, shape, scale as f32)?
+        } else {
+            tensor_attention(&(&q * scale)?, keys, values, shape, mask)?
+        };
+        drop(q);
+        block.attn_out.forward(&out)
+    }
+}
+
+/// Attention as tensor operations, for GPUs. Query heads that share a
+/// key/value head are stacked as extra rows, so grouped-query attention needs
+/// no copies of the keys and values.
+fn tensor_attention(
+    q: &Tensor,
+    mut keys: Tensor,
+    mut values: Tensor,
+    shape: AttentionShape,
+    mut mask: Option<&Tensor>,
+) -> Result<Tensor> {
+    let AttentionShape {
+        heads,
+        kv_heads,
+        head_dim,
+        seq,
+        start,
+        window,
+    } = shape;
+    let total = start + seq;
+    if let (Some(w), 1) = (window, seq) {
+        if total > w {
+            keys = keys.narrow(2, total - w, w)?;
+            values = values.narrow(2, total - w, w)?;
+            mask = None;
+        }
+    }
+    let group = heads / kv_heads;
+    let (keys, values) = (keys.to_dtype(q.dtype())?, values.to_dtype(q.dtype())?);
+    let q = q.reshape((1, kv_heads, group * seq, head_dim))?;
+    let scores = q.matmul(&keys.t()?)?;
+    let scores = match mask {
+        Some(mask) => {
+            let keys_len = scores.dim(D::Minus1)?;
+            scores
+                .reshape((1, kv_heads, group, seq, keys_len))?
+                .broadcast_add(mask)?
+                .reshape((1, kv_heads, group * seq, keys_len))?
+        }
+        None => scores,
+    };
+    let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+    probs
+        .matmul(&values.contiguous()?)?
+        .reshape((1, heads, seq, head_dim))?
+        .transpose(1, 2)?
+        .reshape((1, seq, heads * head_dim))
+}
+
+/// The feed-forward half of a block; consumes its input, and each
+/// intermediate as soon as the next one is computed.
+fn feed_forward(ffn: &FeedForward, x: Tensor) -> Result<Tensor> {
+    let (hidden, down) = match ffn {
+        FeedForward::Gated {
+            gate,
+            up,
+            down,
+            gelu,
+        } => {
+            let mut out = project_all(&[gate, up], &x)?.into_iter();
+            drop(x);
+            let (Some(g), Some(u)) = (out.next(), out.next()) else {
+                candle_core::bail!("projection returned too few outputs");
+            };
+            (gated::gated(g, u, *gelu, true)?, down)
+        }
+        FeedForward::FusedGateUp { gate_up, down } => {
+            let both = gate_up.forward(&x)?;
+            drop(x);
+            let half = both.dim(D::Minus1)? / 2;
+            let g = both.narrow(D::Minus1, 0, half)?;
+            let u = both.narrow(D::Minus1, half, half)?;
+            (gated::gated(g, u, false, false)?, down)
+        }
+    };
+    down.forward(&hidden)
+}
+
+fn rms_norm(x: &Tensor, weight: &Tensor, eps: f64) -> Result<Tensor> {
+    candle_nn::ops::rms_norm(&x.contiguous()?, weight, eps as f32)
+}
+
+/// An additive mask `(seq, start + seq)`: 0 where query `i` (at position
+/// `start + i`) may attend to key `j`, −∞ elsewhere — future keys, and keys
+/// older than the window when there is one.
+fn attention_mask(
+    seq: usize,
+    start: usize,
+    window: Option<usize>,
+    device: &Device,
+) -> Result<Tensor> {
+    let total = start + seq;
+    let mut mask = Vec::with_capacity(seq * total);
+    for i in 0..seq {
+        let pos = start + i;
+        for j in 0..total {
+            let future = j > pos;
+            let too_old = window.is_some_and(|w| pos - j.min(pos) >= w);
+            mask.push(if future || too_old {
+                f32::NEG_INFINITY
+            } else {
+                0.0
+            });
+        }
+    }
+    Tensor::from_vec(mask, (seq, total), device)
+}
+
+/// Reads a 1-D tensor (norm weight, bias) as f32.
+fn vector(
+    gguf: &mut GgufFile,
+    name: &str,
+    len: usize,
+    device: &Device,
+) -> std::result::Result<Tensor, GgufError> {
+    let t = gguf.tensor(name, &[len], device)?;
+    t.dequantize(device)
+        .map_err(|e| gguf.error(format!("cannot dequantize `{name}`: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mask_is_causal_and_windowed() {
+        let m = attention_mask(2, 1, None, &Device::Cpu)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        assert_eq!(m[0], vec![0.0, 0.0, f32::NEG_INFINITY]);
+        assert_eq!(m[1], vec![0.0, 0.0, 0.0]);
+        let m = attention_mask(1, 3, Some(2), &Device::Cpu)
+            .unwrap()
+            .to_vec2::<f32>()
+            .unwrap();
+        assert_eq!(m[0], vec![f32::NEG_INFINITY, f32::NEG_INFINITY, 0.0, 0.0]);
+    }
+}

@@ -1,0 +1,205 @@
+//! The parallel product of activation rows with several weight matrices that
+//! share them (q/k/v, gate/up), as one batch of work.
+//!
+//! Few rows (decode): each work item is a chunk of one matrix's output
+//! columns for all rows. Many rows (prefill): each work item is a tile of
+//! [`Kernel::tile_rows`] activation rows against every matrix, so each
+//! weight block is read and unpacked once per tile rather than once per row.
+
+use super::formats::Format;
+use super::{with_packed, BlockQ8, Kernel, Packed, Q8Rows, QMatrix};
+use candle_core::Result;
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// Groups of 8 output columns per work item when splitting columns.
+const CHUNK: usize = 4;
+
+/// `x · wᵀ` for each `w` in `weights`: one `x.rows() × w.rows()` row-major
+/// result per matrix, computed with `kernel`.
+pub fn matmul(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows) -> Result<Vec<Vec<f32>>> {
+    if !Kernel::available().contains(&kernel) {
+        candle_core::bail!("the {kernel:?} kernel does not run on this CPU");
+    }
+    if let Some(w) = weights.iter().find(|w| w.cols() != x.cols) {
+        candle_core::bail!(
+            "cannot multiply rows of {} by a {}×{} matrix",
+            x.cols,
+            w.rows(),
+            w.cols()
+        );
+    }
+    let m = x.rows;
+    let mut outs: Vec<Vec<f32>> = weights.iter().map(|w| vec![0f32; m * w.rows()]).collect();
+    if m == 0 {
+        return Ok(outs);
+    }
+    if m.div_ceil(kernel.tile_rows()) >= 4 * threads() {
+        by_rows(kernel, weights, x, &mut outs);
+    } else {
+        by_columns(kernel, weights, x, &mut outs);
+    }
+    Ok(outs)
+}
+
+fn threads() -> usize {
+    pool().map_or(1, |p| p.current_num_threads())
+}
+
+/// The pool the products run on: as many threads as candle's CPU backend.
+fn pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(crate::device::threads())
+            .thread_name(|i| format!("loopd-quant-{i}"))
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Runs `f` on the pool the products use (when there is one), so that the
+/// products inside it start without a hop between threads.
+pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match pool() {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
+fn run<T: Send>(items: Vec<T>, work: impl Fn(T) + Send + Sync) {
+    match pool() {
+        Some(pool) => pool.install(|| items.into_par_iter().for_each(work)),
+        None => items.into_iter().for_each(work),
+    }
+}
+
+/// Work items are chunks of output columns; results are computed column-major
+/// and transposed when there is more than one row.
+fn by_columns(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<f32>]) {
+    let m = x.rows;
+    let mut transposed: Vec<Vec<f32>> = if m == 1 {
+        outs.iter_mut().map(std::mem::take).collect()
+    } else {
+        outs.iter().map(|o| vec![0f32; o.len()]).collect()
+    };
+    let items: Vec<(&QMatrix, usize, &mut [f32])> = weights
+        .iter()
+        .zip(transposed.iter_mut())
+        .flat_map(|(w, out)| {
+            out.chunks_mut(8 * CHUNK * m)
+                .enumerate()
+                .map(move |(i, chunk)| (*w, i * 8 * CHUNK, chunk))
+        })
+        .collect();
+    run(items, |(w, first, out)| {
+        let cols = first..first + out.len() / m;
+        rectangle(kernel, w, cols, x, 0..m, |r, c, v| out[c * m + r] = v);
+    });
+    if m == 1 {
+        for (out, t) in outs.iter_mut().zip(transposed) {
+            *out = t;
+        }
+    } else {
+        for ((out, t), w) in outs.iter_mut().zip(&transposed).zip(weights) {
+            for (c, column) in t.chunks_exact(m).enumerate() {
+                for (r, &v) in column.iter().enumerate() {
+                    out[r * w.rows() + c] = v;
+                }
+            }
+        }
+    }
+}
+
+/// Work items are tiles of rows, each against all matrices.
+fn by_rows(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<f32>]) {
+    let mut per_matrix: Vec<_> = outs
+        .iter_mut()
+        .zip(weights)
+        .map(|(out, w)| out.chunks_mut(kernel.tile_rows() * w.rows()))
+        .collect();
+    let tiles = x.rows.div_ceil(kernel.tile_rows());
+    let items: Vec<(usize, Vec<&mut [f32]>)> = (0..tiles)
+        .map(|t| {
+            (
+                t * kernel.tile_rows(),
+                per_matrix.iter_mut().flat_map(|it| it.next()).collect(),
+            )
+        })
+        .collect();
+    run(items, |(first, chunks)| {
+        for (w, out) in weights.iter().zip(chunks) {
+            let n = w.rows();
+            let rows = first..first + out.len() / n;
+            rectangle(kernel, w, 0..n, x, rows, |r, c, v| out[r * n + c] = v);
+        }
+    });
+}
+
+/// The products of rows `rows` of `x` with rows `cols` of `w` (`cols.start`
+/// a multiple of 8), handed to `put(r, c, value)` with `r` and `c` counted
+/// from the start of the ranges.
+fn rectangle(
+    kernel: Kernel,
+    w: &QMatrix,
+    cols: Range<usize>,
+    x: &Q8Rows,
+    rows: Range<usize>,
+    put: impl FnMut(usize, usize, f32),
+) {
+    with_packed!(w, w => rectangle_of(kernel, w, cols, x, rows, put))
+}
+
+/// [`rectangle`] for one format.
+fn rectangle_of<F: Format>(
+    kernel: Kernel,
+    w: &Packed<F>,
+    cols: Range<usize>,
+    x: &Q8Rows,
+    rows: Range<usize>,
+    mut put: impl FnMut(usize, usize, f32),
+) {
+    let mut r = rows.start;
+    while r < rows.end {
+        let mut put_at = |i: usize, c: usize, v: f32| {
+            if c < cols.end {
+                put(r - rows.start + i, c - cols.start, v)
+            }
+        };
+        let tile = kernel.tile_rows();
+        if r + tile <= rows.end {
+            if tile == 8 {
+                strip::<F, 8>(kernel, w, cols.clone(), x, r, &mut put_at);
+            } else {
+                strip::<F, 4>(kernel, w, cols.clone(), x, r, &mut put_at);
+            }
+            r += tile;
+        } else {
+            strip::<F, 1>(kernel, w, cols.clone(), x, r, &mut put_at);
+            r += 1;
+        }
+    }
+}
+
+/// Rows `r..r + R` of `x` with the groups of 8 rows of `w` that cover `cols`;
+/// `put(i, c, value)` gets the row offset `i` and the absolute column `c`,
+/// also for the padding rows of the last group.
+fn strip<F: Format, const R: usize>(
+    kernel: Kernel,
+    w: &Packed<F>,
+    cols: Range<usize>,
+    x: &Q8Rows,
+    r: usize,
+    put: &mut impl FnMut(usize, usize, f32),
+) {
+    let xr: [&[BlockQ8]; R] = std::array::from_fn(|i| x.row(r + i));
+    let (mut g, end) = (cols.start / 8, cols.end.div_ceil(8));
+    while g < end {
+        let n = kernel.groups(R).min(end - g);
+        let runs = [w.group_row(g), w.group_row(g + n - 1)];
+        kernel.tile::<F, R>(&runs[..n], xr, |i, j, v| put(i, 8 * g + j, v));
+        g += n;
+    }
+}

@@ -1,0 +1,231 @@
+//! A short follow-up read in the light of the question before it: "And in
+//! London?" after "What time is it in Tokyo?" asks "What time is it in
+//! London?"; "And what is that divided by 8?" after "What is 25 times 4?"
+//! asks "what is (25 times 4) divided by 8?". The rewritten question is
+//! what the tools that read questions are offered when the follow-up alone
+//! means nothing to them.
+
+use super::parse::{has_numbers, numbers};
+use loopd_brain::{Message, Role};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// How a follow-up may start.
+const OPENERS: [&str; 4] = ["what about", "how about", "and", "also"];
+
+/// Most words a follow-up fragment may have.
+const MAX_FRAGMENT_WORDS: usize = 6;
+
+/// Words a follow-up's fragment may start with that frame a part of the
+/// question before it ("in Tokyo", "until Christmas", "of Spain").
+const FRAMES: [&str; 10] = [
+    "in", "until", "till", "to", "of", "for", "from", "on", "at", "by",
+];
+
+/// Words that stand for the value asked for before ("that divided by 8").
+const PRONOUNS: [&str; 2] = ["that", "it"];
+
+/// A question that asks for a value: what it asks for.
+static ASKS_VALUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:what\s+is|what's|how\s+much\s+is)\s+(.+?)\s*[?.!]*$")
+        .expect("a valid regex")
+});
+
+/// The conversation's last question rewritten with the frame of the user
+/// question before it, when it is a short follow-up that fits it: a place,
+/// date or thing after the same preposition ("And in London?"), an amount
+/// in the same unit ("And 20 miles?"), or "that" for the value a question
+/// with numbers asked for ("And what is that divided by 8?"). `None`
+/// otherwise.
+pub fn in_context(conversation: &[Message]) -> Option<String> {
+    let mut asked = conversation.iter().rev().filter(|m| m.role == Role::User);
+    let question = asked.next()?.content.trim();
+    let before = asked.next()?.content.trim();
+    framed(question, before).or_else(|| with_value_before(question, before))
+}
+
+/// "that" (or "it") in `question` replaced by the value `before` asked
+/// for, in parentheses, and a leading "And" dropped.
+fn with_value_before(question: &str, before: &str) -> Option<String> {
+    let value = ASKS_VALUE.captures(before)?.get(1)?.as_str();
+    if !has_numbers(value) {
+        return None;
+    }
+    let lower = question.to_lowercase();
+    let body = match OPENERS.iter().find(|o| lower.starts_with(&format!("{o} "))) {
+        Some(opener) => question[opener.len()..].trim_start(),
+        None => question,
+    };
+    let at = PRONOUNS
+        .iter()
+        .find_map(|p| find_word(body, p).map(|at| (at, p.len())));
+    let (at, len) = at?;
+    Some(format!("{}({value}){}", &body[..at], &body[at + len..]))
+}
+
+/// `question` as a fragment in the frame of `before` (a preposition's
+/// object or an amount in a unit replaced).
+fn framed(question: &str, before: &str) -> Option<String> {
+    let fragment = fragment(question)?;
+    let words: Vec<&str> = fragment.split_whitespace().collect();
+    let head = words.first()?.to_lowercase();
+    let before_body = before.trim_end_matches(['?', '.', '!']);
+    let rewritten = if FRAMES.contains(&head.as_str()) {
+        let at = find_word(before_body, &head)?;
+        format!("{} {fragment}", before_body[..at].trim_end())
+    } else {
+        numbers(words.first()?).first()?;
+        let unit = words.get(1)?.to_lowercase();
+        let (start, end) = amount_before(before_body, &unit)?;
+        format!(
+            "{}{}{}",
+            &before_body[..start],
+            words[0],
+            &before_body[end..]
+        )
+    };
+    let ending = if before.ends_with('?') { "?" } else { "" };
+    Some(format!("{rewritten}{ending}"))
+}
+
+/// The fragment of a follow-up after its opener ("And in London?" gives
+/// "in London"), when it is short.
+fn fragment(question: &str) -> Option<&str> {
+    let lower = question.to_lowercase();
+    let opener = OPENERS.iter().find(|o| {
+        lower.starts_with(*o)
+            && lower[o.len()..].starts_with(|c: char| c.is_whitespace() || c == ',')
+    })?;
+    let rest = question[opener.len()..]
+        .trim_start_matches(|c: char| c.is_whitespace() || c == ',')
+        .trim_end_matches(['?', '.', '!'])
+        .trim();
+    let count = rest.split_whitespace().count();
+    (1..=MAX_FRAGMENT_WORDS).contains(&count).then_some(rest)
+}
+
+/// The byte offset of the last whole word `word` (any case) in `text`.
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    let lower = text.to_lowercase();
+    lower.rmatch_indices(word).map(|(at, _)| at).find(|&at| {
+        let before_ok = lower[..at]
+            .chars()
+            .last()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let after_ok = lower[at + word.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric());
+        before_ok && after_ok
+    })
+}
+
+/// The byte range of the number written just before the word `unit` in
+/// `text` ("10 miles" for `miles`).
+fn amount_before(text: &str, unit: &str) -> Option<(usize, usize)> {
+    let at = find_word(text, unit)?;
+    let head = text[..at].trim_end();
+    let start = head
+        .rfind(|c: char| c.is_whitespace())
+        .map_or(0, |space| space + 1);
+    let number = &head[start..];
+    let is_number = !number.is_empty()
+        && number
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '$'));
+    is_number.then_some((start, head.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn asked(before: &str, question: &str) -> Option<String> {
+        in_context(&[
+            Message::user(before),
+            Message::assistant("…"),
+            Message::user(question),
+        ])
+    }
+
+    #[test]
+    fn a_place_date_or_thing_takes_the_place_of_the_one_before() {
+        assert_eq!(
+            asked("What time is it in Tokyo right now?", "And in London?").as_deref(),
+            Some("What time is it in London?")
+        );
+        assert_eq!(
+            asked(
+                "How many days until Christmas?",
+                "And until New Year's Day?"
+            )
+            .as_deref(),
+            Some("How many days until New Year's Day?")
+        );
+        assert_eq!(
+            asked("What is the capital of Spain?", "And of Portugal?").as_deref(),
+            Some("What is the capital of Portugal?")
+        );
+    }
+
+    #[test]
+    fn an_amount_in_the_same_unit_takes_the_place_of_the_one_before() {
+        assert_eq!(
+            asked("How many kilometers is 10 miles?", "And 20 miles?").as_deref(),
+            Some("How many kilometers is 20 miles?")
+        );
+        assert_eq!(
+            asked(
+                "What is 50 degrees Fahrenheit in Celsius?",
+                "And 86 degrees?"
+            )
+            .as_deref(),
+            Some("What is 86 degrees Fahrenheit in Celsius?")
+        );
+        assert_eq!(
+            asked("What is 15 percent of 200?", "and 20 percent?").as_deref(),
+            Some("What is 20 percent of 200?")
+        );
+    }
+
+    #[test]
+    fn that_is_the_value_asked_for_before() {
+        assert_eq!(
+            asked("What is 25 times 4?", "And what is that divided by 8?").as_deref(),
+            Some("what is (25 times 4) divided by 8?")
+        );
+        assert_eq!(
+            asked("What's 1234 plus 5678?", "What's half of it?").as_deref(),
+            Some("What's half of (1234 plus 5678)?")
+        );
+        assert_eq!(
+            asked(
+                "What is the capital of France?",
+                "And what is that in German?"
+            ),
+            None
+        );
+        assert_eq!(
+            asked("What is 25 times 4?", "And what is this about?"),
+            None
+        );
+    }
+
+    #[test]
+    fn other_questions_are_left_alone() {
+        assert_eq!(
+            asked("What time is it in Tokyo?", "What is 2 plus 2?"),
+            None
+        );
+        assert_eq!(asked("What time is it in Tokyo?", "And 20 miles?"), None);
+        assert_eq!(asked("What is 5 plus 5?", "And in London?"), None);
+        assert_eq!(
+            asked(
+                "Hi",
+                "And then tell me a very long story about dragons and knights please"
+            ),
+            None
+        );
+        assert_eq!(in_context(&[Message::user("And in London?")]), None);
+    }
+}
