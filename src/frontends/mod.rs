@@ -7,7 +7,9 @@
 //! - [`listen`]: loopd's own ears and voice — speech in, speech out;
 //! - [`wyoming`]: speech to text, text to speech and answers for Home
 //!   Assistant over the Wyoming protocol;
-//! - [`http`]: the OpenAI chat-completions API, personas as models.
+//! - [`http`]: the OpenAI chat-completions API, personas as models;
+//! - [`origin`]: the check that keeps web pages off the HTTP and WebSocket
+//!   listeners.
 //!
 //! Front ends only talk to [`crate::daemon::Daemon`]: they turn what they
 //! receive into an [`crate::daemon::Ask`], and a ticket's events and reply
@@ -17,4 +19,5 @@ pub mod bus;
 pub mod dbus;
 pub mod http;
 pub mod listen;
+pub mod origin;
 pub mod wyoming;

@@ -220,3 +220,53 @@ fn a_client_that_goes_away_mid_answer_cancels_its_request() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// The status line and body of a raw HTTP/1.1 `GET /v1/models` to `port`
+/// with these extra headers.
+fn raw_get(port: &str, host: &str, extra: &str) -> (String, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(format!("127.0.0.1:{port}")).unwrap();
+    write!(
+        stream,
+        "GET /v1/models HTTP/1.1\r\nHost: {host}\r\n{extra}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    (
+        head.lines().next().unwrap_or("").to_string(),
+        body.to_string(),
+    )
+}
+
+/// A web page may not use the API: a `Host` that is a name (DNS
+/// rebinding) or another site's `Origin` gets 403 in OpenAI's error shape;
+/// this machine's address, `localhost` and a page of its own pass.
+#[test]
+fn web_pages_are_refused_by_the_api() {
+    let (serve, url) = serving("http-origin", &[]);
+    let port = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/v1");
+    let own = format!("127.0.0.1:{port}");
+    for (host, extra) in [
+        ("evil.example", ""),
+        (own.as_str(), "Origin: http://evil.example\r\n"),
+        (own.as_str(), "Origin: null\r\n"),
+    ] {
+        let (status, body) = raw_get(port, host, extra);
+        assert!(status.contains(" 403 "), "{host} {extra}: {status}");
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["error"]["code"], "forbidden_origin", "{body}");
+    }
+    for (host, extra) in [
+        (own.as_str(), ""),
+        ("localhost", ""),
+        (own.as_str(), "Origin: http://localhost:3000\r\n"),
+    ] {
+        let (status, _) = raw_get(port, host, extra);
+        assert!(status.contains(" 200 "), "{host} {extra}: {status}");
+    }
+    drop(serve);
+}

@@ -301,3 +301,26 @@ fn a_piper_voice_speaks_what_whisper_hears() {
         text(&failed.stderr)
     );
 }
+
+/// espeak-ng speaks a long answer whole (its stdin is written while its
+/// stdout is read, so the pipes cannot stall), and a text beyond the cap
+/// is refused with a clear error instead of minutes of work.
+#[test]
+fn espeak_speaks_long_text_and_refuses_what_is_too_long() {
+    use loopd::voice::speech::{Voice, MAX_SPEECH_CHARS};
+    let voice = Voice::espeak("en-us");
+    let sentence = "The quick brown fox jumps over the lazy dog. ";
+    let long = sentence.repeat(60);
+    let speech = voice
+        .synthesize(&long)
+        .expect("espeak-ng is required: apt install espeak-ng");
+    assert!(
+        speech.samples.len() as f32 / speech.rate as f32 > 60.0,
+        "about two minutes of speech, got {} samples at {} Hz",
+        speech.samples.len(),
+        speech.rate
+    );
+    let too_long = "a".repeat(MAX_SPEECH_CHARS + 1);
+    let refused = voice.synthesize(&too_long).unwrap_err().to_string();
+    assert!(refused.contains("longer than"), "{refused}");
+}

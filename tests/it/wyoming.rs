@@ -112,7 +112,7 @@ fn home_assistant_s_client_gets_asr_tts_and_streamed_answers() {
 }
 
 #[test]
-fn a_malformed_frame_gets_an_error_event_and_the_service_lives_on() {
+fn bad_frames_and_audio_formats_get_an_error_event_and_the_service_lives_on() {
     use std::io::{BufRead, BufReader, Write};
     loopd::models::resolve_speech(None).expect("Whisper is required: models/fetch whisper-tiny.en");
     let port = free_port();
@@ -121,13 +121,57 @@ fn a_malformed_frame_gets_an_error_event_and_the_service_lives_on() {
     let exchange = |bytes: &[u8]| -> String {
         let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
         stream.write_all(bytes).unwrap();
+        let mut reader = BufReader::new(stream);
         let mut line = String::new();
-        BufReader::new(stream).read_line(&mut line).unwrap();
-        line
+        reader.read_line(&mut line).unwrap();
+        let header: serde_json::Value = serde_json::from_str(&line).unwrap_or_default();
+        let mut data = vec![0; header["data_length"].as_u64().unwrap_or(0) as usize];
+        std::io::Read::read_exact(&mut reader, &mut data).unwrap();
+        line + &String::from_utf8_lossy(&data)
     };
     let reply = exchange(b"{\"type\": \"describe\", \"payload_length\": -1}\n");
     assert!(reply.contains("\"error\""), "{reply}");
     let reply = exchange(b"{\"type\":\"describe\"}\n");
     assert!(reply.contains("\"info\""), "{reply}");
+
+    // Audio formats that would cost gigabytes to resample, and audio
+    // longer than a recording may be, end the recording with an error.
+    let event = |kind: &str, data: &str, payload: &[u8]| -> Vec<u8> {
+        let data = format!(
+            "{{\"type\":\"{kind}\",\"data\":{data},\"payload_length\":{}}}\n",
+            payload.len()
+        );
+        [data.as_bytes(), payload].concat()
+    };
+    let chunk = vec![0u8; 8192];
+    for rate in ["1", "4294967291", "96000"] {
+        let format = format!("{{\"rate\":{rate},\"width\":2,\"channels\":1}}");
+        let bytes = [
+            event("transcribe", "{}", &[]),
+            event("audio-start", &format, &[]),
+            event("audio-chunk", &format, &chunk),
+        ]
+        .concat();
+        let reply = exchange(&bytes);
+        assert!(
+            reply.contains("\"error\"") && reply.contains("8000 to 48000 Hz"),
+            "rate {rate}: {reply}"
+        );
+    }
+    let format = "{\"rate\":8000,\"width\":2,\"channels\":1}";
+    let second = vec![0u8; 16_000];
+    let mut bytes = [
+        event("transcribe", "{}", &[]),
+        event("audio-start", format, &[]),
+    ]
+    .concat();
+    for _ in 0..61 {
+        bytes.extend(event("audio-chunk", format, &second));
+    }
+    let reply = exchange(&bytes);
+    assert!(
+        reply.contains("\"error\"") && reply.contains("longer than 60 s"),
+        "{reply}"
+    );
     assert!(serve.stop(), "{}", serve.stderr());
 }

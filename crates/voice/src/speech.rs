@@ -53,8 +53,13 @@ impl Voice {
         )))
     }
 
-    /// `text` spoken.
+    /// `text` spoken; a text over [`MAX_SPEECH_CHARS`] is refused.
     pub fn synthesize(&self, text: &str) -> Result<Pcm, VoiceError> {
+        if text.chars().count() > MAX_SPEECH_CHARS {
+            return Err(VoiceError::Speech(format!(
+                "the text to speak is longer than {MAX_SPEECH_CHARS} characters"
+            )));
+        }
         match self {
             Voice::Espeak(v) => v.synthesize(text),
             #[cfg(feature = "piper")]
@@ -87,8 +92,14 @@ impl Default for Espeak {
     }
 }
 
+/// The longest text spoken in one go, in characters (about ten minutes of
+/// speech).
+pub const MAX_SPEECH_CHARS: usize = 10_000;
+
 impl Espeak {
-    /// `text` spoken.
+    /// `text` spoken. The text goes to espeak-ng's stdin from a thread of
+    /// its own while its stdout is read, so a long text cannot fill both
+    /// pipes and stall.
     pub fn synthesize(&self, text: &str) -> Result<Pcm, VoiceError> {
         let mut child = Command::new(PROGRAM)
             .args(["-v", &self.voice, "--stdout"])
@@ -102,14 +113,24 @@ impl Espeak {
                 )),
                 _ => VoiceError::Speech(format!("cannot start {PROGRAM}: {e}")),
             })?;
-        if let Some(mut stdin) = child.stdin.take() {
-            stdin
-                .write_all(text.as_bytes())
-                .map_err(|e| VoiceError::Speech(format!("cannot write to {PROGRAM}: {e}")))?;
-        }
+        let writer = child.stdin.take().map(|mut stdin| {
+            let text = text.to_string();
+            std::thread::spawn(move || stdin.write_all(text.as_bytes()))
+        });
         let output = child
             .wait_with_output()
             .map_err(|e| VoiceError::Speech(format!("{PROGRAM} failed: {e}")))?;
+        if let Some(writer) = writer {
+            match writer.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => {
+                    return Err(VoiceError::Speech(format!(
+                        "cannot write to {PROGRAM}: {e}"
+                    )))
+                }
+                Err(_) => return Err(VoiceError::Speech(format!("writing to {PROGRAM} failed"))),
+            }
+        }
         if !output.status.success() {
             return Err(VoiceError::Speech(format!(
                 "{PROGRAM} -v {} failed ({}): {}",

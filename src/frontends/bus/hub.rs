@@ -5,6 +5,7 @@
 
 use super::handler::{Handler, Peer};
 use super::message::BusMessage;
+use crate::frontends::origin;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use std::net::SocketAddr;
@@ -159,22 +160,47 @@ impl Secret {
     }
 }
 
-/// The handshake check of one connection: with a secret, only a client
-/// that presents it is let in; the others get HTTP 401.
+/// The handshake check of one connection: a web page (an `Origin` from
+/// another site, or a `Host` that is a name, not this machine:
+/// [`origin`]) gets HTTP 403; with a secret, only a client that presents
+/// it is let in, and the others get HTTP 401.
 #[allow(clippy::result_large_err)] // tungstenite's `Callback` fixes the error type
 fn admit(
     secret: Option<Secret>,
     from: SocketAddr,
 ) -> impl FnOnce(&Request, Response) -> Result<Response, ErrorResponse> + Unpin {
-    move |request, response| match &secret {
-        Some(secret) if !secret.admits(request) => {
-            tracing::warn!("bus: refused {from}: it did not present the bus secret");
-            let mut refusal = ErrorResponse::new(Some("the bus secret is missing or wrong".into()));
-            *refusal.status_mut() = StatusCode::UNAUTHORIZED;
-            Err(refusal)
+    move |request, response| {
+        let header = |name| request.headers().get(name).and_then(|v| v.to_str().ok());
+        let (host, origin) = (header("host"), header("origin"));
+        if !origin::host_allowed(host) || !origin::origin_allowed(origin, host) {
+            tracing::warn!(
+                "bus: refused {from}: a web page (Origin {}, Host {})",
+                origin.unwrap_or("none"),
+                host.unwrap_or("none")
+            );
+            return Err(refuse(
+                StatusCode::FORBIDDEN,
+                "web pages may not use this bus",
+            ));
         }
-        _ => Ok(response),
+        match &secret {
+            Some(secret) if !secret.admits(request) => {
+                tracing::warn!("bus: refused {from}: it did not present the bus secret");
+                Err(refuse(
+                    StatusCode::UNAUTHORIZED,
+                    "the bus secret is missing or wrong",
+                ))
+            }
+            _ => Ok(response),
+        }
     }
+}
+
+/// A refused handshake.
+fn refuse(status: StatusCode, why: &str) -> ErrorResponse {
+    let mut refusal = ErrorResponse::new(Some(why.into()));
+    *refusal.status_mut() = status;
+    refusal
 }
 
 /// One client of the hosted bus.

@@ -10,6 +10,7 @@
 mod chat;
 
 use crate::daemon::Daemon;
+use crate::frontends::origin;
 use crate::openai::{ErrorBody, ErrorDetail, ModelEntry, ModelList};
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
@@ -86,8 +87,19 @@ pub async fn serve(
     }))
 }
 
-/// Lets a request through when no key is set or it carries the key.
+/// Refuses web pages ([`origin`]: a `Host` that is a name rather than
+/// this machine, an `Origin` from another site) with 403; then lets a
+/// request through when no key is set or it carries the key.
 async fn authorize(State(served): State<Served>, request: Request, next: Next) -> Response {
+    if let Some(refused) = web_page(&request) {
+        tracing::warn!("http: refused a web page ({refused})");
+        return error(
+            StatusCode::FORBIDDEN,
+            "invalid_request_error",
+            Some("forbidden_origin"),
+            "web pages may not use this API: the Host must be this machine's address or localhost, and an Origin one of its pages",
+        );
+    }
     let Some(key) = &served.api_key else {
         return next.run(request).await;
     };
@@ -105,6 +117,20 @@ async fn authorize(State(served): State<Served>, request: Request, next: Next) -
         None,
         "a valid `Authorization: Bearer` key is needed",
     )
+}
+
+/// The `Origin` and `Host` of a request from a web page ([`origin`]).
+fn web_page(request: &Request) -> Option<String> {
+    let header = |name| request.headers().get(name).and_then(|v| v.to_str().ok());
+    let (host, from) = (header(header::HOST), header(header::ORIGIN));
+    let allowed = origin::host_allowed(host) && origin::origin_allowed(from, host);
+    (!allowed).then(|| {
+        format!(
+            "Origin {}, Host {}",
+            from.unwrap_or("none"),
+            host.unwrap_or("none")
+        )
+    })
 }
 
 /// `GET /v1/models`: one model per persona, the default first.

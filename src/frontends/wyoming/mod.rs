@@ -168,7 +168,19 @@ async fn serve(stream: TcpStream, service: Arc<Service>) -> Result<(), String> {
     }
 }
 
-/// Adds an audio event to the recording; `true` when it is complete.
+/// The sample rates a recording may have, in Hz.
+const RATES: std::ops::RangeInclusive<u32> = 8_000..=48_000;
+
+/// The most channels a recording may have.
+const MAX_CHANNELS: u16 = 8;
+
+/// The longest recording transcribed, in seconds: Whisper hears 30 s at a
+/// time, and a voice command is much shorter.
+const MAX_RECORDING_S: usize = 60;
+
+/// Adds an audio event to the recording; `true` when it is complete. A
+/// format outside 16-bit PCM, [`RATES`] and [`MAX_CHANNELS`], or audio
+/// beyond [`MAX_RECORDING_S`], is an error that ends the recording.
 fn record(r: &mut Recording, event: &Event) -> Result<bool, String> {
     let format = |e: &Event| -> (u32, u16, u16) {
         (
@@ -186,13 +198,25 @@ fn record(r: &mut Recording, event: &Event) -> Result<bool, String> {
             if r.rate == 0 {
                 (r.rate, r.width, r.channels) = format(event);
             }
-            if r.width != 2 || r.channels == 0 || r.rate == 0 {
+            if r.width != 2 || !(1..=MAX_CHANNELS).contains(&r.channels) || !RATES.contains(&r.rate)
+            {
                 return Err(format!(
-                    "audio must be 16-bit PCM (width 2), not width {} with {} channel(s) at {} Hz",
-                    r.width, r.channels, r.rate
+                    "audio must be 16-bit PCM (width 2), 1 to {MAX_CHANNELS} channels at {} to {} Hz, \
+                     not width {} with {} channel(s) at {} Hz",
+                    RATES.start(),
+                    RATES.end(),
+                    r.width,
+                    r.channels,
+                    r.rate
                 ));
             }
             let frame = 2 * r.channels as usize;
+            let most = MAX_RECORDING_S * r.rate as usize;
+            if r.samples.len() + event.payload.len() / frame > most {
+                return Err(format!(
+                    "the audio is longer than {MAX_RECORDING_S} s; a recording ends with audio-stop"
+                ));
+            }
             r.samples.extend(event.payload.chunks_exact(frame).map(|f| {
                 f.chunks_exact(2)
                     .map(|s| i16::from_le_bytes([s[0], s[1]]) as f32 / 32768.0)

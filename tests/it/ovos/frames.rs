@@ -654,3 +654,42 @@ fn bad_input_on_a_joined_bus_is_ignored_and_loopd_stays_joined() {
     );
     assert_eq!(log.matches("bus: joined").count(), 1, "{log}");
 }
+
+/// A web page may not use the hosted bus: a handshake with another site's
+/// `Origin`, or with a `Host` that is a name (DNS rebinding), gets HTTP
+/// 403; the real OVOS client's own Origin (this machine) is let in.
+#[test]
+fn web_pages_are_refused_by_the_hosted_bus() {
+    let dir = temp_dir("bus-origin");
+    let (serve, port) = hosting(&dir);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        use tokio_tungstenite::tungstenite::Error as WsError;
+        let url = format!("ws://127.0.0.1:{port}/core");
+        for (name, value) in [
+            ("origin", "http://evil.example"),
+            ("origin", "null"),
+            ("host", "evil.example"),
+        ] {
+            let mut request = url.as_str().into_client_request().unwrap();
+            request.headers_mut().insert(name, value.parse().unwrap());
+            match tokio_tungstenite::connect_async(request).await {
+                Err(WsError::Http(response)) => {
+                    assert_eq!(response.status(), 403, "{name}: {value}")
+                }
+                other => panic!("{name}: {value}: expected HTTP 403, got {other:?}"),
+            }
+        }
+        let mut request = url.as_str().into_client_request().unwrap();
+        let own = format!("http://127.0.0.1:{port}");
+        request.headers_mut().insert("origin", own.parse().unwrap());
+        let (mut ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+        assert_eq!(text(ws.next().await)["type"], "connected");
+    });
+    assert!(
+        serve.stderr().contains("refused") && serve.stderr().contains("evil.example"),
+        "{}",
+        serve.stderr()
+    );
+}
