@@ -172,6 +172,16 @@ pub struct Ticket {
     pub(super) _open: TaskTrackerToken,
 }
 
+/// A ticket dropped before its reply (the caller left: a failed write, a
+/// front end's task ending early) cancels its request, which would
+/// otherwise run on for no one and hold up the queue. After the reply it
+/// cancels nothing.
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
+
 impl Ticket {
     /// Cancels the request (waiting or running); its reply becomes
     /// [`AskError::Cancelled`] unless it already finished.

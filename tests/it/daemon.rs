@@ -215,6 +215,26 @@ async fn cancelling_a_waiting_or_running_request_ends_it_as_cancelled() {
 }
 
 #[tokio::test]
+async fn dropping_a_ticket_cancels_its_request() {
+    let brain = GatedBrain::new();
+    let daemon = Daemon::start(brain.clone(), settings(4));
+    let running = daemon.submit(plain("one")).unwrap();
+    let waiting = daemon.submit(plain("two")).unwrap();
+    wait_for_calls(&brain, 1).await;
+    drop(waiting);
+    drop(running);
+    let mut after = daemon.submit(plain("three")).unwrap();
+    wait_for_calls(&brain, 2).await;
+    brain.gate.add_permits(1);
+    assert_eq!(after.finish().await.unwrap().answer, "Paris.");
+    assert_eq!(
+        brain.calls(),
+        2,
+        "the dropped running request was cancelled and the dropped waiting one never ran"
+    );
+}
+
+#[tokio::test]
 async fn bad_options_are_named_errors_before_anything_runs() {
     let brain = GatedBrain::new();
     let daemon = Daemon::start(brain.clone(), settings(4));

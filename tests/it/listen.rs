@@ -127,7 +127,7 @@ fn serve_listens_and_answers_aloud_beside_the_other_front_ends() {
             "--listen-output",
             answer.to_str().unwrap(),
         ],
-        &[],
+        &[("LOOPD_LOG", "info,loopd::frontends::listen=debug")],
     );
     assert!(
         serve.notices.iter().any(|n| n.contains("listening on")),
@@ -148,7 +148,10 @@ fn serve_listens_and_answers_aloud_beside_the_other_front_ends() {
         std::thread::sleep(Duration::from_millis(200));
     }
     let log = serve.stderr();
-    assert!(log.contains("heard: \"What is 12 times 12?\""), "{log}");
+    assert!(
+        log.contains("heard: \"What is 12 times 12?\""),
+        "what was heard is logged at debug: {log}"
+    );
     assert!(log.contains("after 1 answer(s)"), "{log}");
     assert!(serve.stop(), "{}", serve.stderr());
     let spoken = Pcm::read_wav(&answer).unwrap();

@@ -200,10 +200,44 @@ async fn a_stalled_call_times_out_and_a_crashed_server_is_restarted() {
         .await
         .unwrap();
     let tools = toolset(&external, &["vault"]);
-    assert_eq!(tools.names(), ["station_code", "wait", "crash"]);
+    assert_eq!(
+        tools.names(),
+        ["station_code", "wait", "crash", "environment"]
+    );
     assert_eq!(
         call(&tools, "station_code", json!({"station": "Aurora"})).await,
         Ok(json!({"result": "VX-7781"}))
+    );
+    let environment = call(&tools, "environment", json!({})).await.unwrap();
+    let names: Vec<&str> = environment["result"]
+        .as_str()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert!(
+        names.contains(&"PATH") && names.contains(&"VAULT_TROUBLE"),
+        "the server gets PATH and its own env: {names:?}"
+    );
+    let passed_on = [
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TMPDIR",
+        "XDG_RUNTIME_DIR",
+        "XDG_CACHE_HOME",
+        "XDG_CONFIG_HOME",
+        "XDG_DATA_HOME",
+        "VAULT_TROUBLE",
+    ];
+    assert!(
+        names
+            .iter()
+            .all(|n| passed_on.contains(n) || n.starts_with("LC_")),
+        "loopd's other variables stay with loopd: {names:?}"
     );
     let unknown = call(&tools, "station_code", json!({"station": "Vega"})).await;
     assert!(

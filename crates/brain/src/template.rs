@@ -27,6 +27,12 @@ pub enum TemplateError {
     Render(#[source] Error),
 }
 
+/// The most instructions one rendering of a chat template may run: a GGUF
+/// file's template is untrusted input, and one that loops for ever gets an
+/// error instead of a core. A long conversation with tools takes well under
+/// a tenth of it.
+pub const TEMPLATE_FUEL: u64 = 5_000_000;
+
 /// A compiled chat template.
 pub struct ChatTemplate {
     env: Environment<'static>,
@@ -46,16 +52,28 @@ struct TemplateContext<'a> {
 }
 
 impl ChatTemplate {
-    /// Compiles `source`; `None` selects the ChatML fallback.
+    /// Compiles `source`; `None` selects the ChatML fallback. A rendering
+    /// may run [`TEMPLATE_FUEL`] instructions.
     pub fn new(
         source: Option<&str>,
         bos_token: &str,
         eos_token: &str,
     ) -> Result<Self, TemplateError> {
+        Self::with_fuel(source, bos_token, eos_token, TEMPLATE_FUEL)
+    }
+
+    /// [`ChatTemplate::new`] with `fuel` instructions a rendering.
+    pub fn with_fuel(
+        source: Option<&str>,
+        bos_token: &str,
+        eos_token: &str,
+        fuel: u64,
+    ) -> Result<Self, TemplateError> {
         let is_fallback = source.is_none();
         let source = source.unwrap_or(CHATML).to_string();
         let supports_tools = source.contains("tools");
         let mut env = Environment::new();
+        env.set_fuel(Some(fuel));
         env.set_trim_blocks(true);
         env.set_lstrip_blocks(true);
         env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);

@@ -258,6 +258,13 @@ impl Roots {
                 args.path
             )));
         }
+        let kind = fs::metadata(&path).map_err(|e| cannot_read(&args.path, e))?;
+        if !kind.is_file() {
+            return Err(ToolError::Failed(format!(
+                "`{}` is not a regular file (a pipe, socket or device); read_file reads files",
+                args.path
+            )));
+        }
         let mut file = fs::File::open(&path).map_err(|e| cannot_read(&args.path, e))?;
         let size = file
             .metadata()
@@ -623,6 +630,18 @@ mod tests {
         let absolute = fs::canonicalize(scratch.0.join("root/notes.txt")).unwrap();
         let out = call(&tools, "read_file", json!({"path": absolute})).unwrap();
         assert_eq!(out["path"], "notes.txt");
+    }
+
+    #[test]
+    fn a_pipe_is_refused_at_once() {
+        let (scratch, tools) = fixture("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(scratch.0.join("root/pipe"))
+            .status()
+            .expect("mkfifo (coreutils) is needed");
+        assert!(made.success());
+        let refused = failure(call(&tools, "read_file", json!({"path": "pipe"})));
+        assert!(refused.contains("not a regular file"), "{refused}");
     }
 
     #[test]

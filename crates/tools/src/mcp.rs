@@ -277,10 +277,41 @@ async fn launch(
         .map_err(|_| format!("it did not start within {START_TIMEOUT:?}"))?
 }
 
-/// Runs a stdio server's command, its stderr going to the log.
+/// The variables of loopd's environment a stdio server inherits: where
+/// programs are, the user, the locale, the time zone and the usual
+/// directories. The rest (`LOOPD_BRAIN_API_KEY` among them) stays with
+/// loopd; a server gets more through its `env`.
+const INHERITED: [&str; 13] = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TMPDIR",
+    "XDG_RUNTIME_DIR",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "SYSTEMROOT",
+];
+
+/// Whether a stdio server inherits the variable `name` ([`INHERITED`], and
+/// the locale's `LC_*`).
+fn inherited(name: &str) -> bool {
+    INHERITED.contains(&name) || name.starts_with("LC_")
+}
+
+/// Runs a stdio server's command with [`INHERITED`] of loopd's environment
+/// and its own `env`, its stderr going to the log.
 fn spawn(server: &McpServer) -> Result<TokioChildProcess, String> {
     let mut command = tokio::process::Command::new(&server.command);
-    command.args(&server.args).envs(&server.env);
+    command
+        .args(&server.args)
+        .env_clear()
+        .envs(std::env::vars_os().filter(|(name, _)| name.to_str().is_some_and(inherited)))
+        .envs(&server.env);
     let (transport, stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::piped())
         .spawn()

@@ -97,50 +97,52 @@ impl Default for Espeak {
 pub const MAX_SPEECH_CHARS: usize = 10_000;
 
 impl Espeak {
-    /// `text` spoken. The text goes to espeak-ng's stdin from a thread of
-    /// its own while its stdout is read, so a long text cannot fill both
-    /// pipes and stall.
+    /// `text` spoken.
     pub fn synthesize(&self, text: &str) -> Result<Pcm, VoiceError> {
-        let mut child = Command::new(PROGRAM)
-            .args(["-v", &self.voice, "--stdout"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => VoiceError::Speech(format!(
-                    "{PROGRAM} is not installed (Debian/Ubuntu: apt install espeak-ng)"
-                )),
-                _ => VoiceError::Speech(format!("cannot start {PROGRAM}: {e}")),
-            })?;
-        let writer = child.stdin.take().map(|mut stdin| {
-            let text = text.to_string();
-            std::thread::spawn(move || stdin.write_all(text.as_bytes()))
-        });
-        let output = child
-            .wait_with_output()
-            .map_err(|e| VoiceError::Speech(format!("{PROGRAM} failed: {e}")))?;
-        if let Some(writer) = writer {
-            match writer.join() {
-                Ok(Ok(())) => {}
-                Ok(Err(e)) => {
-                    return Err(VoiceError::Speech(format!(
-                        "cannot write to {PROGRAM}: {e}"
-                    )))
-                }
-                Err(_) => return Err(VoiceError::Speech(format!("writing to {PROGRAM} failed"))),
-            }
-        }
-        if !output.status.success() {
-            return Err(VoiceError::Speech(format!(
-                "{PROGRAM} -v {} failed ({}): {}",
-                self.voice,
-                output.status,
-                String::from_utf8_lossy(&output.stderr).trim()
-            )));
-        }
-        parse_stream_wav(&output.stdout)
+        let wav = run_espeak(&["-v", &self.voice, "--stdout"], text)?;
+        parse_stream_wav(&wav)
     }
+}
+
+/// Runs espeak-ng with `args` on `text` and returns what it wrote to
+/// stdout. The text goes to its stdin from a thread of its own while its
+/// stdout is read, so a long text cannot fill both pipes and stall.
+pub(crate) fn run_espeak(args: &[&str], text: &str) -> Result<Vec<u8>, VoiceError> {
+    let mut child = Command::new(PROGRAM)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => VoiceError::Speech(format!(
+                "{PROGRAM} is not installed (Debian/Ubuntu: apt install espeak-ng)"
+            )),
+            _ => VoiceError::Speech(format!("cannot start {PROGRAM}: {e}")),
+        })?;
+    let stdin = child.stdin.take();
+    let (written, output) = std::thread::scope(|scope| {
+        let writer = scope.spawn(move || match stdin {
+            Some(mut stdin) => stdin.write_all(text.as_bytes()),
+            None => Ok(()),
+        });
+        let output = child.wait_with_output();
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("writer thread panicked")));
+        (written, output)
+    });
+    let output = output.map_err(|e| VoiceError::Speech(format!("{PROGRAM} failed: {e}")))?;
+    if !output.status.success() {
+        return Err(VoiceError::Speech(format!(
+            "{PROGRAM} {} failed ({}): {}",
+            args.join(" "),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    written.map_err(|e| VoiceError::Speech(format!("cannot write to {PROGRAM}: {e}")))?;
+    Ok(output.stdout)
 }
 
 /// A WAV stream as espeak-ng writes it to stdout: a 44-byte header whose

@@ -35,18 +35,20 @@ pub fn join(
     max_frame: usize,
     stop: CancellationToken,
 ) -> Result<(), String> {
+    let logged = shown(url);
     if !url.starts_with("ws://") {
         return Err(format!(
-            "bus URL `{url}`: only ws:// URLs are supported (e.g. ws://127.0.0.1:8181/core)"
+            "bus URL `{logged}`: only ws:// URLs are supported (e.g. ws://127.0.0.1:8181/core)"
         ));
     }
     url.into_client_request()
-        .map_err(|e| format!("bus URL `{url}`: {e}"))?;
+        .map_err(|e| format!("bus URL `{logged}`: {e}"))?;
     let (out, replies) = mpsc::channel::<BusMessage>(QUEUE);
     let peer = Peer::new(out);
     handler.toolboxes().attach(peer.clone());
     let link = Link {
         url: url.to_string(),
+        shown: shown(url),
         handler,
         peer,
         max_frame,
@@ -58,9 +60,27 @@ pub fn join(
     Ok(())
 }
 
+/// `url` as it may be logged or shown in the service's status: the value
+/// of a `secret=` query parameter replaced by `***`.
+pub fn shown(url: &str) -> String {
+    let Some((base, query)) = url.split_once('?') else {
+        return url.to_string();
+    };
+    let query: Vec<String> = query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((key, _)) if key.eq_ignore_ascii_case("secret") => format!("{key}=***"),
+            _ => pair.to_string(),
+        })
+        .collect();
+    format!("{base}?{}", query.join("&"))
+}
+
 /// The connection to a joined bus, across reconnects.
 struct Link {
     url: String,
+    /// The URL as logged: its secret left out ([`shown`]).
+    shown: String,
     handler: Handler,
     peer: Peer,
     max_frame: usize,
@@ -80,14 +100,14 @@ impl Link {
                 tokio_tungstenite::connect_async_with_config(self.url.as_str(), Some(config), true);
             match tokio::time::timeout(CONNECT, attempt).await {
                 Ok(Ok((ws, _))) => {
-                    tracing::info!("bus: joined {}", self.url);
+                    tracing::info!("bus: joined {}", self.shown);
                     retry = FIRST_RETRY;
                     failures = 0;
                     self.connected(ws).await;
                     if self.stop.is_cancelled() {
                         break;
                     }
-                    tracing::warn!("bus: lost {}; reconnecting", self.url);
+                    tracing::warn!("bus: lost {}; reconnecting", self.shown);
                 }
                 outcome => {
                     let why = match outcome {
@@ -97,11 +117,11 @@ impl Link {
                     if failures == 0 {
                         tracing::warn!(
                             "bus: cannot reach {} ({why}); retrying with backoff up to {} s",
-                            self.url,
+                            self.shown,
                             LAST_RETRY.as_secs()
                         );
                     } else {
-                        tracing::debug!("bus: cannot reach {} ({why})", self.url);
+                        tracing::debug!("bus: cannot reach {} ({why})", self.shown);
                     }
                     failures += 1;
                     self.wait(retry).await;
@@ -146,7 +166,7 @@ impl Link {
                     Some(Ok(Message::Close(_))) | None => break,
                     Some(Ok(_)) => {}
                     Some(Err(e)) => {
-                        tracing::debug!("bus: read from {} failed: {e}", self.url);
+                        tracing::debug!("bus: read from {} failed: {e}", self.shown);
                         break;
                     }
                 },
@@ -178,5 +198,22 @@ impl Link {
             Ok(message) => self.handler.handle(&self.peer, message),
             Err(e) => tracing::warn!("bus: ignoring a frame: {e}"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+
+    #[test]
+    fn a_bus_secret_is_never_shown() {
+        assert_eq!(
+            shown("ws://10.0.0.2:8181/core?route=a&secret=open%20sesame"),
+            "ws://10.0.0.2:8181/core?route=a&secret=***"
+        );
+        assert_eq!(
+            shown("ws://127.0.0.1:8181/core"),
+            "ws://127.0.0.1:8181/core"
+        );
     }
 }

@@ -118,7 +118,7 @@ pub async fn start(daemon: Daemon, options: BusOptions) -> Result<BusFrontEnd, S
     match &options.websocket {
         Some(BusMode::Join(url)) => {
             client::join(url, handler.clone(), max_frame, stop.clone())?;
-            parts.push(format!("bus {url} (joined)"));
+            parts.push(format!("bus {} (joined)", client::shown(url)));
         }
         Some(BusMode::Host(addr)) => {
             let secret = options.secret.clone();

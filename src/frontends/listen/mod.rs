@@ -229,7 +229,7 @@ fn hear(
     let transcript = parts.whisper.transcribe(recent.of(utterance))?;
     let stt_ms = ms(transcribing.elapsed());
     let transcript = transcript.trim().to_string();
-    tracing::info!("heard: {transcript:?} (stt {stt_ms} ms)");
+    tracing::debug!("heard: {transcript:?} (stt {stt_ms} ms)");
     let question = match addressing.classify(&transcript, Instant::now()) {
         Heard::Question(q) => q,
         Heard::Woken => {
@@ -351,16 +351,17 @@ pub fn start(
         .name("loopd-listen".into())
         .spawn(move || {
             let mut log_turn = |turn: Turn| match &turn.reply {
-                Ok(answer) => tracing::info!(
-                    "listen: {:?} answered {:?} (first audio {} ms after speech{})",
-                    turn.question,
-                    answer.answer,
-                    turn.first_audio_ms.unwrap_or(f64::NAN),
-                    turn.barge_in_ms
-                        .map(|ms| format!("; interrupted, stopped in {ms} ms"))
-                        .unwrap_or_default()
-                ),
-                Err(e) => tracing::info!("listen: {:?} not answered: {e}", turn.question),
+                Ok(answer) => {
+                    tracing::info!(
+                        "listen: answered (first audio {} ms after speech{})",
+                        turn.first_audio_ms.unwrap_or(f64::NAN),
+                        turn.barge_in_ms
+                            .map(|ms| format!("; interrupted, stopped in {ms} ms"))
+                            .unwrap_or_default()
+                    );
+                    tracing::debug!("listen: {:?} answered {:?}", turn.question, answer.answer);
+                }
+                Err(e) => tracing::info!("listen: a question not answered: {e}"),
             };
             match converse(
                 input.as_mut(),

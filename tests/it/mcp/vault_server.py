@@ -2,7 +2,7 @@
 
 It knows facts nobody else does (the codes of made-up space stations), and
 with `VAULT_TROUBLE=1` tools that stall and crash, so the tests can see
-what loopd does with each. On stdio, or with `--http PORT` over streamable
+what loopd does with each, and one that names its environment. On stdio, or with `--http PORT` over streamable
 HTTP at http://127.0.0.1:PORT/mcp.
 """
 
@@ -38,9 +38,15 @@ def crash() -> str:
     os._exit(3)
 
 
+def environment() -> str:
+    """The names of the variables in this server's environment."""
+    return " ".join(sorted(os.environ))
+
+
 if os.environ.get("VAULT_TROUBLE") == "1":
     app.tool()(wait)
     app.tool()(crash)
+    app.tool()(environment)
 
 
 if __name__ == "__main__":

@@ -4,12 +4,9 @@
 //! punctuation Piper puts after them.
 
 use super::VoiceError;
-use std::io::Write;
-use std::process::{Command, Stdio};
+use crate::speech::run_espeak;
 use unicode_normalization::UnicodeNormalization;
 
-/// The phonemizer run.
-const ESPEAK: &str = "espeak-ng";
 /// Characters that may follow a clause's punctuation before the space that
 /// confirms it ends the clause.
 const CLOSERS: &[char] = &['"', '\'', ')', ']', '}', '”', '’', '»'];
@@ -139,41 +136,8 @@ pub(super) fn phonemize(voice: &str, clauses: &[Clause]) -> Result<Vec<String>, 
 
 /// espeak-ng's IPA for `text`, a line per clause.
 fn espeak(voice: &str, text: &str) -> Result<String, VoiceError> {
-    let mut child = Command::new(ESPEAK)
-        .args(["-q", "-b", "1", "--ipa", "-v", voice, "--stdin"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => VoiceError::Speech(format!(
-                "{ESPEAK} is not installed (Debian/Ubuntu: apt install espeak-ng)"
-            )),
-            _ => VoiceError::Speech(format!("cannot start {ESPEAK}: {e}")),
-        })?;
-    let stdin = child.stdin.take();
-    let output = std::thread::scope(|scope| {
-        let writer = scope.spawn(move || match stdin {
-            Some(mut stdin) => stdin.write_all(text.as_bytes()),
-            None => Ok(()),
-        });
-        let output = child.wait_with_output();
-        let written = writer
-            .join()
-            .unwrap_or_else(|_| Err(std::io::Error::other("writer thread panicked")));
-        (written, output)
-    });
-    let (written, output) = output;
-    let output = output.map_err(|e| VoiceError::Speech(format!("{ESPEAK} failed: {e}")))?;
-    if !output.status.success() {
-        return Err(VoiceError::Speech(format!(
-            "{ESPEAK} -v {voice} failed ({}): {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr).trim()
-        )));
-    }
-    written.map_err(|e| VoiceError::Speech(format!("cannot write to {ESPEAK}: {e}")))?;
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    let ipa = run_espeak(&["-q", "-b", "1", "--ipa", "-v", voice, "--stdin"], text)?;
+    Ok(String::from_utf8_lossy(&ipa).into_owned())
 }
 
 /// Phonemes grouped by sentence: each clause's phonemes with language-switch
