@@ -363,6 +363,25 @@ pub fn default_socket(system: bool) -> PathBuf {
 mod tests {
     use super::*;
 
+    /// The commented config the package installs as /etc/loopd/config.toml
+    /// parses, as shipped and with every setting uncommented.
+    #[test]
+    fn the_shipped_example_config_parses_uncommented() {
+        let example = include_str!("../../systemd/config.toml");
+        assert!(Config::parse(example, "systemd/config.toml").is_ok());
+        let uncommented: String = example
+            .lines()
+            .filter(|line| !line.starts_with("##"))
+            .map(|line| line.strip_prefix("# ").unwrap_or(line))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let config = Config::parse(&uncommented, "systemd/config.toml").unwrap();
+        assert_eq!(config.requests.queue, 8);
+        assert_eq!(config.mcp.len(), 1);
+        assert!(config.dbus.system);
+        assert_eq!(config.bus.listen, "127.0.0.1:8181");
+    }
+
     #[test]
     fn an_empty_file_is_the_defaults() {
         let c = Config::parse("", "t").unwrap();

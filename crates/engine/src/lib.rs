@@ -361,7 +361,7 @@ pub struct LoopOutcome {
 ///
 /// ```
 /// use loopd_brain::{GenerateOptions, Message, ScriptedBrain};
-/// use loopd_engine::{self, Budget, LoopRequest, Settings, Termination};
+/// use loopd_engine::{Budget, LoopRequest, Settings, Termination};
 /// use loopd_tools::{ToolConfig, Toolset};
 /// use std::sync::Arc;
 /// use tokio_util::sync::CancellationToken;
@@ -372,7 +372,7 @@ pub struct LoopOutcome {
 /// ]);
 /// let tools = Toolset::named(&["math".to_string()], &ToolConfig::default()).unwrap();
 /// let request = LoopRequest {
-///     engine: engine::build("react", &Settings::new()).unwrap(),
+///     engine: loopd_engine::build("react", &Settings::new()).unwrap(),
 ///     conversation: vec![Message::user("What is 17 times 23?")],
 ///     brain: Arc::new(brain),
 ///     tools: Arc::new(tools),
@@ -383,7 +383,7 @@ pub struct LoopOutcome {
 ///     session: None,
 /// };
 /// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-/// let outcome = runtime.block_on(engine::run_loop(request));
+/// let outcome = runtime.block_on(loopd_engine::run_loop(request));
 /// assert_eq!(outcome.termination, Termination::Answered);
 /// assert_eq!(outcome.answer, "17 times 23 is 391.");
 /// assert_eq!(outcome.stats.tool_calls[0].name, "calculate");
