@@ -218,25 +218,10 @@ async fn a_stalled_call_times_out_and_a_crashed_server_is_restarted() {
         names.contains(&"PATH") && names.contains(&"VAULT_TROUBLE"),
         "the server gets PATH and its own env: {names:?}"
     );
-    let passed_on = [
-        "PATH",
-        "HOME",
-        "USER",
-        "LOGNAME",
-        "LANG",
-        "LANGUAGE",
-        "TZ",
-        "TMPDIR",
-        "XDG_RUNTIME_DIR",
-        "XDG_CACHE_HOME",
-        "XDG_CONFIG_HOME",
-        "XDG_DATA_HOME",
-        "VAULT_TROUBLE",
-    ];
     assert!(
         names
             .iter()
-            .all(|n| passed_on.contains(n) || n.starts_with("LC_")),
+            .all(|n| mcp::INHERITED.contains(n) || *n == "VAULT_TROUBLE" || n.starts_with("LC_")),
         "loopd's other variables stay with loopd: {names:?}"
     );
     let unknown = call(&tools, "station_code", json!({"station": "Vega"})).await;

@@ -281,7 +281,7 @@ async fn launch(
 /// programs are, the user, the locale, the time zone and the usual
 /// directories. The rest (`LOOPD_BRAIN_API_KEY` among them) stays with
 /// loopd; a server gets more through its `env`.
-const INHERITED: [&str; 13] = [
+pub const INHERITED: [&str; 13] = [
     "PATH",
     "HOME",
     "USER",
