@@ -33,6 +33,7 @@
 //! [dbus]
 //! enabled = true
 //! system = false                # the system bus instead of the session bus
+//! toolbox_group = "loopd-tools"  # who besides root and loopd's user may register toolboxes
 //!
 //! [bus]
 //! enabled = true
@@ -50,6 +51,7 @@
 //! wake = "hey loop"             # answer only what begins with this
 //! barge_in = true               # talking over an answer stops it
 //! wyoming = "tcp://127.0.0.1:10700"  # serve Home Assistant's Wyoming protocol
+//! wyoming_allow = ["192.168.1.20"]   # peers beyond loopback it answers (required beyond it)
 //! speech_model = "whisper-tiny.en"
 //! voice = "piper-joe"           # or an espeak-ng voice (default "en-us")
 //! ```
@@ -122,6 +124,9 @@ pub struct VoiceSection {
     pub barge_in: bool,
     /// Serve Wyoming at this address (`tcp://HOST:PORT`).
     pub wyoming: Option<String>,
+    /// The addresses beyond loopback that Wyoming answers (Home
+    /// Assistant's, a satellite's); required to listen beyond loopback.
+    pub wyoming_allow: Vec<std::net::IpAddr>,
     /// The speech-to-text model (default: the manifest's default).
     pub speech_model: Option<String>,
     /// The voice: an espeak-ng voice or a Piper voice (`piper-joe`).
@@ -137,6 +142,7 @@ impl Default for VoiceSection {
             wake: None,
             barge_in: true,
             wyoming: None,
+            wyoming_allow: Vec::new(),
             speech_model: None,
             voice: None,
         }
@@ -227,6 +233,9 @@ pub struct DbusSection {
     pub enabled: bool,
     /// On the system bus instead of the session bus.
     pub system: bool,
+    /// A group whose members may register toolboxes, besides root and
+    /// loopd's own user.
+    pub toolbox_group: Option<String>,
 }
 
 impl Default for DbusSection {
@@ -234,6 +243,7 @@ impl Default for DbusSection {
         DbusSection {
             enabled: true,
             system: false,
+            toolbox_group: None,
         }
     }
 }
@@ -249,6 +259,9 @@ pub struct HttpSection {
     pub key_file: Option<PathBuf>,
 }
 
+/// Where a hosted bus listens when `[bus] listen` is not set.
+pub const DEFAULT_BUS_LISTEN: &str = "127.0.0.1:8181";
+
 /// `[bus]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -257,8 +270,9 @@ pub struct BusSection {
     pub enabled: bool,
     /// Join the bus at this URL instead of hosting one.
     pub url: Option<String>,
-    /// Where a hosted bus listens.
-    pub listen: String,
+    /// Where a hosted bus listens (default [`DEFAULT_BUS_LISTEN`], except
+    /// for the system service, which hosts no bus unless this is set).
+    pub listen: Option<String>,
     /// Answer `recognizer_loop:utterance` and `ovos.utterance.handle` with `speak`.
     pub handle_utterances: bool,
     /// The JSON-lines socket (default: `$XDG_RUNTIME_DIR/loopd/bus.sock`, or
@@ -277,7 +291,7 @@ impl Default for BusSection {
         BusSection {
             enabled: true,
             url: None,
-            listen: "127.0.0.1:8181".into(),
+            listen: None,
             handle_utterances: false,
             socket: None,
             max_frame_bytes: 1 << 20,
@@ -379,7 +393,7 @@ mod tests {
         assert_eq!(config.requests.queue, 8);
         assert_eq!(config.mcp.len(), 1);
         assert!(config.dbus.system);
-        assert_eq!(config.bus.listen, "127.0.0.1:8181");
+        assert_eq!(config.bus.listen.as_deref(), Some("127.0.0.1:8181"));
     }
 
     #[test]
@@ -388,7 +402,7 @@ mod tests {
         assert_eq!(c.requests.queue, 8);
         assert_eq!(c.memory.turns, 4);
         assert!(c.dbus.enabled && !c.dbus.system);
-        assert_eq!(c.bus.listen, "127.0.0.1:8181");
+        assert_eq!(c.bus.listen, None);
     }
 
     #[test]

@@ -14,13 +14,14 @@ mod memory;
 pub mod notify;
 mod request;
 
+use crate::brain::prefix_cache::SHARED_PREFIX;
 use crate::brain::{Brain, BrainInfo, GenerateOptions, Message};
 use crate::engine::{self, Budget, LoopRequest, Termination};
 use crate::persona::{Overrides, Persona, SetupError};
 use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
 pub use config::Config;
 pub use memory::Memory;
-pub use request::{Answer, Ask, AskError, Limits, Ran, Reply, Ticket};
+pub use request::{Answer, Ask, AskError, Caller, Limits, Ran, Reply, Ticket};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -140,10 +141,14 @@ impl DaemonSettings {
         if prompt.is_empty() {
             return Err(AskError::InvalidArgs("the prompt is empty".into()));
         }
-        let session = ask
-            .session
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| DEFAULT_SESSION.to_string());
+        let session = format!(
+            "{}/{}",
+            ask.caller,
+            ask.session
+                .as_deref()
+                .filter(|s| !s.is_empty())
+                .unwrap_or(DEFAULT_SESSION)
+        );
         let mut options = self.generate.clone();
         if let Some(n) = ask.max_tokens {
             options.max_tokens = n;
@@ -350,7 +355,7 @@ impl Daemon {
                 setup.system_prompt.as_deref(),
                 Arc::new(setup.tools),
                 &shared.settings.generate,
-                &format!("warm:{}", persona.name),
+                &format!("{SHARED_PREFIX}{}", persona.name),
                 shared.stopping.child_token(),
             )
             .await;

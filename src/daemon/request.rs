@@ -8,21 +8,77 @@
 use crate::brain::Message;
 use crate::engine::{LoopEvent, Settings, Termination};
 use serde_json::Value;
+use std::fmt;
+use std::net::IpAddr;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::task_tracker::TaskTrackerToken;
 
+/// Who asks, as the front end knows them. Sessions (conversation memory,
+/// barge-in, KV caches) are kept per caller: a session name only means
+/// something within its caller's own sessions, so no caller can read or
+/// interrupt another's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Caller(String);
+
+impl Caller {
+    /// The user at this machine's terminal or microphone (`loopd ask`,
+    /// `loopd listen`).
+    pub fn local() -> Caller {
+        Caller("local".into())
+    }
+
+    /// A D-Bus caller, by the Unix user that owns its connection.
+    pub fn dbus_user(uid: u32) -> Caller {
+        Caller(format!("dbus-uid:{uid}"))
+    }
+
+    /// A client of the message bus. The bus broadcasts every message to
+    /// every client, so its clients (who all passed its secret, when it
+    /// has one) are one party.
+    pub fn bus() -> Caller {
+        Caller("bus".into())
+    }
+
+    /// An HTTP client: whoever holds the API key (or, with no key, reaches
+    /// the loopback address).
+    pub fn http() -> Caller {
+        Caller("http".into())
+    }
+
+    /// A Wyoming peer, by its address.
+    pub fn wyoming(peer: IpAddr) -> Caller {
+        Caller(format!("wyoming:{peer}"))
+    }
+}
+
+/// The local user, for requests made in-process.
+impl Default for Caller {
+    fn default() -> Self {
+        Caller::local()
+    }
+}
+
+impl fmt::Display for Caller {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// One question, as a front end received it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Ask {
+    /// Who asks; the session is looked up among theirs.
+    pub caller: Caller,
     /// What the user said.
     pub prompt: String,
     /// Engine id instead of the persona's.
     pub loop_id: Option<String>,
     /// Persona name (default: the configured default persona).
     pub persona: Option<String>,
-    /// Conversation memory key (default: [`DEFAULT_SESSION`](super::DEFAULT_SESSION)).
+    /// Conversation memory key among the caller's sessions (default:
+    /// [`DEFAULT_SESSION`](super::DEFAULT_SESSION)).
     pub session: Option<String>,
     /// Most tokens per LLM call.
     pub max_tokens: Option<usize>,

@@ -9,7 +9,9 @@
 //!   Assistant over the Wyoming protocol;
 //! - [`http`]: the OpenAI chat-completions API, personas as models;
 //! - [`origin`]: the check that keeps web pages off the HTTP and WebSocket
-//!   listeners.
+//!   listeners;
+//! - [`guard`]: connection caps, read deadlines and secret comparison that
+//!   every network listener shares.
 //!
 //! Front ends only talk to [`crate::daemon::Daemon`]: they turn what they
 //! receive into an [`crate::daemon::Ask`], and a ticket's events and reply
@@ -17,6 +19,7 @@
 
 pub mod bus;
 pub mod dbus;
+pub mod guard;
 pub mod http;
 pub mod listen;
 pub mod origin;

@@ -5,7 +5,7 @@ use loopd::brain::{
     Brain, BrainInfo, ChatRequest, Completion, EndReason, Generation, GenerationEvent, Piece,
     ScriptedBrain, Usage,
 };
-use loopd::daemon::{Ask, AskError, Daemon, DaemonSettings, State};
+use loopd::daemon::{Ask, AskError, Caller, Daemon, DaemonSettings, State};
 use loopd::engine::LoopEvent;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -162,6 +162,50 @@ async fn a_session_remembers_its_last_turns_and_only_its_own() {
     assert_eq!(second.last().unwrap(), "How many people live there?");
     let other = texts(2);
     assert!(!other.iter().any(|t| t.contains("France")), "{other:?}");
+}
+
+#[tokio::test]
+async fn a_session_name_means_nothing_across_callers() {
+    let brain = GatedBrain::new();
+    let daemon = Daemon::start(brain.clone(), settings(4));
+    let at = |caller: Caller, prompt: &str, barge_in: bool| Ask {
+        caller,
+        session: Some("default".into()),
+        barge_in,
+        ..plain(prompt)
+    };
+    let household = Caller::local();
+    let stranger = Caller::wyoming("192.0.2.7".parse().unwrap());
+
+    brain.gate.add_permits(1);
+    let first = daemon.submit(at(household.clone(), "I am Ada.", false));
+    first.unwrap().finish().await.unwrap();
+    let spoken = daemon
+        .submit(at(household.clone(), "Tell me a story.", true))
+        .unwrap();
+    wait_for_calls(&brain, 2).await;
+    // A spoken turn of another caller does not barge in on the household's.
+    let mut theirs = daemon
+        .submit(at(stranger.clone(), "Who am I?", true))
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    brain.gate.add_permits(2);
+    let mut spoken = spoken;
+    assert!(spoken.finish().await.is_ok(), "the stranger cancelled it");
+    theirs.finish().await.unwrap();
+
+    let seen = brain.seen.lock().unwrap();
+    let said =
+        |i: usize| -> Vec<String> { seen[i].messages.iter().map(|m| m.content.clone()).collect() };
+    assert!(said(1).contains(&"I am Ada.".to_string()), "{:?}", said(1));
+    assert!(
+        !said(2)
+            .iter()
+            .any(|t| t.contains("Ada") || t.contains("story")),
+        "the stranger was given the household's session: {:?}",
+        said(2)
+    );
+    assert_ne!(seen[1].session, seen[2].session);
 }
 
 #[tokio::test]

@@ -80,6 +80,8 @@ mod dbus;
 mod everyday;
 /// The voice front end: conversations, barge-in, serve --listen, sound cards.
 mod listen;
+/// Connection caps and read deadlines on every network listener.
+mod listeners;
 /// `loopd serve` under a stand-in for systemd, and the systemd units.
 mod service;
 /// `loopd say`, `transcribe` and `listen` on espeak-ng and the real Whisper.

@@ -165,13 +165,92 @@ fn bad_frames_and_audio_formats_get_an_error_event_and_the_service_lives_on() {
         event("audio-start", format, &[]),
     ]
     .concat();
-    for _ in 0..61 {
+    for _ in 0..31 {
         bytes.extend(event("audio-chunk", format, &second));
     }
     let reply = exchange(&bytes);
     assert!(
-        reply.contains("\"error\"") && reply.contains("longer than 60 s"),
+        reply.contains("\"error\"") && reply.contains("longer than 30 s"),
         "{reply}"
     );
+    // A format out of bounds is refused at `audio-start`, before any audio.
+    for format in [
+        "{\"rate\":16000,\"width\":2,\"channels\":3}",
+        "{\"rate\":16000,\"width\":4,\"channels\":1}",
+    ] {
+        let bytes = [
+            event("transcribe", "{}", &[]),
+            event("audio-start", format, &[]),
+        ]
+        .concat();
+        let reply = exchange(&bytes);
+        assert!(
+            reply.contains("\"error\"") && reply.contains("1 to 2 channels"),
+            "{format}: {reply}"
+        );
+    }
     assert!(serve.stop(), "{}", serve.stderr());
+}
+
+#[test]
+fn sigterm_during_speech_work_exits_within_five_seconds() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    loopd::models::resolve_speech(None).expect("Whisper is required: models/fetch whisper-tiny.en");
+    let dir = TempDir::new("wyoming-sigterm");
+    let long = dir.join("long.wav");
+    let story = "The quick brown fox jumps over the lazy dog near the quiet river bank. ".repeat(6);
+    let said = crate::common::loopd(&["say", &story, "-o", long.to_str().unwrap()]);
+    assert!(
+        said.status.success(),
+        "espeak-ng is required: {}",
+        text(&said.stderr)
+    );
+    let pcm = loopd::voice::audio::Pcm::read_wav(&long).unwrap();
+    let most = 29 * pcm.rate as usize;
+    let audio: Vec<u8> = pcm.samples[..pcm.samples.len().min(most)]
+        .iter()
+        .flat_map(|s| ((s.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes())
+        .collect();
+    let format = format!("{{\"rate\":{},\"width\":2,\"channels\":1}}", pcm.rate);
+    let event = |kind: &str, data: &str, payload: &[u8]| -> Vec<u8> {
+        let header = format!(
+            "{{\"type\":\"{kind}\",\"data\":{data},\"payload_length\":{}}}\n",
+            payload.len()
+        );
+        [header.as_bytes(), payload].concat()
+    };
+    let mut request = [
+        event("transcribe", "{}", &[]),
+        event("audio-start", &format, &[]),
+    ]
+    .concat();
+    for chunk in audio.chunks(16_000) {
+        request.extend(event("audio-chunk", &format, chunk));
+    }
+    request.extend(event("audio-stop", "{}", &[]));
+
+    let port = crate::ovos::free_port();
+    let address = format!("tcp://127.0.0.1:{port}");
+    let mut serve = Serve::start(&["--no-dbus", "--no-bus", "--wyoming", &address], &[]);
+    // Enough transcriptions queued for the one Whisper to be busy for
+    // much longer than the 5 s a stop may take.
+    let clients: Vec<std::net::TcpStream> = (0..12)
+        .map(|_| {
+            let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+            stream.write_all(&request).unwrap();
+            stream
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(2));
+    let stopping = Instant::now();
+    let clean = serve.stop();
+    let took = stopping.elapsed();
+    assert!(
+        took < Duration::from_secs(5),
+        "SIGTERM took {took:?} to stop the daemon\n{}",
+        serve.stderr()
+    );
+    assert!(clean, "{}", serve.stderr());
+    drop(clients);
 }

@@ -3,12 +3,14 @@
 //! budget.
 //!
 //! Before a call the brain checks out the cache that shares the longest
-//! prefix with the prompt. A branch of the call's own session that the
-//! prompt extends is taken as it is; any other prefix (a warmed persona
-//! prompt, another session with the same system prompt, a sibling branch
-//! of this session) is copied, so engines that alternate between prompts
-//! (Tree-of-Thoughts candidates and scores, CRITIC's draft and critiques)
-//! compute each shared prefix once. After the call the cache is checked back
+//! prefix with the prompt, among the call's own session and the shared
+//! ones (named `warm:…`: the warmed persona prompts). A branch of the
+//! call's own session that the prompt extends is taken as it is; any other
+//! prefix (a warmed prompt, a sibling branch of this session) is copied, so
+//! engines that alternate between prompts (Tree-of-Thoughts candidates and
+//! scores, CRITIC's draft and critiques) compute each shared prefix once.
+//! Another session's cache is never reused: how many tokens a call found
+//! cached would tell its caller what someone else's prompt began with. After the call the cache is checked back
 //! in as a branch, and the least recently used caches are dropped until the
 //! rest fit in the budget.
 
@@ -24,7 +26,7 @@ pub enum Reuse {
     /// A copy of the shared prefix of one of the session's branches (the
     /// branch stays).
     Forked,
-    /// A copy of another session's (or a warmed prompt's) cache.
+    /// A copy of a shared (warmed) prompt's cache.
     CopiedFrom(String),
 }
 
@@ -54,6 +56,16 @@ pub struct CacheUsage {
 
 /// Most caches one session keeps, one per branch of its prompts.
 pub const MAX_BRANCHES: usize = 4;
+
+/// How the names of shared sessions begin: their caches (prompts every
+/// caller sends, such as a persona's system prompt) may be copied by any
+/// session.
+pub const SHARED_PREFIX: &str = "warm:";
+
+/// Whether a call of `session` may reuse what `owner`'s cache holds.
+fn readable(owner: &str, session: &str) -> bool {
+    owner == session || owner.starts_with(SHARED_PREFIX)
+}
 
 struct Entry {
     session: String,
@@ -85,7 +97,8 @@ impl PrefixCaches {
     }
 
     /// A cache for a call of `session` on `prompt`, holding the longest
-    /// prefix of `prompt` that any cache holds, but never all of it: the
+    /// prefix of `prompt` that the session's own or a shared cache holds,
+    /// but never all of it: the
     /// last prompt token is always computed, for its logits. A branch of the
     /// session that the prompt extends is taken as it is; any other prefix
     /// is copied, so the branch it came from stays for a later call.
@@ -104,6 +117,7 @@ impl PrefixCaches {
             .entries
             .iter()
             .enumerate()
+            .filter(|(_, e)| readable(&e.session, session))
             .map(|(i, e)| {
                 let n = e.cache.common_prefix(prompt).min(limit);
                 (n, e.session == session, e.last_used, i)
@@ -250,17 +264,28 @@ mod tests {
     #[test]
     fn reuses_own_then_copies_the_longest_other_prefix() {
         let mut caches = PrefixCaches::new(shape(), usize::MAX, true);
-        assert_eq!(run(&mut caches, "warm", &[1, 2, 3, 4]), (0, Reuse::None));
+        assert_eq!(run(&mut caches, "warm:p", &[1, 2, 3, 4]), (0, Reuse::None));
         assert_eq!(
             run(&mut caches, "a", &[1, 2, 3, 9, 9]),
-            (3, Reuse::CopiedFrom("warm".into()))
+            (3, Reuse::CopiedFrom("warm:p".into()))
         );
         assert_eq!(run(&mut caches, "a", &[1, 2, 3, 9, 9, 7]), (5, Reuse::Own));
         // The whole prompt is cached: the last token is still computed.
         assert_eq!(run(&mut caches, "a", &[1, 2, 3, 9]), (3, Reuse::Forked));
         // The warmed prompt was not changed by the sessions copied from it.
-        let warm = caches.checkout("warm", &[1, 2, 3, 4, 5]).unwrap();
+        let warm = caches.checkout("warm:p", &[1, 2, 3, 4, 5]).unwrap();
         assert_eq!((warm.reused, warm.source), (4, Reuse::Own));
+    }
+
+    #[test]
+    fn another_sessions_cache_is_never_reused() {
+        let mut caches = PrefixCaches::new(shape(), usize::MAX, true);
+        run(&mut caches, "alice", &[1, 2, 3, 4, 5]);
+        assert_eq!(run(&mut caches, "warm:p", &[1, 2]), (0, Reuse::None));
+        assert_eq!(
+            run(&mut caches, "mallory", &[1, 2, 3, 4, 6]),
+            (2, Reuse::CopiedFrom("warm:p".into()))
+        );
     }
 
     #[test]
@@ -288,7 +313,7 @@ mod tests {
     #[test]
     fn copied_keys_are_the_original_ones() {
         let mut caches = PrefixCaches::new(shape(), usize::MAX, true);
-        run(&mut caches, "warm", &[5, 6, 7, 8]);
+        run(&mut caches, "warm:p", &[5, 6, 7, 8]);
         let mut out = caches.checkout("b", &[5, 6, 7, 1]).unwrap();
         let extra = Tensor::from_slice(&[1f32, 1.], (1, 1, 1, 2), &Device::Cpu).unwrap();
         let (k, _) = out.cache.append(0, &extra, &extra).unwrap();

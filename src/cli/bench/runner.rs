@@ -4,7 +4,7 @@
 
 use super::tasks::Task;
 use crate::brain::device::DeviceChoice;
-use crate::brain::prefix_cache::CacheUsage;
+use crate::brain::prefix_cache::{CacheUsage, SHARED_PREFIX};
 use crate::brain::{
     Brain, BrainInfo, GenerateOptions, KnowledgeBrain, LocalBrain, LocalBrainConfig, Message,
     RemoteBrain, RemoteBrainSettings,
@@ -359,7 +359,7 @@ impl Bench<'_> {
             setup.system.as_deref(),
             setup.tools.clone(),
             &self.plan.options,
-            &format!("bench:{id}:warm:{tools}"),
+            &format!("{SHARED_PREFIX}bench:{id}:{tools}"),
             self.cancel.clone(),
         )
         .await

@@ -172,8 +172,16 @@ pub fn run(args: ServeArgs, threads: Option<usize>) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(service::run(options))
+    let served = runtime.block_on(service::run(options));
+    // Speech work on blocking threads (a transcription, a synthesis) has
+    // no way to be cancelled; it is not waited for.
+    runtime.shutdown_timeout(SPEECH_GRACE);
+    served
 }
+
+/// How long a stopping service waits for speech work still running on
+/// blocking threads.
+const SPEECH_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The service's options: the config file with the flags applied.
 fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> {
@@ -263,7 +271,10 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
         request_timeout: Some(timeout),
         generate: sampling,
     };
-    let dbus = (!args.no_dbus && config.dbus.enabled).then_some(DbusOptions { system });
+    let dbus = (!args.no_dbus && config.dbus.enabled).then(|| DbusOptions {
+        system,
+        toolbox_group: config.dbus.toolbox_group.clone(),
+    });
     let secret = args
         .bus_secret_file
         .as_ref()
@@ -279,8 +290,13 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
             Some(BusMode::Host(addr.clone()))
         } else if let Some(url) = &config.bus.url {
             Some(BusMode::Join(url.clone()))
+        } else if let Some(addr) = &config.bus.listen {
+            Some(BusMode::Host(addr.clone()))
+        } else if args.system {
+            // Every local user could reach a bus the system service hosts.
+            None
         } else {
-            Some(BusMode::Host(config.bus.listen.clone()))
+            Some(BusMode::Host(config::DEFAULT_BUS_LISTEN.into()))
         };
         BusOptions {
             websocket,
@@ -311,9 +327,14 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
     let wyoming = match args.wyoming.as_ref().or(voice.wyoming.as_ref()) {
         None => None,
         Some(url) => Some(service::WyomingSettings {
-            listen: tcp_address(url)?,
+            listen: {
+                let listen = tcp_address(url)?;
+                crate::frontends::wyoming::check_exposure(listen, &voice.wyoming_allow)?;
+                listen
+            },
             speech_dir: speech_dir()?,
             speech_model: speech_model.clone(),
+            allow: voice.wyoming_allow.clone(),
         }),
     };
     let listen = match args.listen || voice.listen {

@@ -4,8 +4,8 @@
 
 use crate::brain::device::DeviceChoice;
 use crate::brain::LocalBrainConfig;
-use crate::daemon::Ask;
 use crate::daemon::{notify, Daemon, DaemonSettings};
+use crate::daemon::{Ask, Caller};
 use crate::frontends::{bus, dbus, listen, wyoming};
 use crate::voice::speech::{Espeak, Voice};
 use crate::voice::stream::{self, Sink, Source};
@@ -14,8 +14,10 @@ use crate::voice::whisper::Whisper;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// How long in-flight requests get to deliver their last reply on shutdown.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// How long in-flight requests get to deliver their last reply on
+/// shutdown: with the front ends' own stops, SIGTERM ends the process
+/// within 5 s.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
 
 /// Everything `loopd serve` needs, with the config file and flags applied.
 #[derive(Debug, Clone)]
@@ -78,6 +80,8 @@ pub struct WyomingSettings {
     pub speech_dir: PathBuf,
     /// Its name, as `info` reports it.
     pub speech_model: String,
+    /// Peers beyond loopback it answers.
+    pub allow: Vec<std::net::IpAddr>,
 }
 
 /// Runs the service until SIGTERM or SIGINT.
@@ -184,6 +188,7 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
                 daemon.clone(),
                 wyoming::WyomingOptions {
                     listen: w.listen,
+                    allow: w.allow,
                     whisper,
                     speech_model: w.speech_model,
                     voice: voice
@@ -307,6 +312,7 @@ async fn start_listening(
         runtime: tokio::runtime::Handle::current(),
         ask: Box::new(|question| {
             Ok(Ask {
+                caller: Caller::local(),
                 prompt: question.to_string(),
                 session: Some(LISTEN_SESSION.into()),
                 barge_in: true,

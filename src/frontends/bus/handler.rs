@@ -18,6 +18,7 @@ use tokio_util::task::TaskTracker;
 /// `loopd.ask` requests open on its bus, and whether it has left.
 #[derive(Clone)]
 pub struct Peer {
+    id: u64,
     out: mpsc::Sender<BusMessage>,
     open: Arc<Mutex<HashMap<String, CancellationToken>>>,
     left: CancellationToken,
@@ -27,10 +28,21 @@ impl Peer {
     /// A peer whose replies go into `out`.
     pub fn new(out: mpsc::Sender<BusMessage>) -> Peer {
         Peer {
+            id: next_peer_id(),
             out,
             open: Arc::default(),
             left: CancellationToken::new(),
         }
+    }
+
+    /// Whether `other` is this same connection.
+    pub fn is(&self, other: &Peer) -> bool {
+        self.id == other.id
+    }
+
+    /// Whether the connection has gone away.
+    pub fn has_left(&self) -> bool {
+        self.left.is_cancelled()
     }
 
     /// Another connection to the same bus: its replies go to the same
@@ -38,6 +50,7 @@ impl Peer {
     /// but when it [leaves](Peer::leave) only its own requests stop.
     pub fn connection(&self) -> Peer {
         Peer {
+            id: next_peer_id(),
             out: self.out.clone(),
             open: self.open.clone(),
             left: CancellationToken::new(),
@@ -236,4 +249,10 @@ async fn query_persona(
     };
     peer.send(reply).await;
     drop(ticket);
+}
+
+/// A number no other peer of this process has.
+fn next_peer_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }

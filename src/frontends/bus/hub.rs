@@ -5,7 +5,7 @@
 
 use super::handler::{Handler, Peer};
 use super::message::BusMessage;
-use crate::frontends::origin;
+use crate::frontends::{guard, origin};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::json;
 use std::net::SocketAddr;
@@ -80,6 +80,7 @@ pub async fn host(
         .max_message_size(Some(max_frame))
         .max_frame_size(Some(max_frame));
     let tasks = handler.clone();
+    let slots = guard::Slots::new("bus");
     tasks.spawn(async move {
         loop {
             let accepted = tokio::select! {
@@ -88,7 +89,11 @@ pub async fn host(
             };
             match accepted {
                 Ok((stream, from)) => {
+                    let Some(slot) = slots.take(from) else {
+                        continue;
+                    };
                     let client = Client {
+                        _slot: slot,
                         from,
                         secret: secret.clone(),
                         frames: frames.clone(),
@@ -155,8 +160,7 @@ impl Secret {
 
     /// Compares in time that depends only on the lengths.
     fn matches(&self, given: &str) -> bool {
-        let (a, b) = (self.0.as_bytes(), given.as_bytes());
-        a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+        guard::same_secret(&self.0, given)
     }
 }
 
@@ -205,6 +209,7 @@ fn refuse(status: StatusCode, why: &str) -> ErrorResponse {
 
 /// One client of the hosted bus.
 struct Client {
+    _slot: tokio::sync::OwnedSemaphorePermit,
     from: SocketAddr,
     secret: Option<Secret>,
     frames: broadcast::Sender<Message>,

@@ -1,7 +1,7 @@
 //! Reads a daemon [`Ask`] out of a message's data, checking every type.
 
 use super::message::BusMessage;
-use crate::daemon::{Ask, Limits};
+use crate::daemon::{Ask, Caller, Limits};
 use serde_json::{Map, Value};
 use std::time::Duration;
 
@@ -29,6 +29,7 @@ pub fn ask_with_prompt(message: &BusMessage, prompt: String) -> Result<Ask, Stri
     let data = &message.data;
     let session = string(data, "session")?.or_else(|| message.session_id().map(String::from));
     Ok(Ask {
+        caller: Caller::bus(),
         prompt,
         loop_id: string(data, "loop")?,
         persona: string(data, "persona")?,

@@ -3,6 +3,7 @@
 
 use super::handler::{Handler, Peer};
 use super::message::BusMessage;
+use crate::frontends::guard::Slots;
 use futures_util::StreamExt;
 use serde_json::json;
 use std::io;
@@ -30,6 +31,7 @@ pub fn serve(
 ) -> Result<(), String> {
     let listener = bind(path)?;
     let tasks = handler.clone();
+    let slots = Slots::new("bus socket");
     tasks.spawn(async move {
         loop {
             let stream = tokio::select! {
@@ -38,7 +40,14 @@ pub fn serve(
             };
             match stream {
                 Ok((stream, _)) => {
-                    handler.spawn(connection(stream, handler.clone(), max_line, stop.clone()));
+                    let Some(slot) = slots.take("a local client") else {
+                        continue;
+                    };
+                    let served = connection(stream, handler.clone(), max_line, stop.clone());
+                    handler.spawn(async move {
+                        served.await;
+                        drop(slot);
+                    });
                 }
                 Err(e) => {
                     tracing::warn!("bus socket: accept failed: {e}");

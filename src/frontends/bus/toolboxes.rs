@@ -6,9 +6,12 @@
 //! toolbox, named by its `toolbox_id`, in the shared
 //! [`ExternalToolboxes`]. A call is `ovos.persona.tools.<id>.call` with
 //! `{"name", "kwargs"}`, answered by `…call.response` with `{"result"}` or
-//! `{"error"}`; the answer is matched to its call by a key loopd puts in
-//! the context, which OVOS replies carry back. A toolbox whose connection
-//! to the hosted bus closes is removed, and its calls still waiting fail.
+//! `{"error"}`; the answer is matched to its call by a random key loopd
+//! puts in the context, which OVOS replies carry back, and is taken only
+//! from the connection that offered the toolbox. A toolbox id belongs to
+//! that connection while it stays: another connection offering the same id
+//! is ignored. A toolbox whose connection to the hosted bus closes is
+//! removed, and its calls still waiting fail.
 
 use super::handler::Peer;
 use super::message::BusMessage;
@@ -16,7 +19,6 @@ use crate::tools::external::{CallFn, ExternalTool};
 use crate::tools::{ExternalToolboxes, Source, Tool, ToolError, ToolSpec};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::oneshot;
@@ -38,12 +40,14 @@ pub struct BusToolboxes {
     timeout: Duration,
     bus: Arc<Mutex<Option<Peer>>>,
     waiting: Arc<Mutex<HashMap<String, Waiting>>>,
-    next: Arc<AtomicU64>,
+    owners: Arc<Mutex<HashMap<String, Peer>>>,
 }
 
-/// A call waiting for its answer: the toolbox asked, and where the answer goes.
+/// A call waiting for its answer: the toolbox asked, the connection that
+/// may answer, and where the answer goes.
 struct Waiting {
     toolbox: String,
+    owner: Peer,
     answer: oneshot::Sender<BusMessage>,
 }
 
@@ -56,7 +60,7 @@ impl BusToolboxes {
             timeout,
             bus: Arc::default(),
             waiting: Arc::default(),
-            next: Arc::default(),
+            owners: Arc::default(),
         }
     }
 
@@ -89,12 +93,20 @@ impl BusToolboxes {
             return false;
         }
         let key = message.context.get(CALL_KEY).and_then(Value::as_str);
-        let waiting = key.and_then(|key| lock(&self.waiting).remove(key));
-        match waiting {
-            Some(waiter) => {
-                let _ = waiter.answer.send(message.clone());
-            }
-            None => tracing::debug!("bus: `{}` for no call of loopd's", message.kind),
+        let mut waiting = lock(&self.waiting);
+        let Some(key) = key.filter(|key| waiting.contains_key(*key)) else {
+            tracing::debug!("bus: `{}` for no call of loopd's", message.kind);
+            return true;
+        };
+        if waiting.get(key).is_some_and(|w| !w.owner.is(from)) {
+            tracing::warn!(
+                "bus: ignored `{}` from a connection that does not hold the toolbox",
+                message.kind
+            );
+            return true;
+        }
+        if let Some(waiter) = waiting.remove(key) {
+            let _ = waiter.answer.send(message.clone());
         }
         true
     }
@@ -114,13 +126,26 @@ impl BusToolboxes {
             }
         }
         let count = tools.len();
-        let known = self.external.contains(id);
+        let mut owners = lock(&self.owners);
+        let owner = owners.get(id).filter(|owner| !owner.has_left());
+        if owner.is_some_and(|owner| !owner.is(from)) {
+            return tracing::warn!(
+                "bus: toolbox `{id}` offered by a second connection; the first keeps it"
+            );
+        }
+        let new_owner = owner.is_none();
         match self.external.put(id, Source::Bus, tools) {
-            Ok(()) if !known => {
+            Ok(()) if new_owner => {
+                owners.insert(id.to_string(), from.clone());
                 tracing::info!("bus: toolbox `{id}` with {count} tool(s)");
                 let (me, id, left) = (self.clone(), id.to_string(), from.clone());
                 tokio::spawn(async move {
                     left.gone().await;
+                    let mut owners = lock(&me.owners);
+                    if !owners.get(&id).is_some_and(|owner| owner.is(&left)) {
+                        return;
+                    }
+                    owners.remove(&id);
                     if me.external.remove(&id) {
                         tracing::info!("bus: toolbox `{id}` left with its connection");
                     }
@@ -147,10 +172,15 @@ impl BusToolboxes {
         let bus = lock(&self.bus)
             .clone()
             .ok_or_else(|| ToolError::Failed("loopd is not on a message bus".into()))?;
-        let key = format!("{}", self.next.fetch_add(1, Ordering::Relaxed));
+        let owner = lock(&self.owners)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| ToolError::Failed(format!("toolbox `{id}` has left the bus")))?;
+        let key = format!("{:032x}", rand::random::<u128>());
         let (answered, answer) = oneshot::channel();
         let waiting = Waiting {
             toolbox: id.to_string(),
+            owner,
             answer: answered,
         };
         lock(&self.waiting).insert(key.clone(), waiting);
@@ -205,7 +235,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn answers_are_matched_to_calls_by_the_context_key() {
+    async fn answers_are_matched_to_calls_by_key_and_connection() {
         let external = ExternalToolboxes::default();
         let boxes = BusToolboxes::new(external.clone(), Duration::from_secs(5));
         let (out, mut sent) = tokio::sync::mpsc::channel(8);
@@ -218,6 +248,17 @@ mod tests {
         );
         assert!(boxes.received(&bus, &announce));
         assert!(external.contains("station"));
+        let other = bus.connection();
+        let squatter = BusMessage::new(
+            DISCOVERED,
+            json!({"toolbox_id": "station", "tools": [{"name": "open", "description": "d",
+                "argument_schema": {"type": "object"}}]}),
+        );
+        assert!(boxes.received(&other, &squatter));
+        assert!(
+            lock(&boxes.owners)["station"].is(&bus),
+            "a second connection took it"
+        );
 
         let calling = tokio::spawn({
             let boxes = boxes.clone();
@@ -226,6 +267,17 @@ mod tests {
         let call = sent.recv().await.unwrap();
         assert_eq!(call.kind, "ovos.persona.tools.station.call");
         assert_eq!(call.data["kwargs"], json!({"s": 1}));
+        let key = call.context[CALL_KEY].as_str().unwrap();
+        assert_eq!(key.len(), 32, "{key}");
+        let forged = call.reply(
+            "ovos.persona.tools.station.call.response",
+            json!({"result": "forged"}),
+        );
+        assert!(boxes.received(&other, &forged));
+        assert!(
+            lock(&boxes.waiting).contains_key(key),
+            "an answer from another connection was taken"
+        );
         let stranger = call.reply(
             "ovos.persona.tools.station.call.response",
             json!({"result": "wrong"}),

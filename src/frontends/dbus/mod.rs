@@ -42,7 +42,7 @@ use service::Service;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::task::JoinHandle;
-use toolboxes::DbusToolboxes;
+use toolboxes::{DbusToolboxes, Registrars};
 use zbus::fdo::{DBusProxy, NameOwnerChangedStream, RequestNameFlags, RequestNameReply};
 use zbus::Connection;
 
@@ -58,6 +58,9 @@ pub const REQUEST_INTERFACE: &str = request::INTERFACE;
 pub struct DbusOptions {
     /// The system bus instead of the session bus.
     pub system: bool,
+    /// A group whose members may register toolboxes, besides root and
+    /// loopd's own user.
+    pub toolbox_group: Option<String>,
 }
 
 /// The running D-Bus front end; [`DbusFrontEnd::stop`] (or dropping it)
@@ -137,9 +140,12 @@ pub async fn start(daemon: Daemon, options: DbusOptions) -> Result<DbusFrontEnd,
 
     let registry = Arc::new(Registry::default());
     let config = daemon.tool_config();
+    let registrars = Registrars::new(options.toolbox_group.as_deref())
+        .map_err(|e| format!("D-Bus: [dbus] toolbox_group: {e}"))?;
     let toolboxes = Arc::new(DbusToolboxes::new(
         config.external.clone(),
         config.call_timeout(),
+        registrars,
     ));
     let service = Service::new(
         daemon.clone(),

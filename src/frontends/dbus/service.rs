@@ -3,9 +3,9 @@
 use super::error::Error;
 use super::options::{self, Parsed};
 use super::registry::{Claim, Registry};
-use super::toolboxes::DbusToolboxes;
+use super::toolboxes::{DbusToolboxes, Registrant};
 use super::{request, stats, OBJECT_PATH};
-use crate::daemon::{Daemon, Ticket};
+use crate::daemon::{Caller, Daemon, Ticket};
 use std::collections::HashMap;
 use std::sync::Arc;
 use zbus::fdo::DBusProxy;
@@ -39,9 +39,16 @@ impl Service {
         }
     }
 
-    /// Submits a parsed request for `sender` under `claim`, and cancels it
-    /// at once if the sender has already left the bus.
-    fn submit(&self, parsed: Parsed, sender: &str, claim: &Claim) -> Result<Ticket, Error> {
+    /// Submits a parsed request for `sender` (its sessions are those of
+    /// the Unix user that owns its connection) under `claim`, and cancels
+    /// it at once if the sender has already left the bus.
+    async fn submit(
+        &self,
+        mut parsed: Parsed,
+        sender: &str,
+        claim: &Claim,
+    ) -> Result<Ticket, Error> {
+        parsed.ask.caller = Caller::dbus_user(self.uid_of(sender).await?);
         let ticket = self.daemon.submit(parsed.ask)?;
         claim.attach(ticket.canceller());
         let bus = self.bus.clone();
@@ -56,6 +63,16 @@ impl Service {
             }
         });
         Ok(ticket)
+    }
+
+    /// The Unix user that owns the connection `sender`.
+    async fn uid_of(&self, sender: &str) -> Result<u32, Error> {
+        let name = BusName::try_from(sender.to_string())
+            .map_err(|e| Error::InvalidArgs(format!("bad sender name: {e}")))?;
+        self.bus
+            .get_connection_unix_user(name)
+            .await
+            .map_err(|e| Error::InvalidArgs(format!("cannot tell who is calling: {e}")))
     }
 
     fn claim_path(&self, sender: &str, token: Option<String>) -> Result<(String, Claim), Error> {
@@ -105,7 +122,7 @@ impl Service {
             .registry
             .claim(&sender, None)
             .ok_or_else(|| Error::InvalidArgs("cannot record the request".into()))?;
-        let mut ticket = self.submit(parsed, &sender, &claim)?;
+        let mut ticket = self.submit(parsed, &sender, &claim).await?;
         let answer = ticket.finish().await?;
         drop(claim);
         let stats = stats::to_dbus(&answer);
@@ -128,7 +145,7 @@ impl Service {
         let (path, claim) = self.claim_path(&sender, parsed.handle_token.take())?;
         let path = OwnedObjectPath::try_from(path)
             .map_err(|e| Error::InvalidArgs(format!("bad request path: {e}")))?;
-        let ticket = self.submit(parsed, &sender, &claim)?;
+        let ticket = self.submit(parsed, &sender, &claim).await?;
         if let Err(e) = request::export(conn, &path, &sender, &ticket).await {
             ticket.canceller().cancel();
             return Err(e);
@@ -162,8 +179,22 @@ impl Service {
         #[zbus(connection)] conn: &Connection,
     ) -> Result<(), Error> {
         let sender = sender_of(&header)?;
+        let name_of_sender = BusName::try_from(sender.clone())
+            .map_err(|e| Error::InvalidArgs(format!("bad sender name: {e}")))?;
+        let credentials = self
+            .bus
+            .get_connection_credentials(name_of_sender)
+            .await
+            .map_err(|e| Error::InvalidArgs(format!("cannot tell who is calling: {e}")))?;
+        let registrant = Registrant {
+            uid: credentials
+                .unix_user_id()
+                .ok_or_else(|| Error::NotAllowed("the bus does not say who is calling".into()))?,
+            groups: credentials.unix_group_ids().cloned().unwrap_or_default(),
+            sender,
+        };
         self.toolboxes
-            .register(conn, &sender, &name, &tools_json, toolbox)?;
+            .register(conn, &registrant, &name, &tools_json, toolbox)?;
         Ok(())
     }
 

@@ -11,7 +11,7 @@
 
 use super::{error, Served};
 use crate::brain::Role;
-use crate::daemon::{Ask, AskError, Ticket};
+use crate::daemon::{Ask, AskError, Caller, Ticket};
 use crate::engine::LoopEvent;
 use crate::openai::{
     self, ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChunkChoice,
@@ -103,14 +103,14 @@ fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), String> {
         .extra
         .get("user")
         .and_then(Value::as_str)
-        .map(|user| format!("http:{user}"))
-        .unwrap_or_else(|| "http".into());
+        .map(String::from);
     let persona = Some(request.model.clone()).filter(|m| !m.is_empty());
     let ask = Ask {
+        caller: Caller::http(),
         prompt: last.content,
         loop_id,
         persona,
-        session: Some(session),
+        session,
         max_tokens: request.max_completion_tokens.or(request.max_tokens),
         temperature: request.temperature.map(f64::from),
         tools,
@@ -360,7 +360,8 @@ mod tests {
         assert_eq!(ask.loop_id.as_deref(), Some("react"));
         assert_eq!(ask.tools, Some(vec!["math".to_string()]));
         assert_eq!(ask.max_tokens, Some(40));
-        assert_eq!(ask.session.as_deref(), Some("http:kitchen"));
+        assert_eq!(ask.session.as_deref(), Some("kitchen"));
+        assert_eq!(ask.caller, Caller::http());
         assert!(wanted.stream && wanted.include_usage && wanted.thoughts);
     }
 

@@ -10,7 +10,7 @@
 mod chat;
 
 use crate::daemon::Daemon;
-use crate::frontends::origin;
+use crate::frontends::{guard, origin};
 use crate::openai::{ErrorBody, ErrorDetail, ModelEntry, ModelList};
 use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
@@ -76,15 +76,56 @@ pub async fn serve(
         "http: OpenAI-compatible API on http://{}/v1",
         options.listen
     );
-    Ok(tokio::spawn(async move {
-        let shutdown = async move { stop.cancelled().await };
-        if let Err(e) = axum::serve(listener, app)
-            .with_graceful_shutdown(shutdown)
-            .await
-        {
-            tracing::error!("http: {e}");
-        }
-    }))
+    Ok(tokio::spawn(accept(listener, app, stop)))
+}
+
+/// Serves each connection with HTTP/1.1 under [`guard`]'s bounds: at most
+/// [`guard::MAX_CONNECTIONS`] at once, headers within
+/// [`guard::HEADER_READ`], an idle connection closed after
+/// [`guard::HEADER_READ`] as well. On `stop`, each connection finishes the
+/// request it is answering and closes.
+async fn accept(listener: tokio::net::TcpListener, app: Router, stop: CancellationToken) {
+    let slots = guard::Slots::new("http");
+    let connections = tokio_util::task::TaskTracker::new();
+    let mut http1 = hyper::server::conn::http1::Builder::new();
+    http1
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(guard::HEADER_READ);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!("http: accept failed: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = stop.cancelled() => break,
+        };
+        let Some(slot) = slots.take(peer) else {
+            continue;
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = http1.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        let stop = stop.clone();
+        connections.spawn(async move {
+            let mut connection = std::pin::pin!(connection);
+            let served = tokio::select! {
+                served = connection.as_mut() => served,
+                _ = stop.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(e) = served {
+                tracing::debug!("http: {peer}: {e}");
+            }
+            drop(slot);
+        });
+    }
+    connections.close();
+    connections.wait().await;
 }
 
 /// Refuses web pages ([`origin`]: a `Host` that is a name rather than
@@ -108,7 +149,7 @@ async fn authorize(State(served): State<Served>, request: Request, next: Next) -
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "));
-    if given.map(str::trim) == Some(&**key) {
+    if given.is_some_and(|given| guard::same_secret(key, given.trim())) {
         return next.run(request).await;
     }
     error(

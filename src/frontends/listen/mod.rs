@@ -28,6 +28,10 @@ use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 use wake::{Addressing, Heard};
 
+/// How long stopping waits for the listening thread to finish the speech
+/// work it is doing.
+const STOP_GRACE: Duration = Duration::from_secs(1);
+
 /// How a conversation goes.
 #[derive(Debug, Clone)]
 pub struct ListenSettings {
@@ -396,6 +400,9 @@ impl Listening {
     pub async fn stop(self) {
         self.stop.store(true, Ordering::Relaxed);
         self.output.stop();
-        let _ = tokio::task::spawn_blocking(move || self.thread.join()).await;
+        let joined = tokio::task::spawn_blocking(move || self.thread.join());
+        if tokio::time::timeout(STOP_GRACE, joined).await.is_err() {
+            tracing::warn!("listen: still busy with speech; not waiting for it");
+        }
     }
 }

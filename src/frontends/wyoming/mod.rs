@@ -11,20 +11,25 @@
 //!
 //! Each connection is read one event at a time; a malformed frame gets an
 //! `error` event and the connection is closed, and nothing else is lost.
+//! Only loopback peers and the configured ones are answered; a connection
+//! must send each event within [`guard::HEADER_READ`] of its first byte and
+//! closes after [`guard::IDLE`] without one; at most
+//! [`guard::MAX_CONNECTIONS`] are served at once.
 
 pub mod event;
 
-use crate::daemon::{Ask, Daemon};
+use crate::daemon::{Ask, Caller, Daemon};
 use crate::engine::LoopEvent;
+use crate::frontends::guard;
 use crate::voice::audio::Pcm;
 use crate::voice::speech::Voice;
 use crate::voice::whisper::{self, Whisper};
 use crate::voice::VoiceError;
-use event::{read_event, write_event, Event};
+use event::{read_event, write_event, Event, FrameError};
 use serde_json::{json, Value};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
-use tokio::io::BufReader;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
@@ -37,6 +42,9 @@ const LANGUAGES: &[&str] = &["en"];
 pub struct WyomingOptions {
     /// The TCP address (`127.0.0.1:10700` by default).
     pub listen: SocketAddr,
+    /// Peers beyond loopback that are answered; it must name some when
+    /// `listen` is beyond loopback.
+    pub allow: Vec<IpAddr>,
     /// Speech to text.
     pub whisper: Whisper,
     /// The speech model's name, as `info` reports it.
@@ -74,6 +82,9 @@ struct Service {
 
 /// Binds the address and serves connections until stopped.
 pub async fn start(daemon: Daemon, options: WyomingOptions) -> Result<WyomingFrontEnd, String> {
+    check_exposure(options.listen, &options.allow)?;
+    let allow = options.allow;
+    let slots = guard::Slots::new("Wyoming");
     let listener = TcpListener::bind(options.listen)
         .await
         .map_err(|e| format!("Wyoming: cannot listen on {}: {e}", options.listen))?;
@@ -88,11 +99,20 @@ pub async fn start(daemon: Daemon, options: WyomingOptions) -> Result<WyomingFro
         loop {
             match listener.accept().await {
                 Ok((stream, peer)) => {
+                    let ip = peer.ip().to_canonical();
+                    if !ip.is_loopback() && !allow.contains(&ip) {
+                        tracing::warn!("Wyoming: refused {peer}: not in [voice] wyoming_allow");
+                        continue;
+                    }
+                    let Some(slot) = slots.take(peer) else {
+                        continue;
+                    };
                     let service = service.clone();
                     tokio::spawn(async move {
-                        if let Err(e) = serve(stream, service).await {
+                        if let Err(e) = serve(stream, peer, service).await {
                             tracing::debug!("Wyoming {peer}: {e}");
                         }
+                        drop(slot);
                     });
                 }
                 Err(e) => tracing::warn!("Wyoming: accept failed: {e}"),
@@ -100,6 +120,38 @@ pub async fn start(daemon: Daemon, options: WyomingOptions) -> Result<WyomingFro
         }
     });
     Ok(WyomingFrontEnd { address, accept })
+}
+
+/// The next event, waiting up to [`guard::IDLE`] for it to begin and
+/// [`guard::HEADER_READ`] more for the whole of it.
+async fn next_event<R: AsyncBufRead + Unpin>(read: &mut R) -> Result<Option<Event>, FrameError> {
+    let timed_out = |what: &str| {
+        FrameError::Io(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            what.to_string(),
+        ))
+    };
+    match tokio::time::timeout(guard::IDLE, read.fill_buf()).await {
+        Err(_) => return Err(timed_out("no event for too long")),
+        Ok(Err(e)) => return Err(e.into()),
+        Ok(Ok(_)) => {}
+    }
+    tokio::time::timeout(guard::HEADER_READ, read_event(read))
+        .await
+        .unwrap_or_else(|_| Err(timed_out("an event took too long to arrive")))
+}
+
+/// Refuses an address beyond loopback unless some peers are named: the
+/// Wyoming protocol has no authentication of its own.
+pub fn check_exposure(listen: SocketAddr, allow: &[IpAddr]) -> Result<(), String> {
+    if listen.ip().is_loopback() || !allow.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "refusing to serve Wyoming on {listen} to anyone who reaches it: name the peers it \
+         answers (Home Assistant's address, satellites') in [voice] wyoming_allow, or \
+         listen on 127.0.0.1"
+    ))
 }
 
 /// Audio being collected for a transcription.
@@ -111,12 +163,12 @@ struct Recording {
     samples: Vec<f32>,
 }
 
-async fn serve(stream: TcpStream, service: Arc<Service>) -> Result<(), String> {
+async fn serve(stream: TcpStream, peer: SocketAddr, service: Arc<Service>) -> Result<(), String> {
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     let mut recording: Option<Recording> = None;
     loop {
-        let event = match read_event(&mut read).await {
+        let event = match next_event(&mut read).await {
             Ok(Some(event)) => event,
             Ok(None) => return Ok(()),
             Err(e) => {
@@ -152,7 +204,7 @@ async fn serve(stream: TcpStream, service: Arc<Service>) -> Result<(), String> {
             }
             "transcript" => {
                 let text = event.text("text").unwrap_or("").to_string();
-                handle(&service, &text, &mut write).await?;
+                handle(&service, Caller::wyoming(peer.ip()), &text, &mut write).await?;
                 Vec::new()
             }
             other => {
@@ -171,44 +223,43 @@ async fn serve(stream: TcpStream, service: Arc<Service>) -> Result<(), String> {
 /// The sample rates a recording may have, in Hz.
 const RATES: std::ops::RangeInclusive<u32> = 8_000..=48_000;
 
-/// The most channels a recording may have.
-const MAX_CHANNELS: u16 = 8;
+/// The most channels a recording may have (mono or stereo).
+const MAX_CHANNELS: u16 = 2;
 
 /// The longest recording transcribed, in seconds: Whisper hears 30 s at a
 /// time, and a voice command is much shorter.
-const MAX_RECORDING_S: usize = 60;
+const MAX_RECORDING_S: usize = 30;
 
 /// Adds an audio event to the recording; `true` when it is complete. A
-/// format outside 16-bit PCM, [`RATES`] and [`MAX_CHANNELS`], or audio
-/// beyond [`MAX_RECORDING_S`], is an error that ends the recording.
+/// format outside 16-bit PCM, [`RATES`] and [`MAX_CHANNELS`] (checked as
+/// soon as it is given), or audio beyond [`MAX_RECORDING_S`], is an error
+/// that ends the recording.
 fn record(r: &mut Recording, event: &Event) -> Result<bool, String> {
-    let format = |e: &Event| -> (u32, u16, u16) {
-        (
-            e.number("rate").unwrap_or(16_000) as u32,
-            e.number("width").unwrap_or(2) as u16,
-            e.number("channels").unwrap_or(1) as u16,
-        )
+    let format = |e: &Event| -> Result<(u32, u16, u16), String> {
+        let rate = e.number("rate").unwrap_or(16_000);
+        let width = e.number("width").unwrap_or(2);
+        let channels = e.number("channels").unwrap_or(1);
+        if width != 2
+            || !(1..=MAX_CHANNELS as u64).contains(&channels)
+            || !RATES.contains(&u32::try_from(rate).unwrap_or(0))
+        {
+            return Err(format!(
+                "audio must be 16-bit PCM (width 2), 1 to {MAX_CHANNELS} channels at {} to {} Hz, \
+                 not width {width} with {channels} channel(s) at {rate} Hz",
+                RATES.start(),
+                RATES.end(),
+            ));
+        }
+        Ok((rate as u32, width as u16, channels as u16))
     };
     match event.kind.as_str() {
         "audio-start" => {
-            (r.rate, r.width, r.channels) = format(event);
+            (r.rate, r.width, r.channels) = format(event)?;
             Ok(false)
         }
         "audio-chunk" => {
             if r.rate == 0 {
-                (r.rate, r.width, r.channels) = format(event);
-            }
-            if r.width != 2 || !(1..=MAX_CHANNELS).contains(&r.channels) || !RATES.contains(&r.rate)
-            {
-                return Err(format!(
-                    "audio must be 16-bit PCM (width 2), 1 to {MAX_CHANNELS} channels at {} to {} Hz, \
-                     not width {} with {} channel(s) at {} Hz",
-                    RATES.start(),
-                    RATES.end(),
-                    r.width,
-                    r.channels,
-                    r.rate
-                ));
+                (r.rate, r.width, r.channels) = format(event)?;
             }
             let frame = 2 * r.channels as usize;
             let most = MAX_RECORDING_S * r.rate as usize;
@@ -280,10 +331,12 @@ async fn synthesize(service: Arc<Service>, text: String) -> Vec<Event> {
 /// Answers a transcript through the daemon, streaming the answer as it comes.
 async fn handle(
     service: &Service,
+    caller: Caller,
     text: &str,
     write: &mut tokio::net::tcp::OwnedWriteHalf,
 ) -> Result<(), String> {
     let ask = Ask {
+        caller,
         prompt: text.to_string(),
         barge_in: true,
         ..Ask::default()

@@ -1,7 +1,8 @@
 //! `loopd serve --system` on a private bus configured as a system bus is
 //! (deny by default), with the shipped policy `systemd/dbus/io.loopd.Loopd1.conf`
 //! included: the service's user (root here) owns the name, anyone may
-//! call it, nobody else may own it.
+//! call it, nobody else may own it or register a toolbox, and one
+//! caller's sessions are not another's.
 
 use super::client::{Bus, NAME, ONE_AT_A_TIME, PATH};
 use crate::common::serve::{temp_dir, Serve};
@@ -70,6 +71,25 @@ impl SystemBus {
 
     /// `busctl call ARGS` on this bus, as `nobody` when `unprivileged`.
     fn busctl(&self, unprivileged: bool, args: &[&str]) -> Output {
+        self.busctl_with(unprivileged, &[], args)
+    }
+
+    /// The `prompt_tokens` of the first LLM call of an `AskSync` made with
+    /// `busctl --json=short call ARGS`.
+    fn prompt_tokens(&self, unprivileged: bool, args: &[&str]) -> u64 {
+        let out = self.busctl_with(unprivileged, &["--json=short"], args);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let calls = reply["data"][1]["calls_json"]["data"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no calls_json in {reply}"));
+        let calls: serde_json::Value = serde_json::from_str(calls).unwrap();
+        calls[0]["prompt_tokens"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("no prompt_tokens in {calls}"))
+    }
+
+    fn busctl_with(&self, unprivileged: bool, flags: &[&str], args: &[&str]) -> Output {
         let mut command = if unprivileged {
             let mut c = Command::new("setpriv");
             c.args([
@@ -84,6 +104,7 @@ impl SystemBus {
         };
         command
             .arg(format!("--address={}", self.bus.address))
+            .args(flags)
             .arg("call")
             .args(args)
             .output()
@@ -107,7 +128,6 @@ fn serve_system_owns_its_name_under_the_shipped_policy_and_anyone_may_call() {
     let socket = dir.join("bus.sock");
     let args = [
         "--system",
-        "--no-bus",
         "--config",
         config.to_str().unwrap(),
         "--socket",
@@ -164,6 +184,65 @@ fn serve_system_owns_its_name_under_the_shipped_policy_and_anyone_may_call() {
         text(&asked.stdout).starts_with("sa{sv} \""),
         "{}",
         text(&asked.stdout)
+    );
+
+    // Sessions belong to callers: nobody asking in a session of the same
+    // name is not given root's remembered turn, while root is.
+    let in_session = [
+        NAME,
+        PATH,
+        NAME,
+        "AskSync",
+        "sa{sv}",
+        "My name is Ada.",
+        "3",
+        "loop",
+        "s",
+        "none",
+        "max_tokens",
+        "u",
+        "8",
+        "session",
+        "s",
+        "kitchen",
+    ];
+    let root_first = bus.prompt_tokens(false, &in_session);
+    let nobody_first = bus.prompt_tokens(true, &in_session);
+    let root_again = bus.prompt_tokens(false, &in_session);
+    assert_eq!(
+        nobody_first, root_first,
+        "nobody's first question in `kitchen` was given root's turn"
+    );
+    assert!(
+        root_again > root_first,
+        "root's own session was not recalled ({root_again} ≤ {root_first} prompt tokens)"
+    );
+
+    // Every local user could reach a bus the system service hosted: it
+    // hosts none unless configured.
+    assert!(
+        !serve.stderr().contains("(hosted)"),
+        "the system service hosts a bus: {}",
+        serve.stderr()
+    );
+
+    // Toolbox names cannot be squatted: nobody may not register one.
+    let register = [
+        NAME,
+        PATH,
+        NAME,
+        "RegisterToolbox",
+        "sso",
+        "doors",
+        "[]",
+        "/io/example/Doors",
+    ];
+    let squatted = bus.busctl(true, &register);
+    assert!(!squatted.status.success(), "nobody registered a toolbox");
+    assert!(
+        text(&squatted.stderr).contains("may not register toolboxes"),
+        "{}",
+        text(&squatted.stderr)
     );
 
     let own = [
