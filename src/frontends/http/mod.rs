@@ -8,6 +8,8 @@
 //! `Authorization: Bearer <key>` with the key from the configured file.
 
 mod chat;
+mod client_tools;
+mod ollama;
 
 use crate::daemon::Daemon;
 use crate::frontends::{guard, origin};
@@ -44,6 +46,14 @@ impl HttpOptions {
     }
 }
 
+/// Reads a chat-completions request body as the handler does: the
+/// [`Ask`](crate::daemon::Ask) it becomes, or why it is refused (HTTP 400).
+pub fn read_chat_body(body: &[u8]) -> Result<crate::daemon::Ask, String> {
+    let request: crate::openai::ChatCompletionRequest =
+        serde_json::from_slice(body).map_err(|e| e.to_string())?;
+    chat::read(request).map(|(ask, _)| ask)
+}
+
 /// What every handler shares.
 #[derive(Clone)]
 struct Served {
@@ -69,6 +79,12 @@ pub async fn serve(
     let app = Router::new()
         .route("/v1/models", get(models))
         .route("/v1/chat/completions", post(chat::completions))
+        .route("/api/chat", post(ollama::chat))
+        .route("/api/generate", post(ollama::generate))
+        .route("/api/tags", get(ollama::tags))
+        .route("/api/ps", get(ollama::ps))
+        .route("/api/show", post(ollama::show))
+        .route("/api/version", get(ollama::version))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(served.clone(), authorize))
         .with_state(served);
