@@ -21,7 +21,7 @@ use crate::persona::{Overrides, Persona, SetupError};
 use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
 pub use config::Config;
 pub use memory::Memory;
-pub use request::{Answer, Ask, AskError, Caller, Limits, Ran, Reply, Ticket};
+pub use request::{Answer, Ask, AskError, Caller, ClientTools, Limits, Ran, Reply, Ticket};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -118,6 +118,8 @@ struct Prepared {
     prompt: String,
     setup: crate::persona::Setup,
     history: Option<Vec<Message>>,
+    /// `history` is the whole conversation: the prompt is not added to it.
+    whole: bool,
     options: GenerateOptions,
     limits: Limits,
 }
@@ -131,14 +133,28 @@ impl DaemonSettings {
 
     fn prepare(&self, ask: Ask) -> Result<Prepared, AskError> {
         let persona = self.persona(ask.persona.as_deref())?;
-        let setup = persona
+        let mut setup = persona
             .setup(self.overrides(&ask)?, &self.tool_config)
             .map_err(|e| match e {
                 SetupError::UnknownLoop(_) => AskError::UnknownLoop(e.to_string()),
                 SetupError::Invalid(m) => AskError::InvalidArgs(m),
             })?;
+        let whole = ask.client_tools.is_some();
+        if let Some(client) = ask.client_tools {
+            if ask.history.as_ref().is_none_or(Vec::is_empty) {
+                return Err(AskError::InvalidArgs("the conversation is empty".into()));
+            }
+            let mut tools = Toolset::empty();
+            for spec in client.tools {
+                tools
+                    .add(Arc::new(crate::tools::Declared(spec)))
+                    .map_err(|e| AskError::InvalidArgs(e.to_string()))?;
+            }
+            setup.engine = engine::client_turn(client.turn);
+            setup.tools = tools;
+        }
         let prompt = ask.prompt.trim().to_string();
-        if prompt.is_empty() {
+        if prompt.is_empty() && !whole {
             return Err(AskError::InvalidArgs("the prompt is empty".into()));
         }
         let session = format!(
@@ -165,6 +181,7 @@ impl DaemonSettings {
             prompt,
             setup,
             history: ask.history,
+            whole,
             options,
             limits: ask.limits,
         })
@@ -406,6 +423,7 @@ impl Daemon {
             prompt,
             setup,
             history,
+            whole,
             options,
             limits,
         } = shared.settings.prepare(ask)?;
@@ -418,7 +436,9 @@ impl Daemon {
             Some(turns) => conversation.extend(turns),
             None => conversation.extend(self.memory().recall(&session)),
         }
-        conversation.push(Message::user(prompt.clone()));
+        if !whole {
+            conversation.push(Message::user(prompt.clone()));
+        }
 
         let cancel = shared.stopping.child_token();
         let (events, events_rx) = mpsc::unbounded_channel();
@@ -575,6 +595,7 @@ impl Daemon {
                 termination,
                 stats: ran.stats.clone(),
                 note,
+                tool_calls: outcome.tool_calls,
             }),
         };
         if let Ok(done) = &answer {

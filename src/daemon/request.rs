@@ -98,6 +98,19 @@ pub struct Ask {
     /// A spoken turn: it cancels the session's earlier spoken turn that is
     /// still waiting or running (the user talked over the answer).
     pub barge_in: bool,
+    /// Tools the client runs itself: one model turn with them instead of
+    /// the persona's loop; `history` then holds the whole conversation.
+    pub client_tools: Option<ClientTools>,
+}
+
+/// Tools a client defines and runs itself, and how the turn may use them.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClientTools {
+    /// The tools, as the model is shown them.
+    pub tools: Vec<crate::tools::ToolSpec>,
+    /// Which may or must be called, several at once or not, and the shape
+    /// of an answer.
+    pub turn: crate::engine::client_turn::ClientTurn,
 }
 
 /// How far one request's loop may go; the daemon's own request timeout
@@ -197,6 +210,9 @@ pub struct Answer {
     /// Why the answer may be incomplete (the loop ran out of turns or was
     /// blocked).
     pub note: Option<String>,
+    /// Calls of the client's own tools for it to run (then `answer` is
+    /// empty).
+    pub tool_calls: Vec<crate::engine::parse::ToolCall>,
 }
 
 /// What a request's loop did, whether or not it answered: kept by the

@@ -270,3 +270,164 @@ fn web_pages_are_refused_by_the_api() {
     }
     drop(serve);
 }
+
+/// Runs `http/tools.py API URL SCENARIO` and reads its JSON line.
+fn tools_client(api: &str, url: &str, scenario: &str) -> Value {
+    let python = python();
+    let ok = Command::new(&python)
+        .args(["-c", "import openai, ollama"])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        ok,
+        "the client-tools tests need the `openai` and `ollama` clients in the test venv: \
+         run .ci/run, or {} -m pip install openai 'ollama>=0.5,<1'",
+        python.display()
+    );
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/http/tools.py");
+    let out = Command::new(&python)
+        .arg(script)
+        .args([api, url, scenario])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
+        panic!(
+            "tools.py {api} {scenario} printed no JSON ({e}): {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// `loopd serve --http` on the default model (the one that calls tools),
+/// with the default token limits.
+fn serving_qwen(name: &str) -> (Serve, String) {
+    let dir = temp_dir(name);
+    let listen = format!("127.0.0.1:{}", free_port());
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "").unwrap();
+    let config = config.display().to_string();
+    let args = [
+        "--no-dbus",
+        "--no-bus",
+        "--config",
+        &config,
+        "--http",
+        &listen,
+    ];
+    let serve = Serve::start_on(crate::common::QWEN, &args, &[]);
+    (serve, format!("http://{listen}"))
+}
+
+/// Whether a call names the device: its `name` or `area` mentions `word`.
+fn names(call: &Value, word: &str) -> bool {
+    ["name", "area"].iter().any(|key| {
+        call["arguments"][key]
+            .as_str()
+            .is_some_and(|v| v.to_lowercase().contains(word))
+    })
+}
+
+#[test]
+fn home_assistant_s_requests_call_the_right_intent_through_openai_and_ollama() {
+    let (serve, base) = serving_qwen("http-home");
+    for (api, url) in [("openai", format!("{base}/v1")), ("ollama", base.clone())] {
+        let home = tools_client(api, &url, "home");
+        eprintln!("{api}: {home}");
+        for reply in home["replies"].as_array().unwrap() {
+            let command = reply["command"].as_str().unwrap();
+            let calls = reply["calls"].as_array().unwrap();
+            assert_eq!(calls.len(), 1, "{api}: {command}: {reply}");
+            let call = &calls[0];
+            let right = match command {
+                "Turn on the kitchen light" => {
+                    call["name"] == "HassTurnOn" && names(call, "kitchen")
+                }
+                "Turn off the porch light" => call["name"] == "HassTurnOff" && names(call, "porch"),
+                "Set the thermostat to 21 degrees" => {
+                    call["name"] == "HassClimateSetTemperature"
+                        && call["arguments"]["temperature"].as_f64() == Some(21.0)
+                }
+                other => panic!("no expectation for {other}"),
+            };
+            assert!(right, "{api}: {command}: {call}");
+            assert!(reply["content"].is_null(), "{api}: {command}: {reply}");
+            if api == "openai" {
+                assert_eq!(reply["finish_reason"], "tool_calls", "{reply}");
+            }
+        }
+
+        let exchange = tools_client(api, &url, "exchange");
+        eprintln!("{api}: {exchange}");
+        assert_eq!(
+            exchange["first"]["calls"][0]["name"], "HassTurnOn",
+            "{exchange}"
+        );
+        let second = &exchange["second"];
+        assert!(second["calls"].as_array().unwrap().is_empty(), "{exchange}");
+        assert!(
+            second["content"]
+                .as_str()
+                .is_some_and(|c| !c.trim().is_empty()),
+            "{exchange}"
+        );
+
+        let choices = tools_client(api, &url, "choices");
+        eprintln!("{api}: {choices}");
+        let place: Value = serde_json::from_str(choices["format"]["content"].as_str().unwrap())
+            .unwrap_or_else(|e| panic!("{api}: the JSON reply does not parse: {e}: {choices}"));
+        assert!(
+            place["city"].is_string() && place["country"].is_string(),
+            "{place}"
+        );
+        if api == "openai" {
+            assert!(
+                !choices["required"]["calls"].as_array().unwrap().is_empty(),
+                "{choices}"
+            );
+            assert_eq!(
+                choices["named"]["calls"][0]["name"], "HassLightSet",
+                "{choices}"
+            );
+            assert!(
+                choices["none"]["calls"].as_array().unwrap().is_empty(),
+                "{choices}"
+            );
+            assert!(choices["none"]["content"].is_string(), "{choices}");
+        }
+    }
+    drop(serve);
+}
+
+#[test]
+fn bad_tools_get_each_api_s_own_errors() {
+    let (serve, url) = serving("http-bad-tools", &[]);
+    let bad = tools_client("openai", &url, "bad");
+    eprintln!("{bad}");
+    for case in ["schema", "tool_choice", "orphan_result", "not_a_tool"] {
+        assert_eq!(bad[case]["status"], 400, "{case}: {bad}");
+        assert_eq!(bad[case]["type"], "invalid_request_error", "{case}: {bad}");
+    }
+    let base = url.trim_end_matches("/v1");
+    let misc = tools_client("ollama", base, "misc");
+    eprintln!("{misc}");
+    assert_eq!(
+        misc["tags"],
+        json!(["default:latest", "quick:latest"]),
+        "{misc}"
+    );
+    assert!(
+        misc["show"].as_array().unwrap().contains(&json!("tools")),
+        "{misc}"
+    );
+    assert_eq!(misc["unknown_model"]["status"], 404, "{misc}");
+    for case in ["orphan_result", "bad_format"] {
+        assert_eq!(misc[case]["status"], 400, "{case}: {misc}");
+    }
+    assert_eq!(misc["generate"]["done"], true, "{misc}");
+    assert!(
+        misc["generate"]["eval_count"].as_u64().unwrap() > 0,
+        "{misc}"
+    );
+    drop(serve);
+}

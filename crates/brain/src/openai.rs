@@ -219,6 +219,9 @@ pub struct ToolCallDelta {
     /// The call's id, in its first piece.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// `function`, in its first piece.
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
     /// The function's name and a piece of its arguments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub function: Option<FunctionDelta>,

@@ -29,6 +29,7 @@ mod worked;
 
 pub mod auto;
 pub mod chain_of_thought;
+pub mod client_turn;
 pub mod critic;
 pub mod hybrid;
 pub mod native_tools;
@@ -108,6 +109,19 @@ pub fn build(id: &str, settings: &Settings) -> Result<Arc<dyn Engine>, String> {
         engine
     } else {
         Arc::new(Flagged { engine, flags })
+    })
+}
+
+/// The engine of one turn with the client's own tools: constrained, but
+/// neither grounded nor rewritten to be spoken (the client reads it).
+pub fn client_turn(turn: client_turn::ClientTurn) -> Arc<dyn Engine> {
+    Arc::new(Flagged {
+        engine: Arc::new(turn),
+        flags: RunFlags {
+            constrain: true,
+            ground: false,
+            speak: false,
+        },
     })
 }
 
@@ -351,6 +365,9 @@ pub struct LoopOutcome {
     pub error: Option<String>,
     /// What it cost.
     pub stats: LoopStats,
+    /// Calls of the client's own tools that the model made, for the client
+    /// to run (a [`client_turn`] run); empty otherwise.
+    pub tool_calls: Vec<parse::ToolCall>,
 }
 
 /// Runs a request to its end. Always returns an outcome; the last event sent
@@ -426,6 +443,7 @@ pub async fn run_loop(request: LoopRequest) -> LoopOutcome {
         termination,
         error,
         stats: run.stats,
+        tool_calls: run.handed_back,
     }
 }
 

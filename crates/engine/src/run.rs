@@ -131,6 +131,8 @@ pub struct Run {
     call_answered_at: Option<Instant>,
     pub(super) started: Instant,
     pub(super) stats: LoopStats,
+    /// Calls the model made of tools the client runs itself.
+    pub(super) handed_back: Vec<crate::parse::ToolCall>,
 }
 
 impl Run {
@@ -165,7 +167,14 @@ impl Run {
             call_answered_at: None,
             started: Instant::now(),
             stats: LoopStats::default(),
+            handed_back: Vec::new(),
         }
+    }
+
+    /// Ends the run with calls for the client to make: they are not run
+    /// here, and come back in [`LoopOutcome::tool_calls`](crate::LoopOutcome).
+    pub fn hand_back(&mut self, calls: Vec<crate::parse::ToolCall>) {
+        self.handed_back = calls;
     }
 
     /// The tools of this run.

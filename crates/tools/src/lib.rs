@@ -248,6 +248,23 @@ pub trait Tool: Send + Sync {
     fn call(&self, arguments: Value) -> Result<Value, ToolError>;
 }
 
+/// A tool the client defines and runs itself (OpenAI's `tools`): offered
+/// to the model, never run here.
+pub struct Declared(pub ToolSpec);
+
+impl Tool for Declared {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+
+    fn call(&self, _: Value) -> Result<Value, ToolError> {
+        Err(ToolError::Failed(format!(
+            "`{}` is run by the client, not by loopd",
+            self.0.name
+        )))
+    }
+}
+
 /// Deserializes validated arguments into a tool's argument type.
 pub fn parse_args<T: DeserializeOwned>(arguments: Value) -> Result<T, ToolError> {
     serde_json::from_value(arguments).map_err(|e| ToolError::Failed(format!("bad arguments: {e}")))

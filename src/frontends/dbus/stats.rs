@@ -68,6 +68,7 @@ mod tests {
                 "note": "x", "calls": [{"a": 1}], "ok": true
             }),
             note: None,
+            tool_calls: Vec::new(),
         };
         let s = to_dbus(&answer);
         assert_eq!(*s["llm_calls"], Value::U64(1));

@@ -9,7 +9,7 @@
 //! client defines itself are not called by loopd's loops; the persona's
 //! toolboxes are.
 
-use super::{error, Served};
+use super::{client_tools, error, Served};
 use crate::brain::Role;
 use crate::daemon::{Ask, AskError, Caller, Ticket};
 use crate::engine::LoopEvent;
@@ -29,8 +29,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc;
 
 /// What the client asked for besides the question.
-struct Wanted {
-    model: String,
+pub(super) struct Wanted {
+    /// The model (persona) asked for.
+    pub(super) model: String,
     stream: bool,
     include_usage: bool,
     thoughts: bool,
@@ -64,10 +65,19 @@ pub(super) async fn completions(
 }
 
 /// The request as an [`Ask`], and how to answer it.
-fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), String> {
+pub(super) fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), String> {
+    let client_tools = client_tools::read(&request)?;
     let mut messages = openai::from_wire(&request.messages)?;
-    let Some(last) = messages.pop().filter(|m| m.role == Role::User) else {
-        return Err("the last message must be the user's".into());
+    let last = match (&client_tools, messages.last()) {
+        (Some(_), Some(_)) => {
+            client_tools::check_results(&request.messages)?;
+            let question = crate::engine::question(&messages).to_string();
+            crate::brain::Message::user(question)
+        }
+        _ => messages
+            .pop()
+            .filter(|m| m.role == Role::User)
+            .ok_or("the last message must be the user's")?,
     };
     let system: Vec<String> = messages
         .iter()
@@ -75,12 +85,6 @@ fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), String> {
         .map(|m| m.content.clone())
         .collect();
     messages.retain(|m| m.role != Role::System);
-    if !request.tools.is_empty() {
-        tracing::debug!(
-            "http: {} client-defined tools ignored; the persona's toolboxes are used",
-            request.tools.len()
-        );
-    }
     let extra = &request.extra;
     let loop_id = match extra.get("loop") {
         None | Some(Value::Null) => None,
@@ -116,6 +120,7 @@ fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), String> {
         tools,
         system_prompt: (!system.is_empty()).then(|| system.join("\n\n")),
         history: Some(messages),
+        client_tools,
         ..Ask::default()
     };
     let wanted = Wanted {
@@ -144,10 +149,14 @@ async fn whole(mut ticket: Ticket, wanted: Wanted) -> Response {
             index: 0,
             message: WireMessage {
                 role: "assistant".into(),
-                content: Some(Content::Text(answer.answer.clone())),
+                content: match answer.tool_calls.is_empty() {
+                    true => Some(Content::Text(answer.answer.clone())),
+                    false => None,
+                },
+                tool_calls: client_tools::wire_calls(&answer.tool_calls),
                 ..WireMessage::default()
             },
-            finish_reason: Some("stop".into()),
+            finish_reason: Some(finish_reason(&answer).into()),
         }],
         usage: usage(&answer.stats),
     };
@@ -201,7 +210,17 @@ fn streamed(mut ticket: Ticket, wanted: Wanted) -> Response {
         }
         match ticket.finish().await {
             Ok(answer) => {
-                let last = chunks.event(Delta::default(), Some("stop"));
+                let calls = client_tools::call_deltas(&answer.tool_calls);
+                if !calls.is_empty() {
+                    let delta = Delta {
+                        tool_calls: calls,
+                        ..Delta::default()
+                    };
+                    if !send(chunks.event(delta, None)).await {
+                        return;
+                    }
+                }
+                let last = chunks.event(Delta::default(), Some(finish_reason(&answer)));
                 if !send(last).await {
                     return;
                 }
@@ -281,6 +300,14 @@ fn usage(stats: &Value) -> WireUsage {
         prompt_tokens_details: Some(PromptTokensDetails {
             cached_tokens: count("cached_tokens"),
         }),
+    }
+}
+
+/// `tool_calls` when the answer is calls for the client to make, else `stop`.
+pub(super) fn finish_reason(answer: &crate::daemon::Answer) -> &'static str {
+    match answer.tool_calls.is_empty() {
+        true => "stop",
+        false => "tool_calls",
     }
 }
 

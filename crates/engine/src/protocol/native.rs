@@ -31,6 +31,34 @@ pub fn grammar_for_call(tools: &[&ToolSpec]) -> Grammar {
     ))
 }
 
+/// A reply of one to `most` tagged calls of `tools`, one after another,
+/// or (when `answer` allows it) a plain answer: what a client that runs its
+/// own tools may get back in one turn.
+pub fn grammar_for_calls(tools: &[&ToolSpec], most: usize, answer: bool) -> Grammar {
+    let call = call_schema(tools);
+    let calls = match most.saturating_sub(1) {
+        0 => "tagged".to_string(),
+        more => format!("tagged (\"\\n\" tagged){{0,{more}}}"),
+    };
+    let start = if answer {
+        format!("ANSWER | {calls}")
+    } else {
+        calls
+    };
+    grammar(&format!(
+        "start: {start}\ntagged: \"<tool_call>\\n\" call \"\\n</tool_call>\"\n\
+         call: %json {call}\n{ANSWER}"
+    ))
+}
+
+/// A reply that is one JSON value valid against `schema`.
+pub fn grammar_for_json(schema: &Value) -> Grammar {
+    grammar(&format!(
+        "start: value\nvalue: %json {}\n",
+        json_text(&compact(schema.clone()))
+    ))
+}
+
 /// The JSON schema of one call of one of `tools`.
 fn call_schema(tools: &[&ToolSpec]) -> String {
     let calls: Vec<Value> = tools
@@ -68,6 +96,24 @@ mod tests {
         let tagged = "<tool_call>\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2*3\"}}\n</tool_call>";
         assert!(accepts(&g, tagged));
         assert!(!accepts(&g, "It is 6."));
+    }
+
+    #[test]
+    fn a_client_turn_is_up_to_so_many_calls_or_an_answer() {
+        let calc = calculator();
+        let one = "<tool_call>\n{\"name\": \"calculate\", \"arguments\": {\"expression\": \"2*3\"}}\n</tool_call>";
+        let two = format!("{one}\n{one}");
+        let three = format!("{two}\n{one}");
+        let g = grammar_for_calls(&[&calc], 2, true);
+        assert!(accepts(&g, one) && accepts(&g, &two) && accepts(&g, "It is 6."));
+        assert!(!accepts(&g, &three));
+        let required = grammar_for_calls(&[&calc], 1, false);
+        assert!(accepts(&required, one));
+        assert!(!accepts(&required, "It is 6.") && !accepts(&required, &two));
+        let json = grammar_for_json(&serde_json::json!({"type": "object",
+            "properties": {"n": {"type": "integer"}}, "required": ["n"]}));
+        assert!(accepts(&json, "{\"n\": 3}"));
+        assert!(!accepts(&json, "{\"n\": \"x\"}"));
     }
 
     #[test]

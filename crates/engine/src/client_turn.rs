@@ -1,0 +1,216 @@
+//! One model turn with tools the client defines and runs itself (the
+//! OpenAI and Ollama APIs' `tools`): the model either answers or calls
+//! some of them, in its own chat template's format, under a grammar that
+//! admits only calls of those tools whose arguments fit their schemas.
+//! The calls are handed back ([`Run::hand_back`]), not run: the client runs
+//! them and sends the results in its next request. A model whose chat
+//! template cannot list tools is shown them in the system message. A small
+//! model sometimes writes its call inside its answer ("call it with
+//! ```json {…}```") instead of as a call: a call of one of the offered
+//! tools whose arguments fit its schema, found in an answer, is taken as
+//! the call it meant.
+
+use super::parse;
+use super::protocol::native;
+use super::{
+    fill, with_system, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run, Termination,
+};
+use loopd_brain::Message;
+use loopd_tools::Toolset;
+use serde_json::Value;
+
+const LISTED: &str = include_str!("prompts/client_tools.txt");
+
+/// Where a model that goes on to invent the tool's result is stopped.
+const TOOL_RESPONSE: &str = "<tool_response>";
+/// Most calls in one reply when the client allows several.
+pub const MAX_PARALLEL_CALLS: usize = 4;
+
+/// Which tools the model may or must call (OpenAI's `tool_choice`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ToolChoice {
+    /// An answer or calls, as the model sees fit.
+    #[default]
+    Auto,
+    /// An answer; the tools are not offered.
+    None,
+    /// At least one call.
+    Required,
+    /// A call of this one tool.
+    Function(String),
+}
+
+/// How the turn may reply.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ClientTurn {
+    /// Which tools may or must be called.
+    pub choice: ToolChoice,
+    /// Several calls in one reply (`parallel_tool_calls`).
+    pub parallel: bool,
+    /// A JSON schema an answer must follow (`response_format`).
+    pub format: Option<Value>,
+}
+
+impl Engine for ClientTurn {
+    fn id(&self) -> &'static str {
+        "client-tools"
+    }
+
+    fn run<'a>(&'a self, run: &'a mut Run, conversation: &'a [Message]) -> EngineFuture<'a> {
+        Box::pin(async move { self.turn(run, conversation).await })
+    }
+}
+
+impl ClientTurn {
+    async fn turn(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
+        run.turn()?;
+        let offered = !run.tools().is_empty() && self.choice != ToolChoice::None;
+        let mut call = CallOptions::default();
+        let mut messages = conversation.to_vec();
+        if offered {
+            let specs = run.tools().specs();
+            let callable: Vec<_> = match &self.choice {
+                ToolChoice::Function(name) => {
+                    specs.into_iter().filter(|s| &s.name == name).collect()
+                }
+                _ => specs,
+            };
+            let most = if self.parallel { MAX_PARALLEL_CALLS } else { 1 };
+            let answer = self.choice == ToolChoice::Auto;
+            call.tools = run
+                .tools()
+                .specs()
+                .iter()
+                .map(|s| s.as_function())
+                .collect();
+            call.grammar = Some(native::grammar_for_calls(&callable, most, answer));
+            call.stop = vec![TOOL_RESPONSE.into()];
+            if !run.template_supports_tools() {
+                let listed: Vec<String> = call.tools.iter().map(Value::to_string).collect();
+                let text = fill(LISTED, &[("tools", &listed.join("\n"))]);
+                messages = with_system(&messages, text.trim_end());
+                call.tools.clear();
+            }
+        } else if let Some(schema) = &self.format {
+            call.grammar = Some(native::grammar_for_json(schema));
+        }
+        // With tools offered, an answer may turn out to hold a call: it is
+        // given whole once the turn is read, not streamed as it comes.
+        let route = match offered {
+            true => Route::Thought,
+            false => Route::Answer,
+        };
+        let reply = run.generate("client-tools", messages, call, route).await?;
+        let calls: Vec<parse::ToolCall> = match (offered, reply.tool_calls.as_slice()) {
+            (false, _) => Vec::new(),
+            (true, []) => parse::tool_calls(&reply.text),
+            (true, returned) => parse::returned_tool_calls(returned),
+        }
+        .into_iter()
+        .filter_map(|call| match call {
+            Ok(call) => Some(call),
+            Err(why) => {
+                run.format_error(format!("a tool call that cannot be read: {why}"));
+                None
+            }
+        })
+        .collect();
+        let calls = match (calls.is_empty(), offered) {
+            (true, true) => embedded_calls(&reply.text, run.tools(), &self.choice),
+            _ => calls,
+        };
+        if calls.is_empty() {
+            let answer = reply.text.trim();
+            run.deliver(answer);
+            return Ok(Finish::answered(answer));
+        }
+        run.hand_back(calls);
+        Ok(Finish {
+            answer: String::new(),
+            termination: Termination::Answered,
+        })
+    }
+}
+
+/// The calls of `tools` written as JSON objects (`{"name": …, "arguments":
+/// {…}}`) inside an answer's text, whose arguments fit their schemas.
+fn embedded_calls(text: &str, tools: &Toolset, choice: &ToolChoice) -> Vec<parse::ToolCall> {
+    let mut calls = Vec::new();
+    let mut at = 0;
+    while let Some(found) = text[at..].find('{') {
+        let start = at + found;
+        let mut values = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        let call = match values.next() {
+            Some(Ok(value)) => {
+                at = start + values.byte_offset();
+                call_in(&value, tools, choice)
+            }
+            _ => {
+                at = start + 1;
+                None
+            }
+        };
+        calls.extend(call);
+        if calls.len() == MAX_PARALLEL_CALLS {
+            break;
+        }
+    }
+    calls
+}
+
+/// `value` as a call of one of `tools` that `choice` allows, when it is one
+/// and its arguments fit.
+fn call_in(value: &Value, tools: &Toolset, choice: &ToolChoice) -> Option<parse::ToolCall> {
+    let name = value.get("name")?.as_str()?;
+    let arguments = value.get("arguments").or_else(|| value.get("parameters"))?;
+    let allowed = match choice {
+        ToolChoice::None => false,
+        ToolChoice::Function(only) => only == name,
+        ToolChoice::Auto | ToolChoice::Required => true,
+    };
+    (allowed && tools.prepare(name, arguments).is_ok()).then(|| parse::ToolCall {
+        name: name.to_string(),
+        arguments: arguments.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use loopd_tools::{Declared, ToolSpec};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    fn lights() -> Toolset {
+        let mut tools = Toolset::empty();
+        tools
+            .add(Arc::new(Declared(ToolSpec {
+                name: "HassTurnOn".into(),
+                description: "Turns on a device".into(),
+                argument_schema: json!({"type": "object",
+                    "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+                output_schema: json!({}),
+            })))
+            .unwrap();
+        tools
+    }
+
+    #[test]
+    fn a_call_written_inside_an_answer_is_the_call() {
+        let text = "To turn it on, call `HassTurnOn`:\n```json\n{\"name\": \"HassTurnOn\", \"arguments\": {\"name\": \"Kitchen Light\"}}\n```";
+        let calls = embedded_calls(text, &lights(), &ToolChoice::Auto);
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].arguments, json!({"name": "Kitchen Light"}));
+        for text in [
+            "{\"name\": \"HassTurnOn\", \"arguments\": {}}",
+            "{\"name\": \"Unlock\", \"arguments\": {\"name\": \"Door\"}}",
+            "The set {1, 2} has two members.",
+        ] {
+            assert!(
+                embedded_calls(text, &lights(), &ToolChoice::Auto).is_empty(),
+                "{text}"
+            );
+        }
+        assert!(embedded_calls(text, &lights(), &ToolChoice::None).is_empty());
+    }
+}
