@@ -47,6 +47,11 @@ pub struct ListenArgs {
     #[arg(long, value_name = "PHRASE")]
     pub wake: Option<String>,
 
+    /// With --wake: for this many seconds after an answer, the next
+    /// utterance needs no wake phrase (a follow-up); 0 turns it off.
+    #[arg(long, value_name = "SECONDS", default_value_t = 5.0)]
+    pub follow_up: f64,
+
     /// Talk while a key is down: Enter starts and Enter ends each question.
     #[arg(long)]
     pub push_to_talk: bool,
@@ -135,6 +140,12 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
         },
         barge_in: !args.no_barge_in,
         wake: args.wake.clone(),
+        follow_up: std::time::Duration::try_from_secs_f64(args.follow_up).map_err(|_| {
+            format!(
+                "--follow-up must be 0 or more seconds, not {}",
+                args.follow_up
+            )
+        })?,
         push_to_talk: talking,
         once: args.once,
     };

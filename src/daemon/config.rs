@@ -49,6 +49,7 @@
 //! mic = "alsa:default"          # default: the system's default input
 //! speaker = "alsa:default"      # default: the system's default output
 //! wake = "hey loop"             # answer only what begins with this
+//! follow_up = 5                 # seconds after an answer a follow-up needs no wake phrase (0: off)
 //! barge_in = true               # talking over an answer stops it
 //! wyoming = "tcp://127.0.0.1:10700"  # serve Home Assistant's Wyoming protocol
 //! wyoming_allow = ["192.168.1.20"]   # peers beyond loopback it answers (required beyond it)
@@ -119,6 +120,9 @@ pub struct VoiceSection {
     pub speaker: Option<String>,
     /// Answer only utterances that begin with this phrase.
     pub wake: Option<String>,
+    /// Seconds after an answer in which the next utterance needs no wake
+    /// phrase (0 turns follow-ups off).
+    pub follow_up: f64,
     /// Talking over an answer stops it; off, speech during an answer is
     /// ignored (open speakers without echo cancellation).
     pub barge_in: bool,
@@ -140,6 +144,7 @@ impl Default for VoiceSection {
             mic: None,
             speaker: None,
             wake: None,
+            follow_up: 5.0,
             barge_in: true,
             wyoming: None,
             wyoming_allow: Vec::new(),

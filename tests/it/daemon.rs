@@ -379,7 +379,7 @@ async fn warming_computes_each_personas_first_prompt_then_reports_ready() {
     let _ = ticket.finish().await;
     let asked = &brain.requests()[1];
     assert_eq!(asked.messages[..1], requests[0].messages[..1]);
-    assert_eq!(asked.session.as_deref(), Some("default"));
+    assert_eq!(asked.session.as_deref(), Some("local/default"));
 
     let dead = Daemon::start(
         Arc::new(ScriptedBrain::new(Vec::<String>::new())),

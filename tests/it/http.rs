@@ -11,28 +11,33 @@ use std::time::{Duration, Instant};
 /// Runs `http/client.py URL KEY ARGS…` and reads its JSON line; fails with
 /// how to install the client when it is missing.
 pub fn client(url: &str, key: &str, args: &[&str]) -> Value {
+    let mut all = vec![url, key];
+    all.extend_from_slice(args);
+    script("client.py", &all)
+}
+
+/// Runs `http/SCRIPT ARGS…` with the test venv's Python (which must have
+/// the `openai` and `ollama` clients) and reads the JSON line it prints.
+fn script(name: &str, args: &[&str]) -> Value {
     let python = python();
     let ok = Command::new(&python)
-        .args(["-c", "import openai"])
+        .args(["-c", "import openai, ollama"])
         .status()
         .is_ok_and(|s| s.success());
     assert!(
         ok,
-        "the HTTP tests need the `openai` client in the test venv: run .ci/run, or \
-         {} -m pip install openai",
+        "the HTTP tests need the `openai` and `ollama` clients in the test venv: run \
+         .ci/run, or {} -m pip install openai 'ollama>=0.5,<1'",
         python.display()
     );
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/http/client.py");
-    let out = Command::new(&python)
-        .arg(script)
-        .args([url, key])
-        .args(args)
-        .output()
-        .unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/http")
+        .join(name);
+    let out = Command::new(&python).arg(path).args(args).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
         panic!(
-            "client.py printed no JSON ({e}): {stdout}\n{}",
+            "{name} {args:?} printed no JSON ({e}): {stdout}\n{}",
             String::from_utf8_lossy(&out.stderr)
         )
     })
@@ -273,30 +278,7 @@ fn web_pages_are_refused_by_the_api() {
 
 /// Runs `http/tools.py API URL SCENARIO` and reads its JSON line.
 fn tools_client(api: &str, url: &str, scenario: &str) -> Value {
-    let python = python();
-    let ok = Command::new(&python)
-        .args(["-c", "import openai, ollama"])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "the client-tools tests need the `openai` and `ollama` clients in the test venv: \
-         run .ci/run, or {} -m pip install openai 'ollama>=0.5,<1'",
-        python.display()
-    );
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/http/tools.py");
-    let out = Command::new(&python)
-        .arg(script)
-        .args([api, url, scenario])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| {
-        panic!(
-            "tools.py {api} {scenario} printed no JSON ({e}): {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    script("tools.py", &[api, url, scenario])
 }
 
 /// `loopd serve --http` on the default model (the one that calls tools),

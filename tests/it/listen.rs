@@ -112,6 +112,63 @@ fn talking_over_an_answer_stops_it_and_asks_anew() {
 }
 
 #[test]
+fn a_follow_up_after_an_answer_needs_no_wake_phrase() {
+    whisper_dir();
+    crate::common::model_path(crate::common::QWEN);
+    let dir = TempDir::new("follow-up");
+    let (first, then) = (dir.join("q1.wav"), dir.join("q2.wav"));
+    say("hey loop, what is two plus two", &first);
+    say("and what is three plus three", &then);
+    let input = dir.join("in.wav");
+    conversation(&[(&first, 10.0), (&then, 8.0)], &input);
+    let turns = |follow_up: &str| -> Vec<Value> {
+        let output = dir.join(&format!("out-{follow_up}.wav"));
+        let listened = loopd(&[
+            "listen",
+            "--model",
+            crate::common::QWEN,
+            "--wake",
+            "hey loop",
+            "--follow-up",
+            follow_up,
+            "--max-tokens",
+            "60",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(listened.status.success(), "{}", text(&listened.stderr));
+        text(&listened.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    // Said 10 s after the first question: well within 20 s of its answer.
+    let with = turns("20");
+    assert_eq!(with.len(), 2, "{with:?}");
+    // Taken as the next question, wake phrase or not (what the model
+    // makes of it is not this test's business).
+    assert!(
+        normalised(with[1]["question"].as_str().unwrap()).contains("plus"),
+        "{}",
+        with[1]
+    );
+    assert!(
+        !with[1]["answer"].as_str().unwrap().is_empty(),
+        "{}",
+        with[1]
+    );
+    let without = turns("0");
+    assert_eq!(
+        without.len(),
+        1,
+        "the follow-up was taken without a wake phrase: {without:?}"
+    );
+}
+
+#[test]
 fn serve_listens_and_answers_aloud_beside_the_other_front_ends() {
     whisper_dir();
     let dir = TempDir::new("serve-listen");

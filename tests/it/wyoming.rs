@@ -77,6 +77,7 @@ fn home_assistant_s_client_gets_asr_tts_and_streamed_answers() {
         .iter()
         .any(|m| m == "default"));
     assert_eq!(info["handled_streaming"], serde_json::json!([true]));
+    assert_eq!(info["tts_streaming"], serde_json::json!([true]));
 
     let transcript = out["transcript"].as_str().unwrap().to_lowercase();
     assert!(transcript.contains("12 times 12"), "{transcript}");
@@ -86,6 +87,20 @@ fn home_assistant_s_client_gets_asr_tts_and_streamed_answers() {
     assert_eq!(tts["last"], "audio-stop");
     let seconds = tts["seconds"].as_f64().unwrap();
     assert!((1.0..6.0).contains(&seconds), "{seconds} s of speech");
+
+    // Streamed text is spoken a sentence at a time: the first sentence's
+    // audio starts before the rest of the text is sent, in one stream, and
+    // the whole text sent again for older servers is not spoken twice.
+    let streamed = &out["streamed"];
+    assert_eq!(streamed["early"], "audio-start", "{streamed}");
+    assert_eq!(streamed["starts"], 1, "{streamed}");
+    assert_eq!(streamed["stops"], 1, "{streamed}");
+    assert_eq!(streamed["last"], "synthesize-stopped", "{streamed}");
+    let seconds = streamed["seconds"].as_f64().unwrap();
+    assert!(
+        (3.0..12.0).contains(&seconds),
+        "{seconds} s of streamed speech"
+    );
 
     let handle = &out["handle"];
     assert_eq!(handle["first"], "handled-start");

@@ -349,6 +349,12 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
                 None => Sink::Loudspeaker(args.speaker.clone().or_else(|| voice.speaker.clone())),
             },
             wake: args.wake.clone().or_else(|| voice.wake.clone()),
+            follow_up: std::time::Duration::try_from_secs_f64(voice.follow_up).map_err(|_| {
+                format!(
+                    "[voice] follow_up must be 0 or more seconds, not {}",
+                    voice.follow_up
+                )
+            })?,
             barge_in: !args.no_barge_in && voice.barge_in,
             speech_dir: speech_dir()?,
         }),

@@ -65,6 +65,8 @@ pub struct ListenOptions {
     pub sink: Sink,
     /// Answer only what begins with this phrase.
     pub wake: Option<String>,
+    /// How long after an answer a follow-up needs no wake phrase.
+    pub follow_up: Duration,
     /// Talking over an answer stops it.
     pub barge_in: bool,
     /// The speech model's directory.
@@ -327,6 +329,7 @@ async fn start_listening(
         rules: Endpointing::default(),
         barge_in: options.barge_in,
         wake: options.wake,
+        follow_up: options.follow_up,
         push_to_talk: None,
         once: false,
     };

@@ -28,15 +28,11 @@ use tokio::sync::mpsc;
 /// The Ollama version loopd answers as (clients check for tool support).
 const VERSION: &str = "0.12.0";
 
-/// `POST /api/chat`.
+/// What `/api/chat` and `/api/generate` both take.
 #[derive(Debug, Deserialize)]
-pub(super) struct ChatRequest {
+struct Common {
     #[serde(default)]
     model: String,
-    #[serde(default)]
-    messages: Vec<OllamaMessage>,
-    #[serde(default)]
-    tools: Vec<Value>,
     #[serde(default)]
     format: Option<Value>,
     #[serde(default)]
@@ -46,6 +42,17 @@ pub(super) struct ChatRequest {
     /// Accepted; the model stays loaded.
     #[serde(default, rename = "keep_alive")]
     _keep_alive: Option<Value>,
+}
+
+/// `POST /api/chat`.
+#[derive(Debug, Deserialize)]
+pub(super) struct ChatRequest {
+    #[serde(flatten)]
+    common: Common,
+    #[serde(default)]
+    messages: Vec<OllamaMessage>,
+    #[serde(default)]
+    tools: Vec<Value>,
 }
 
 /// One message, Ollama's way: tool calls carry arguments as an object and
@@ -74,20 +81,12 @@ struct OllamaFunction {
 /// `POST /api/generate`.
 #[derive(Debug, Deserialize)]
 pub(super) struct GenerateRequest {
-    #[serde(default)]
-    model: String,
+    #[serde(flatten)]
+    common: Common,
     #[serde(default)]
     prompt: String,
     #[serde(default)]
     system: Option<String>,
-    #[serde(default)]
-    format: Option<Value>,
-    #[serde(default)]
-    options: Option<Map<String, Value>>,
-    #[serde(default)]
-    stream: Option<bool>,
-    #[serde(default, rename = "keep_alive")]
-    _keep_alive: Option<Value>,
 }
 
 /// `POST /api/show`.
@@ -108,12 +107,20 @@ pub(super) async fn chat(
         Ok(Json(request)) => request,
         Err(rejection) => return error(StatusCode::BAD_REQUEST, &rejection.body_text()),
     };
-    let stream = request.stream.unwrap_or(true);
-    let wire = match as_openai_chat(request) {
-        Ok(wire) => wire,
-        Err(why) => return error(StatusCode::BAD_REQUEST, &why),
+    let mut messages = Vec::new();
+    let mut pending: std::collections::VecDeque<String> = Default::default();
+    for (i, message) in request.messages.into_iter().enumerate() {
+        match as_wire(i, message, &mut pending) {
+            Ok(wire) => messages.push(wire),
+            Err(why) => return error(StatusCode::BAD_REQUEST, &why),
+        }
+    }
+    let wire = ChatCompletionRequest {
+        messages,
+        tools: request.tools,
+        ..ChatCompletionRequest::default()
     };
-    answer(&served, wire, stream, Shape::Chat).await
+    answer(&served, wire, request.common, Shape::Chat).await
 }
 
 /// Handles `/api/generate`.
@@ -125,21 +132,16 @@ pub(super) async fn generate(
         Ok(Json(request)) => request,
         Err(rejection) => return error(StatusCode::BAD_REQUEST, &rejection.body_text()),
     };
-    let stream = request.stream.unwrap_or(true);
     let mut messages = Vec::new();
     if let Some(system) = request.system.filter(|s| !s.is_empty()) {
         messages.push(text_message("system", system));
     }
     messages.push(text_message("user", request.prompt));
     let wire = ChatCompletionRequest {
-        model: model_name(&request.model),
         messages,
         ..ChatCompletionRequest::default()
     };
-    match with_options(wire, request.format, request.options) {
-        Ok(wire) => answer(&served, wire, stream, Shape::Generate).await,
-        Err(why) => error(StatusCode::BAD_REQUEST, &why),
-    }
+    answer(&served, wire, request.common, Shape::Generate).await
 }
 
 /// `GET /api/tags`: every persona, as an installed model.
@@ -244,56 +246,49 @@ fn text_message(role: &str, text: String) -> WireMessage {
     }
 }
 
-/// The chat request in the OpenAI shape: each call gets an id, which the
-/// tool messages after it name in order.
-fn as_openai_chat(request: ChatRequest) -> Result<ChatCompletionRequest, String> {
-    let mut messages = Vec::new();
-    let mut pending: std::collections::VecDeque<String> = Default::default();
-    for (i, message) in request.messages.into_iter().enumerate() {
-        let mut wire = text_message(&message.role, message.content.unwrap_or_default());
-        if message.role == "tool" {
-            wire.tool_call_id = Some(
-                pending
-                    .pop_front()
-                    .ok_or("a `tool` message follows no assistant message with `tool_calls`")?,
-            );
-        }
-        for (j, call) in message.tool_calls.into_iter().enumerate() {
-            let id = format!("call_{i}_{j}");
-            pending.push_back(id.clone());
-            let arguments = match call.function.arguments {
-                Value::Null => "{}".to_string(),
-                Value::String(text) => text,
-                other => other.to_string(),
-            };
-            wire.tool_calls.push(WireToolCall {
-                id,
-                kind: "function".into(),
-                function: WireFunction {
-                    name: call.function.name,
-                    arguments,
-                },
-            });
-        }
-        messages.push(wire);
+/// Message `i` in the OpenAI shape: each call gets an id, which the tool
+/// messages after it name in order (`pending`).
+fn as_wire(
+    i: usize,
+    message: OllamaMessage,
+    pending: &mut std::collections::VecDeque<String>,
+) -> Result<WireMessage, String> {
+    let mut wire = text_message(&message.role, message.content.unwrap_or_default());
+    if message.role == "tool" {
+        wire.tool_call_id = Some(
+            pending
+                .pop_front()
+                .ok_or("a `tool` message follows no assistant message with `tool_calls`")?,
+        );
     }
-    let wire = ChatCompletionRequest {
-        model: model_name(&request.model),
-        messages,
-        tools: request.tools,
-        ..ChatCompletionRequest::default()
-    };
-    with_options(wire, request.format, request.options)
+    for (j, call) in message.tool_calls.into_iter().enumerate() {
+        let id = format!("call_{i}_{j}");
+        pending.push_back(id.clone());
+        let arguments = match call.function.arguments {
+            Value::Null => "{}".to_string(),
+            Value::String(text) => text,
+            other => other.to_string(),
+        };
+        wire.tool_calls.push(WireToolCall {
+            id,
+            kind: "function".into(),
+            function: WireFunction {
+                name: call.function.name,
+                arguments,
+            },
+        });
+    }
+    Ok(wire)
 }
 
 /// `format` and `options` (temperature, num_predict, stop, seed, top_p;
 /// num_ctx and the rest accepted) onto the OpenAI request.
 fn with_options(
     mut wire: ChatCompletionRequest,
-    format: Option<Value>,
-    options: Option<Map<String, Value>>,
+    common: Common,
 ) -> Result<ChatCompletionRequest, String> {
-    match format {
+    wire.model = model_name(&common.model);
+    match common.format {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if s.is_empty() => {}
         Some(Value::String(s)) if s == "json" => {
@@ -312,7 +307,7 @@ fn with_options(
             ))
         }
     }
-    let options = options.unwrap_or_default();
+    let options = common.options.unwrap_or_default();
     let number = |key: &str| -> Result<Option<f64>, String> {
         match options.get(key) {
             None | Some(Value::Null) => Ok(None),
@@ -354,15 +349,18 @@ enum Shape {
     Generate,
 }
 
-/// Runs the request and answers in `shape`, streamed as NDJSON or whole.
+/// Runs the request, with the `common` fields applied, and answers in
+/// `shape`, streamed as NDJSON (the default) or whole.
 async fn answer(
     served: &Served,
     wire: ChatCompletionRequest,
-    stream: bool,
+    common: Common,
     shape: Shape,
 ) -> Response {
     let started = Instant::now();
-    let (mut ask, wanted) = match chat::read(wire) {
+    let stream = common.stream.unwrap_or(true);
+    let read = with_options(wire, common).and_then(chat::read);
+    let (mut ask, wanted) = match read {
         Ok(read) => read,
         Err(why) => return error(StatusCode::BAD_REQUEST, &why),
     };

@@ -43,6 +43,9 @@ pub struct ListenSettings {
     pub barge_in: bool,
     /// Only utterances that begin with this phrase are questions.
     pub wake: Option<String>,
+    /// How long after an answer the next utterance needs no wake phrase
+    /// (zero: always).
+    pub follow_up: Duration,
     /// Cut utterances where this switch goes on and off instead of by voice.
     pub push_to_talk: Option<Arc<AtomicBool>>,
     /// Stop after the first answered question.
@@ -189,6 +192,7 @@ pub fn converse(
             .is_some_and(|p| p.task.is_finished() && !parts.output.is_playing())
         {
             finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
+            addressing.answered(Instant::now(), settings.follow_up);
             if settings.once && answered > 0 {
                 return Ok(answered);
             }

@@ -1,5 +1,7 @@
 //! What a transcript asks for: a question, a wake phrase alone (the next
 //! utterance is the question), nothing addressed to loopd, or "stop".
+//! For a while after an answer, speech needs no wake phrase: a follow-up
+//! ("and in London?") is taken as the next question.
 
 use std::time::{Duration, Instant};
 
@@ -61,6 +63,14 @@ impl Addressing {
         Addressing {
             wake: wake.map(words).filter(|w| !w.is_empty()),
             awake_until: None,
+        }
+    }
+
+    /// An answer ended at `now`: what is said within `window` needs no
+    /// wake phrase (a zero window turns follow-ups off).
+    pub fn answered(&mut self, now: Instant, window: Duration) {
+        if self.wake.is_some() && !window.is_zero() {
+            self.awake_until = Some(now + window);
         }
     }
 
@@ -145,5 +155,29 @@ mod tests {
             Heard::Ignored
         );
         assert_eq!(a.classify("Hey loop, stop.", now), Heard::Hush);
+    }
+
+    #[test]
+    fn a_follow_up_soon_after_an_answer_needs_no_wake_phrase() {
+        let mut a = Addressing::new(Some("hey loop"));
+        let now = Instant::now();
+        a.classify("Hey loop, what time is it in Paris?", now);
+        a.answered(now + Duration::from_secs(2), Duration::from_secs(5));
+        assert_eq!(
+            a.classify("And in London?", now + Duration::from_secs(6)),
+            Heard::Question("And in London?".into())
+        );
+        assert_eq!(
+            a.classify("Nice weather today.", now + Duration::from_secs(7)),
+            Heard::Ignored,
+            "a follow-up is one question, not an open microphone"
+        );
+        a.answered(now + Duration::from_secs(8), Duration::from_secs(5));
+        assert_eq!(
+            a.classify("And in Rome?", now + Duration::from_secs(14)),
+            Heard::Ignored
+        );
+        a.answered(now, Duration::ZERO);
+        assert_eq!(a.classify("And in Oslo?", now), Heard::Ignored);
     }
 }

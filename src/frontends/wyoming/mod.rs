@@ -4,7 +4,9 @@
 //! - `describe` → `info`, advertising Whisper, the espeak-ng voice and the
 //!   personas (with `supports_handled_streaming`);
 //! - `transcribe`, `audio-start`, `audio-chunk`…, `audio-stop` → `transcript`;
-//! - `synthesize` → `audio-start`, `audio-chunk`…, `audio-stop`;
+//! - `synthesize` → `audio-start`, `audio-chunk`…, `audio-stop`, and the
+//!   streamed `synthesize-start`, `synthesize-chunk`…, `synthesize-stop`
+//!   spoken a sentence at a time ([`speech`]);
 //! - `transcript` → `handled-start`, `handled-chunk` per streamed piece of
 //!   the answer, `handled`, `handled-stop` (or `not-handled` when the
 //!   request fails); `ping` → `pong`.
@@ -17,6 +19,7 @@
 //! [`guard::MAX_CONNECTIONS`] are served at once.
 
 pub mod event;
+mod speech;
 
 use crate::daemon::{Ask, Caller, Daemon};
 use crate::engine::LoopEvent;
@@ -33,8 +36,6 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-/// Samples in each `audio-chunk` loopd writes.
-const CHUNK_SAMPLES: usize = 1024;
 /// Languages Whisper tiny.en and the default voice speak.
 const LANGUAGES: &[&str] = &["en"];
 
@@ -167,6 +168,7 @@ async fn serve(stream: TcpStream, peer: SocketAddr, service: Arc<Service>) -> Re
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     let mut recording: Option<Recording> = None;
+    let mut streamed: Option<speech::Streamed> = None;
     loop {
         let event = match next_event(&mut read).await {
             Ok(Some(event)) => event,
@@ -198,10 +200,32 @@ async fn serve(stream: TcpStream, peer: SocketAddr, service: Arc<Service>) -> Re
                     }
                 },
             },
+            "synthesize" if streamed.is_some() => Vec::new(),
             "synthesize" => {
                 let text = event.text("text").unwrap_or("").to_string();
-                synthesize(service.clone(), text).await
+                speech::synthesize(service.clone(), text).await
             }
+            "synthesize-start" => {
+                streamed = Some(speech::Streamed::default());
+                Vec::new()
+            }
+            "synthesize-chunk" => match streamed.as_mut() {
+                None => Vec::new(),
+                Some(stream) => {
+                    let text = event.text("text").unwrap_or("");
+                    match stream.chunk(&service, text).await {
+                        Ok(spoken) => spoken,
+                        Err(error) => {
+                            streamed = None;
+                            vec![error]
+                        }
+                    }
+                }
+            },
+            "synthesize-stop" => match streamed.take() {
+                None => Vec::new(),
+                Some(stream) => stream.stop(&service).await,
+            },
             "transcript" => {
                 let text = event.text("text").unwrap_or("").to_string();
                 handle(&service, Caller::wyoming(peer.ip()), &text, &mut write).await?;
@@ -301,33 +325,6 @@ async fn transcript(service: Arc<Service>, recording: Recording) -> Event {
     }
 }
 
-async fn synthesize(service: Arc<Service>, text: String) -> Vec<Event> {
-    let speech = tokio::task::spawn_blocking(move || service.voice.synthesize(&text))
-        .await
-        .unwrap_or_else(|e| Err(VoiceError::Speech(format!("synthesis stopped: {e}"))));
-    let speech = match speech {
-        Ok(speech) => speech,
-        Err(e) => {
-            return vec![Event::new(
-                "error",
-                json!({"text": e.to_string(), "code": "tts"}),
-            )]
-        }
-    };
-    let format = json!({"rate": speech.rate, "width": 2, "channels": 1});
-    let mut events = vec![Event::new("audio-start", format.clone())];
-    for chunk in speech.samples.chunks(CHUNK_SAMPLES) {
-        let mut event = Event::new("audio-chunk", format.clone());
-        event.payload = chunk
-            .iter()
-            .flat_map(|s| ((s.clamp(-1.0, 1.0) * i16::MAX as f32) as i16).to_le_bytes())
-            .collect();
-        events.push(event);
-    }
-    events.push(Event::new("audio-stop", json!({})));
-    events
-}
-
 /// Answers a transcript through the daemon, streaming the answer as it comes.
 async fn handle(
     service: &Service,
@@ -406,7 +403,7 @@ fn info(service: &Service) -> Event {
                     "installed": true, "description": if service.voice.name() == "piper" { "Piper voice" } else { "espeak-ng voice" }, "version": null,
                     "languages": LANGUAGES,
                 }],
-                "supports_synthesize_streaming": false,
+                "supports_synthesize_streaming": true,
             }],
             "handle": [{
                 "name": "loopd", "attribution": loopd, "installed": true,

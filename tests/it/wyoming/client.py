@@ -13,7 +13,8 @@ from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.handle import Handled, HandledChunk, HandledStart, HandledStop, NotHandled
 from wyoming.info import Describe, Info
-from wyoming.tts import Synthesize
+from wyoming.tts import (Synthesize, SynthesizeChunk, SynthesizeStart, SynthesizeStop,
+                         SynthesizeStopped)
 
 
 async def describe(host, port):
@@ -26,6 +27,7 @@ async def describe(host, port):
             "tts_voices": [v.name for p in info.tts for v in p.voices],
             "handle_models": [m.name for p in info.handle for m in p.models],
             "handled_streaming": [p.supports_handled_streaming for p in info.handle],
+            "tts_streaming": [p.supports_synthesize_streaming for p in info.tts],
         }
 
 
@@ -62,6 +64,34 @@ async def synthesize(host, port, text):
         return {"rate": rate, "seconds": samples / rate, "first": types[0], "last": types[-1]}
 
 
+async def synthesize_streamed(host, port):
+    """Streams three sentences as Home Assistant does; reads the first
+    event back before the last two are sent."""
+    sentences = ["The kitchen light is on.", " The porch light is off.",
+                 " It is twenty one degrees inside."]
+    async with AsyncTcpClient(host, port) as client:
+        await client.write_event(SynthesizeStart().event())
+        await client.write_event(SynthesizeChunk(text=sentences[0]).event())
+        await client.write_event(SynthesizeChunk(text=sentences[1][:6]).event())
+        first = await asyncio.wait_for(client.read_event(), timeout=30)
+        for piece in [sentences[1][6:], sentences[2]]:
+            await client.write_event(SynthesizeChunk(text=piece).event())
+        await client.write_event(Synthesize(text="".join(sentences)).event())
+        await client.write_event(SynthesizeStop().event())
+        types, samples, rate = [first.type], 0, None
+        if AudioStart.is_type(first.type):
+            rate = AudioStart.from_event(first).rate
+        while not SynthesizeStopped.is_type(types[-1]):
+            event = await asyncio.wait_for(client.read_event(), timeout=60)
+            types.append(event.type)
+            if AudioChunk.is_type(event.type):
+                chunk = AudioChunk.from_event(event)
+                samples += len(chunk.audio) // (chunk.width * chunk.channels)
+        return {"early": first.type, "starts": types.count("audio-start"),
+                "stops": types.count("audio-stop"), "last": types[-1],
+                "seconds": samples / rate if rate else 0}
+
+
 async def handle(host, port, text):
     async with AsyncTcpClient(host, port) as client:
         await client.write_event(Transcript(text=text).event())
@@ -88,6 +118,7 @@ async def main():
         "describe": await describe(host, port),
         "transcript": await transcribe(host, port, wav),
         "synthesize": await synthesize(host, port, "Twelve times twelve is 144."),
+        "streamed": await synthesize_streamed(host, port),
         "handle": await handle(host, port, "What is 12 times 12?"),
     }
     print(json.dumps(out))

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# BFCL through the OpenAI endpoint, graded by BFCL's AST checker
+# (benches/bfcl.py, the `bfcl-eval` package's data and checker): loopd
+# (`serve --http`, client-defined tools, grammar-constrained calls) beside
+# llama.cpp's `llama-server --jinja` (built once by tests/peers/llama-server.sh)
+# on the same GGUF, at temperature 0. Prints one table row per category.
+#
+#   benches/bfcl.sh [MODEL] [LIMIT] [CATEGORY...]
+#   (defaults: qwen2.5-coder-0.5b, 50 per category,
+#    simple_python multiple parallel irrelevance)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+model="${1:-qwen2.5-coder-0.5b}"
+limit="${2:-50}"
+shift 2 2>/dev/null || shift $#
+categories=("$@")
+[ ${#categories[@]} -eq 0 ] && categories=(simple_python multiple parallel irrelevance)
+
+venv=target/bfcl-venv
+if ! "$venv/bin/python" -c "import bfcl_eval, openai" 2>/dev/null; then
+    python3 -m venv "$venv"
+    # The data and the checker only: the package's own dependencies are the
+    # SDKs of every vendor it benchmarks.
+    "$venv/bin/pip" install -q --no-deps "bfcl-eval==2026.3.23"
+    "$venv/bin/pip" install -q "openai>=1.50,<4"
+fi
+loopd=target/release/loopd
+[ -x "$loopd" ] || cargo build --release
+gguf="$(models/fetch "$model" | tail -1)"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+out="$(mktemp -d)"
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$out"' EXIT
+
+loopd_port=$(free_port)
+printf '' >"$out/config.toml"
+"$loopd" serve --model "$model" --knowledge-model none --config "$out/config.toml" \
+    --no-dbus --no-bus --http "127.0.0.1:$loopd_port" >"$out/loopd.log" 2>&1 &
+pids+=($!)
+until curl -sf "http://127.0.0.1:$loopd_port/v1/models" >/dev/null; do sleep 0.5; done
+"$venv/bin/python" benches/bfcl.py "http://127.0.0.1:$loopd_port/v1" default "$limit" \
+    "${categories[@]}" >"$out/loopd.json"
+kill "${pids[0]}"
+
+server="$(bash tests/peers/llama-server.sh)"
+peer_port=$(free_port)
+"$server" -m "$gguf" --jinja --host 127.0.0.1 --port "$peer_port" -t "$(nproc)" -c 8192 \
+    --no-webui >"$out/server.log" 2>&1 &
+pids+=($!)
+until curl -sf "http://127.0.0.1:$peer_port/health" >/dev/null; do sleep 0.5; done
+"$venv/bin/python" benches/bfcl.py "http://127.0.0.1:$peer_port/v1" "$model" "$limit" \
+    "${categories[@]}" >"$out/peer.json"
+
+python3 - "$out/loopd.json" "$out/peer.json" "$model" <<'PY'
+import json, sys
+loopd, peer = (json.load(open(p)) for p in sys.argv[1:3])
+print(f"BFCL on {sys.argv[3]} (AST accuracy; malformed calls; median s per question)")
+print("| category | loopd | llama-server --jinja |")
+print("|---|---|---|")
+for category, mine in loopd.items():
+    theirs = peer[category]
+    cell = lambda r: f"{r['right']}/{r['of']} = {r['accuracy']:.0%}; {r['malformed']}; {r['median_s']} s"
+    print(f"| {category} | {cell(mine)} | {cell(theirs)} |")
+PY
