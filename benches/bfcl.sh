@@ -22,7 +22,7 @@ if ! "$venv/bin/python" -c "import bfcl_eval, openai" 2>/dev/null; then
     # The data and the checker only: the package's own dependencies are the
     # SDKs of every vendor it benchmarks.
     "$venv/bin/pip" install -q --no-deps "bfcl-eval==2026.3.23"
-    "$venv/bin/pip" install -q "openai>=1.50,<4"
+    "$venv/bin/pip" install -q --no-warn-conflicts "openai>=1.50,<4"
 fi
 loopd=target/release/loopd
 [ -x "$loopd" ] || cargo build --release
