@@ -1,11 +1,16 @@
 """BFCL (the Berkeley Function-Calling Leaderboard) through an OpenAI
 endpoint, graded by BFCL's own AST checker from the `bfcl-eval` package.
 
-    bfcl.py BASE_URL MODEL LIMIT CATEGORY...     e.g. http://127.0.0.1:8080/v1 default 50 simple_python
+    bfcl.py openai|ollama BASE_URL MODEL LIMIT CATEGORY...
+    e.g. bfcl.py openai http://127.0.0.1:8080/v1 default 50 simple_python
+
+The `ollama` client sends the same tools to an Ollama API (`/api/chat`).
 
 Prints one JSON line: per category, how many were right, how many replies
-held a call whose arguments were not JSON (malformed), and the median
-seconds per question. BFCL's function names may hold dots, which OpenAI's
+held a call whose arguments were not JSON (malformed), the median seconds
+per question, and the median of what a request cost beyond the model's own
+time (the client's wall time less the server's `timings`: prompt and
+generation), when the server reports them. BFCL's function names may hold dots, which OpenAI's
 API does not allow: they are sent with underscores, and the checker is told
 so (as for OpenAI's own models). BFCL's own types (`dict`, `float`, `tuple`,
 `any`) become JSON Schema's.
@@ -67,25 +72,54 @@ def load(name):
     return questions, answers
 
 
+class OpenAIClient:
+    def __init__(self, url):
+        self.client = openai.OpenAI(base_url=url, api_key="none", max_retries=0, timeout=600)
+
+    def ask(self, model, messages, tools):
+        """The calls as (name, arguments JSON text), and the server's model ms."""
+        reply = self.client.chat.completions.create(
+            model=model, messages=messages, temperature=0, tools=tools, max_tokens=512)
+        calls = [(c.function.name, c.function.arguments)
+                 for c in reply.choices[0].message.tool_calls or []]
+        timings = (reply.model_extra or {}).get("timings")
+        model_ms = timings.get("prompt_ms", 0) + timings.get("predicted_ms", 0) if timings else None
+        return calls, model_ms
+
+
+class OllamaClient:
+    def __init__(self, url):
+        import ollama
+        self.client = ollama.Client(host=url, timeout=600)
+
+    def ask(self, model, messages, tools):
+        reply = self.client.chat(model=model, messages=messages, tools=tools,
+                                 options={"temperature": 0, "num_predict": 512})
+        calls = [(c.function.name, json.dumps(dict(c.function.arguments)))
+                 for c in reply.message.tool_calls or []]
+        nanos = (reply.prompt_eval_duration or 0) + (reply.eval_duration or 0)
+        return calls, nanos / 1e6 if nanos else None
+
+
 def run(client, model, category, limit):
     questions, answers = load(category)
     right = malformed = 0
-    seconds = []
+    seconds, overheads = [], []
     for entry in questions[:limit]:
         started = time.monotonic()
         try:
-            reply = client.chat.completions.create(
-                model=model, messages=entry["question"][0], temperature=0,
-                tools=[tool(f) for f in entry["function"]], max_tokens=512)
-            calls = reply.choices[0].message.tool_calls or []
-        except openai.APIError as e:
+            calls, model_ms = client.ask(model, entry["question"][0],
+                                         [tool(f) for f in entry["function"]])
+        except Exception as e:  # an API error is a wrong answer, said on stderr
             print(f"{entry['id']}: {e}", file=sys.stderr)
-            calls = []
+            calls, model_ms = [], None
         seconds.append(time.monotonic() - started)
+        if model_ms is not None:
+            overheads.append(seconds[-1] * 1000 - model_ms)
         output = []
-        for call in calls:
+        for name, arguments in calls:
             try:
-                output.append({call.function.name: json.loads(call.function.arguments)})
+                output.append({name: json.loads(arguments)})
             except (json.JSONDecodeError, TypeError):
                 malformed += 1
         if category == "irrelevance":
@@ -96,12 +130,14 @@ def run(client, model, category, limit):
         right += bool(checked["valid"])
     n = min(limit, len(questions))
     return {"right": right, "of": n, "accuracy": round(right / n, 3) if n else 0,
-            "malformed": malformed, "median_s": round(statistics.median(seconds), 2)}
+            "malformed": malformed, "median_s": round(statistics.median(seconds), 2),
+            "overhead_ms": round(statistics.median(overheads), 1) if overheads else None}
 
 
 def main():
-    url, model, limit, categories = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
-    client = openai.OpenAI(base_url=url, api_key="none", max_retries=0, timeout=600)
+    api, url, model, limit = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    categories = sys.argv[5:]
+    client = OpenAIClient(url) if api == "openai" else OllamaClient(url)
     print(json.dumps({c: run(client, model, c, limit) for c in categories}))
 
 

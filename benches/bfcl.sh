@@ -3,7 +3,8 @@
 # (benches/bfcl.py, the `bfcl-eval` package's data and checker): loopd
 # (`serve --http`, client-defined tools, grammar-constrained calls) beside
 # llama.cpp's `llama-server --jinja` (built once by tests/peers/llama-server.sh)
-# on the same GGUF, at temperature 0. Prints one table row per category.
+# on the same GGUF, at temperature 0; loopd through both the `openai` and
+# the `ollama` clients. Prints one table row per category.
 #
 #   benches/bfcl.sh [MODEL] [LIMIT] [CATEGORY...]
 #   (defaults: qwen2.5-coder-0.5b, 50 per category,
@@ -17,12 +18,12 @@ categories=("$@")
 [ ${#categories[@]} -eq 0 ] && categories=(simple_python multiple parallel irrelevance)
 
 venv=target/bfcl-venv
-if ! "$venv/bin/python" -c "import bfcl_eval, openai" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import bfcl_eval, openai, ollama" 2>/dev/null; then
     python3 -m venv "$venv"
     # The data and the checker only: the package's own dependencies are the
     # SDKs of every vendor it benchmarks.
     "$venv/bin/pip" install -q --no-deps "bfcl-eval==2026.3.23"
-    "$venv/bin/pip" install -q --no-warn-conflicts "openai>=1.50,<4"
+    "$venv/bin/pip" install -q --no-warn-conflicts "openai>=1.50,<4" "ollama>=0.5,<1"
 fi
 loopd=target/release/loopd
 [ -x "$loopd" ] || cargo build --release
@@ -38,8 +39,10 @@ printf '' >"$out/config.toml"
     --no-dbus --no-bus --http "127.0.0.1:$loopd_port" >"$out/loopd.log" 2>&1 &
 pids+=($!)
 until curl -sf "http://127.0.0.1:$loopd_port/v1/models" >/dev/null; do sleep 0.5; done
-"$venv/bin/python" benches/bfcl.py "http://127.0.0.1:$loopd_port/v1" default "$limit" \
+"$venv/bin/python" benches/bfcl.py openai "http://127.0.0.1:$loopd_port/v1" default "$limit" \
     "${categories[@]}" >"$out/loopd.json"
+"$venv/bin/python" benches/bfcl.py ollama "http://127.0.0.1:$loopd_port" default "$limit" \
+    "${categories[@]}" >"$out/loopd-ollama.json"
 kill "${pids[0]}"
 
 server="$(bash tests/peers/llama-server.sh)"
@@ -48,17 +51,20 @@ peer_port=$(free_port)
     --no-webui >"$out/server.log" 2>&1 &
 pids+=($!)
 until curl -sf "http://127.0.0.1:$peer_port/health" >/dev/null; do sleep 0.5; done
-"$venv/bin/python" benches/bfcl.py "http://127.0.0.1:$peer_port/v1" "$model" "$limit" \
+"$venv/bin/python" benches/bfcl.py openai "http://127.0.0.1:$peer_port/v1" "$model" "$limit" \
     "${categories[@]}" >"$out/peer.json"
 
-python3 - "$out/loopd.json" "$out/peer.json" "$model" <<'PY'
+python3 - "$out/loopd.json" "$out/loopd-ollama.json" "$out/peer.json" "$model" <<'PY'
 import json, sys
-loopd, peer = (json.load(open(p)) for p in sys.argv[1:3])
-print(f"BFCL on {sys.argv[3]} (AST accuracy; malformed calls; median s per question)")
-print("| category | loopd | llama-server --jinja |")
-print("|---|---|---|")
-for category, mine in loopd.items():
-    theirs = peer[category]
-    cell = lambda r: f"{r['right']}/{r['of']} = {r['accuracy']:.0%}; {r['malformed']}; {r['median_s']} s"
-    print(f"| {category} | {cell(mine)} | {cell(theirs)} |")
+loopd, ollama, peer = (json.load(open(p)) for p in sys.argv[1:4])
+print(f"BFCL on {sys.argv[4]} (AST accuracy; malformed calls; median s per question; "
+      "median ms beyond the model's own time)")
+print("| category | loopd, openai client | loopd, ollama client | llama-server --jinja |")
+print("|---|---|---|---|")
+def cell(r):
+    return (f"{r['right']}/{r['of']} = {r['accuracy']:.0%}; {r['malformed']}; "
+            f"{r['median_s']} s; {r['overhead_ms']} ms")
+for category in loopd:
+    print(f"| {category} | {cell(loopd[category])} | {cell(ollama[category])} | "
+          f"{cell(peer[category])} |")
 PY

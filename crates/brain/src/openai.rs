@@ -298,6 +298,9 @@ pub struct ChatCompletion {
     pub choices: Vec<CompletionChoice>,
     /// Token counts.
     pub usage: WireUsage,
+    /// Where the model's time went (llama.cpp's extension), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timings: Option<Timings>,
 }
 
 /// One whole choice.

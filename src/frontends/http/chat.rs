@@ -15,7 +15,7 @@ use crate::daemon::{Ask, AskError, Caller, Ticket};
 use crate::engine::LoopEvent;
 use crate::openai::{
     self, ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChunkChoice,
-    CompletionChoice, Content, Delta, PromptTokensDetails, WireMessage, WireUsage,
+    CompletionChoice, Content, Delta, PromptTokensDetails, Timings, WireMessage, WireUsage,
 };
 use axum::extract::rejection::JsonRejection;
 use axum::extract::State;
@@ -159,6 +159,7 @@ async fn whole(mut ticket: Ticket, wanted: Wanted) -> Response {
             finish_reason: Some(finish_reason(&answer).into()),
         }],
         usage: usage(&answer.stats),
+        timings: Some(timings(&answer.stats)),
     };
     Json(completion).into_response()
 }
@@ -308,6 +309,21 @@ pub(super) fn finish_reason(answer: &crate::daemon::Answer) -> &'static str {
     match answer.tool_calls.is_empty() {
         true => "stop",
         false => "tool_calls",
+    }
+}
+
+/// The model's own time over all the loop's LLM calls, as llama.cpp's
+/// server reports it, so a client can tell it from what the request cost
+/// around it.
+fn timings(stats: &Value) -> Timings {
+    let count = |key: &str| stats[key].as_u64().unwrap_or(0) as usize;
+    let ms = |key: &str| stats[key].as_f64().unwrap_or(0.0);
+    Timings {
+        prompt_n: count("prefill_tokens"),
+        prompt_ms: ms("prefill_ms"),
+        predicted_n: count("completion_tokens"),
+        predicted_ms: ms("decode_ms"),
+        cache_n: count("cached_tokens"),
     }
 }
 

@@ -421,8 +421,11 @@ impl Lines {
             });
             line["total_duration"] = json!(nanos);
             line["load_duration"] = json!(0);
+            let nanos_of = |key: &str| (answer.stats[key].as_f64().unwrap_or(0.0) * 1e6) as u64;
             line["prompt_eval_count"] = json!(count("prompt_tokens"));
+            line["prompt_eval_duration"] = json!(nanos_of("prefill_ms"));
             line["eval_count"] = json!(count("completion_tokens"));
+            line["eval_duration"] = json!(nanos_of("decode_ms"));
         }
         line
     }
