@@ -177,7 +177,12 @@ mod tests {
             a.classify("And in Rome?", now + Duration::from_secs(14)),
             Heard::Ignored
         );
-        a.answered(now, Duration::ZERO);
-        assert_eq!(a.classify("And in Oslo?", now), Heard::Ignored);
+        let mut off = Addressing::new(Some("hey loop"));
+        off.classify("Hey loop, what time is it?", now);
+        off.answered(now + Duration::from_secs(1), Duration::ZERO);
+        assert_eq!(
+            off.classify("And in Oslo?", now + Duration::from_secs(2)),
+            Heard::Ignored
+        );
     }
 }
