@@ -67,19 +67,23 @@ fn config(dir: &Path) -> String {
 /// `loopd serve --http` on a free loopback port, and its base URL.
 fn serving(name: &str, extra: &[&str]) -> (Serve, String) {
     let dir = temp_dir(name);
-    let port = free_port();
-    let listen = format!("127.0.0.1:{port}");
-    let config = config(&dir);
+    serving_on(crate::common::SMOLLM, &config(&dir), extra)
+}
+
+/// `loopd serve --http` on `model` with the config file `config`, on a
+/// free loopback port, and the server's base URL (without `/v1`).
+fn serving_on(model: &str, config: &str, extra: &[&str]) -> (Serve, String) {
+    let listen = format!("127.0.0.1:{}", free_port());
     let mut args = vec![
         "--no-dbus",
         "--no-bus",
         "--config",
-        &config,
+        config,
         "--http",
         &listen,
     ];
     args.extend_from_slice(extra);
-    let serve = Serve::start(&args, &[]);
+    let serve = Serve::start_on(model, &args, &[]);
     (serve, format!("http://{listen}/v1"))
 }
 
@@ -282,23 +286,12 @@ fn tools_client(api: &str, url: &str, scenario: &str) -> Value {
 }
 
 /// `loopd serve --http` on the default model (the one that calls tools),
-/// with the default token limits.
+/// with the default token limits; the base URL without `/v1`.
 fn serving_qwen(name: &str) -> (Serve, String) {
-    let dir = temp_dir(name);
-    let listen = format!("127.0.0.1:{}", free_port());
-    let config = dir.join("config.toml");
+    let config = temp_dir(name).join("config.toml");
     std::fs::write(&config, "").unwrap();
-    let config = config.display().to_string();
-    let args = [
-        "--no-dbus",
-        "--no-bus",
-        "--config",
-        &config,
-        "--http",
-        &listen,
-    ];
-    let serve = Serve::start_on(crate::common::QWEN, &args, &[]);
-    (serve, format!("http://{listen}"))
+    let (serve, url) = serving_on(crate::common::QWEN, config.to_str().unwrap(), &[]);
+    (serve, url.trim_end_matches("/v1").to_string())
 }
 
 /// Whether a call names the device: its `name` or `area` mentions `word`.
