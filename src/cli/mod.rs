@@ -1,7 +1,7 @@
 //! The `loopd` command line: one module per subcommand.
 
 mod ask;
-mod bench;
+pub mod bench;
 pub(crate) mod brain;
 mod listen;
 mod models;
@@ -14,7 +14,7 @@ use clap::{Parser, Subcommand};
 
 /// loopd — an on-device voice-assistant brain.
 #[derive(Debug, Parser)]
-#[command(name = "loopd", version, about, long_about = None)]
+#[command(name = "loopd", version = version_line(), about, long_about = None)]
 pub struct Cli {
     /// CPU threads for the model (default: the number of physical cores).
     #[arg(long, global = true, value_name = "N")]
@@ -31,6 +31,42 @@ impl Cli {
     pub fn is_daemon(&self) -> bool {
         matches!(self.command, Command::Serve(_))
     }
+}
+
+/// `loopd --version`: the version and what this binary was built with (the
+/// devices it can run the model on, and its optional parts).
+pub fn version_line() -> &'static str {
+    static LINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    LINE.get_or_init(|| {
+        let simd = if cfg!(target_feature = "avx512vnni") {
+            "avx512-vnni"
+        } else if cfg!(target_feature = "avx512f") {
+            "avx512"
+        } else if cfg!(target_feature = "avx2") {
+            "avx2"
+        } else if cfg!(target_feature = "neon") {
+            "neon"
+        } else {
+            "no simd"
+        };
+        let built: Vec<&str> = [
+            ("cuda", cfg!(feature = "cuda")),
+            ("metal", cfg!(feature = "metal")),
+            ("audio", cfg!(feature = "audio")),
+            ("piper", cfg!(feature = "piper")),
+        ]
+        .into_iter()
+        .filter_map(|(name, on)| on.then_some(name))
+        .collect();
+        format!(
+            "{} ({} {}; features: cpu{}{})",
+            env!("CARGO_PKG_VERSION"),
+            std::env::consts::ARCH,
+            simd,
+            if built.is_empty() { "" } else { ", " },
+            built.join(", ")
+        )
+    })
 }
 
 /// The subcommands.

@@ -2,6 +2,7 @@
 //! (a table, `--json`, `--plot`), or with `--raw` the bare model's prefill
 //! and decode speed.
 
+pub mod golden;
 mod grade;
 mod plot;
 mod raw;
@@ -119,6 +120,12 @@ pub struct BenchArgs {
     /// With --raw: tokens to generate for the decode measurement.
     #[arg(long, default_value_t = 64, value_name = "M")]
     pub gen_tokens: usize,
+
+    /// With --raw: also check the model, on this device, against llama.cpp's
+    /// greedy continuations in this golden file (tests/golden/llamacpp.jsonl);
+    /// fails when a step disagrees beyond a near-tie.
+    #[arg(long, value_name = "FILE", requires = "raw")]
+    pub golden: Option<PathBuf>,
 
     /// With --raw: repetitions; the best one is reported.
     #[arg(long, default_value_t = 3, value_name = "R")]

@@ -1,11 +1,12 @@
 //! `loopd bench --raw`: the bare model's prefill and decode speed, and
 //! decode as a share of what this machine's memory bandwidth allows.
 
-use super::BenchArgs;
+use super::{golden, BenchArgs};
 use crate::brain::device;
 use crate::brain::gguf::GgufFile;
 use crate::brain::model::Model;
 use crate::brain::sampler::argmax;
+use crate::brain::tokenizer::Tokenizer;
 use serde_json::json;
 use std::time::Instant;
 
@@ -22,6 +23,14 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     let context = args.prompt_tokens + args.gen_tokens + 1;
     let mut gguf = GgufFile::open(&path).map_err(|e| e.to_string())?;
     let model = Model::load(&mut gguf, &device, context).map_err(|e| e.to_string())?;
+    let golden = match &args.golden {
+        Some(file) => {
+            let tokenizer = Tokenizer::from_gguf(&gguf).map_err(|e| e.to_string())?;
+            let cases = golden::cases(file, &manifest_name(&path)?)?;
+            Some(golden::agreement(&model, &tokenizer, &cases)?)
+        }
+        None => None,
+    };
     drop(gguf);
     crate::memory::release_kept();
     if model.max_positions() < context {
@@ -83,6 +92,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         "peak_rss_mib": peak >> 20,
         "read_gb_s": (read / 1e8).round() / 10.0,
         "decode_of_bandwidth": (best_decode / bound * 100.0).round() / 100.0,
+        "golden": golden,
     });
     match args.json.as_deref() {
         Some("-") => println!("{report}"),
@@ -106,7 +116,36 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
             file_bytes >> 20,
         ),
     }
-    Ok(())
+    match golden {
+        Some(g) if !g.holds() => Err(format!(
+            "golden: {} of {} steps agree with llama.cpp; beyond a near-tie at {:?} (worst gap {:.3})",
+            g.exact, g.steps, g.beyond_tie, g.worst_gap
+        )),
+        Some(g) => {
+            eprintln!(
+                "golden: {} of {} steps over {} continuations agree with llama.cpp exactly, the rest are near-ties (widest gap {:.3})",
+                g.exact, g.steps, g.cases, g.worst_gap
+            );
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// The manifest's name for a model file, which names its golden cases.
+fn manifest_name(path: &std::path::Path) -> Result<String, String> {
+    let file = path.file_name().map(|f| f.to_string_lossy().into_owned());
+    crate::models::Manifest::builtin()
+        .models
+        .into_iter()
+        .find(|m| Some(&m.file) == file.as_ref())
+        .map(|m| m.name)
+        .ok_or_else(|| {
+            format!(
+                "{} is not a model the manifest knows; golden cases are kept by name",
+                path.display()
+            )
+        })
 }
 
 /// Bytes per second `threads` threads read from memory: the best of five

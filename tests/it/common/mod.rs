@@ -44,11 +44,16 @@ pub fn model_path(name: &str) -> PathBuf {
     path
 }
 
-/// The lines of a golden file as JSON.
-pub fn golden(file: &str) -> Vec<serde_json::Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// Where a golden file is (tests/golden/).
+pub fn golden_path(file: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/golden")
-        .join(file);
+        .join(file)
+}
+
+/// The lines of a golden JSON-lines file.
+pub fn golden(file: &str) -> Vec<serde_json::Value> {
+    let path = golden_path(file);
     std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
         .lines()
