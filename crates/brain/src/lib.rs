@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod device;
+pub mod draft;
 mod fallback;
 pub mod fit;
 pub mod gguf;
@@ -272,6 +273,10 @@ pub struct Usage {
     /// Time spent generating after the first token.
     #[serde(with = "millis")]
     pub decode_time: Duration,
+    /// Drafted tokens checked by speculative decoding ([`draft`]).
+    pub draft_tokens: usize,
+    /// Of those, the ones kept (each saved a forward pass of its own).
+    pub draft_tokens_taken: usize,
 }
 
 impl Usage {

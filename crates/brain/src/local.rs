@@ -6,6 +6,7 @@
 //! over the request's channel as soon as it is whole text.
 
 use super::device::{self, DeviceChoice};
+use super::draft::{self, DraftLength};
 use super::fit;
 use super::gguf::GgufFile;
 use super::grammar::{Constraint, GrammarCompiler, GrammarError};
@@ -20,6 +21,8 @@ use super::{
     Brain, BrainError, BrainInfo, ChatRequest, Completion, EndReason, GenerateOptions, Generation,
     GenerationEvent, Message, Piece, Usage,
 };
+use candle_core::Tensor;
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,6 +46,13 @@ pub struct LocalBrainConfig {
     /// Most memory the kept KV caches may hold, in bytes (`None`: sized to
     /// the device, see [`default_cache_budget`]).
     pub cache_budget: Option<usize>,
+    /// Whether greedy decoding drafts tokens by prompt lookup and checks
+    /// them in one pass ([`super::draft`]); `None`: on GPUs, where checking
+    /// eight tokens costs about what one does, and off on CPUs, where it
+    /// costs more than the kept drafts save (benches/CUDA.md). On a CPU the
+    /// text is the plain one; on a GPU it may differ where the batched
+    /// kernels' rounding tips a near-tie.
+    pub speculate: Option<bool>,
 }
 
 impl LocalBrainConfig {
@@ -55,6 +65,7 @@ impl LocalBrainConfig {
             max_context: 8192,
             prefix_cache: true,
             cache_budget: None,
+            speculate: None,
         }
     }
 }
@@ -95,13 +106,16 @@ struct Job {
 pub struct LocalBrain {
     info: BrainInfo,
     jobs: mpsc::Sender<Job>,
-    caches: Arc<CacheControl>,
+    controls: Arc<Controls>,
 }
 
-/// What the brain and its worker share about the prefix caches.
+/// What the brain and its worker share: switches read at each call, and what
+/// the prefix caches held after the last one.
 #[derive(Default)]
-struct CacheControl {
-    enabled: AtomicBool,
+struct Controls {
+    prefix_cache: AtomicBool,
+    /// Speculative decoding on or off; `None`: the device's default.
+    speculate: Mutex<Option<bool>>,
     usage: Mutex<CacheUsage>,
 }
 
@@ -110,9 +124,14 @@ impl LocalBrain {
     pub fn load(config: LocalBrainConfig) -> Result<Self, BrainError> {
         let (jobs_tx, jobs_rx) = mpsc::channel::<Job>();
         let (ready_tx, ready_rx) = mpsc::channel::<Result<BrainInfo, BrainError>>();
-        let caches = Arc::new(CacheControl::default());
-        caches.enabled.store(config.prefix_cache, Ordering::Relaxed);
-        let shared = caches.clone();
+        let controls = Arc::new(Controls::default());
+        controls
+            .prefix_cache
+            .store(config.prefix_cache, Ordering::Relaxed);
+        if let Ok(mut speculate) = controls.speculate.lock() {
+            *speculate = config.speculate;
+        }
+        let shared = controls.clone();
         std::thread::Builder::new()
             .name("loopd-model".into())
             .spawn(move || {
@@ -138,7 +157,9 @@ impl LocalBrain {
                 while let Ok(job) = jobs_rx.recv() {
                     worker
                         .caches
-                        .set_enabled(shared.enabled.load(Ordering::Relaxed));
+                        .set_enabled(shared.prefix_cache.load(Ordering::Relaxed));
+                    let chosen = shared.speculate.lock().ok().and_then(|s| *s);
+                    worker.speculate = chosen.unwrap_or(worker.speculate_by_default);
                     worker.serve(job);
                     if let Ok(mut usage) = shared.usage.lock() {
                         *usage = worker.caches.usage();
@@ -150,19 +171,28 @@ impl LocalBrain {
         Ok(LocalBrain {
             info,
             jobs: jobs_tx,
-            caches,
+            controls,
         })
     }
 
     /// Turns prefix reuse on or off from the next call on (off also drops
     /// the kept caches), e.g. to measure what reuse saves side by side.
     pub fn set_prefix_cache(&self, enabled: bool) {
-        self.caches.enabled.store(enabled, Ordering::Relaxed);
+        self.controls.prefix_cache.store(enabled, Ordering::Relaxed);
+    }
+
+    /// Turns speculative decoding on or off from the next call on, or back
+    /// to the device's default with `None` (to measure what it saves side by
+    /// side).
+    pub fn set_speculate(&self, enabled: Option<bool>) {
+        if let Ok(mut speculate) = self.controls.speculate.lock() {
+            *speculate = enabled;
+        }
     }
 
     /// What the kept KV caches held after the last call.
     pub fn cache_usage(&self) -> CacheUsage {
-        self.caches.usage.lock().map(|u| *u).unwrap_or_default()
+        self.controls.usage.lock().map(|u| *u).unwrap_or_default()
     }
 }
 
@@ -197,6 +227,9 @@ struct Worker {
     info: BrainInfo,
     /// Built on the first request that carries a grammar.
     grammars: Option<Result<GrammarCompiler, GrammarError>>,
+    /// Whether this call decodes speculatively.
+    speculate: bool,
+    speculate_by_default: bool,
 }
 
 impl Worker {
@@ -261,6 +294,8 @@ impl Worker {
             caches,
             info,
             grammars: None,
+            speculate: false,
+            speculate_by_default: config.speculate.unwrap_or(!device.is_cpu()),
         })
     }
 
@@ -432,6 +467,12 @@ impl Worker {
             let _ = events.send(GenerationEvent::Piece(Piece { text: piece, token }));
         };
 
+        // Speculation: logits already computed after each drafted token that
+        // the cache holds beyond what was output, in order.
+        let speculate = self.speculate && options.temperature <= 0.0;
+        let mut draft_length = DraftLength::new();
+        let mut ahead: VecDeque<(u32, Tensor)> = VecDeque::new();
+        let mut drafted = 0;
         let end = loop {
             if usage.completion_tokens >= options.max_tokens {
                 break EndReason::MaxTokens;
@@ -473,13 +514,57 @@ impl Worker {
                     break EndReason::Stop(stop);
                 }
             }
+            match ahead.pop_front() {
+                Some((draft, next)) if draft == token => {
+                    usage.draft_tokens_taken += 1;
+                    logits = next;
+                    if ahead.is_empty() {
+                        draft_length.update(drafted, drafted);
+                    }
+                    continue;
+                }
+                Some(_) => {
+                    let unused = ahead.len() + 1;
+                    draft_length.update(drafted, drafted - unused);
+                    cache.truncate(cache.len() - unused);
+                    ahead.clear();
+                }
+                None => {}
+            }
             if cache.remaining() == 0 {
                 break EndReason::ContextFull;
             }
-            if usage.completion_tokens < options.max_tokens {
-                logits = self.model.forward(&[token], cache).map_err(gen_err)?;
+            let left = options.max_tokens - usage.completion_tokens;
+            if left == 0 {
+                continue;
             }
+            let guess = if speculate {
+                let room = (left - 1).min(cache.remaining() - 1);
+                draft::propose(&history, draft_length.get().min(room))
+            } else {
+                Vec::new()
+            };
+            if guess.is_empty() {
+                logits = self.model.forward(&[token], cache).map_err(gen_err)?;
+                continue;
+            }
+            let fed: Vec<u32> = std::iter::once(token)
+                .chain(guess.iter().copied())
+                .collect();
+            let rows = self
+                .model
+                .forward_rows(&fed, cache, fed.len())
+                .map_err(gen_err)?;
+            logits = rows.get(0).map_err(gen_err)?;
+            for (i, &draft) in guess.iter().enumerate() {
+                ahead.push_back((draft, rows.get(i + 1).map_err(gen_err)?));
+            }
+            drafted = guess.len();
+            usage.draft_tokens += drafted;
         };
+        if !ahead.is_empty() {
+            cache.truncate(cache.len() - ahead.len());
+        }
         if !matches!(end, EndReason::Stop(_)) {
             let tail = stops.push(&utf8.finish());
             let rest = match tail {

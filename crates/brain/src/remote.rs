@@ -647,6 +647,7 @@ impl Reply {
                 .timings
                 .as_ref()
                 .map_or(ended - first, |t| millis(t.predicted_ms)),
+            ..Usage::default()
         }
     }
 }

@@ -560,6 +560,8 @@ impl Run {
             decode_ms: round1(ms(usage.decode_time)),
             prefill_tok_s: round1(usage.prefill_tok_s()),
             decode_tok_s: round1(usage.decode_tok_s()),
+            draft_tokens: usage.draft_tokens,
+            draft_tokens_taken: usage.draft_tokens_taken,
             wall_ms: round1(ms(started.elapsed())),
             end,
             constrained,

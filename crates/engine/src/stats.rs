@@ -33,6 +33,12 @@ pub struct CallRecord {
     pub prefill_tok_s: f64,
     /// Tokens generated per second after the first.
     pub decode_tok_s: f64,
+    /// Drafted tokens checked by speculative decoding.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub draft_tokens: usize,
+    /// Of those, the ones kept.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub draft_tokens_taken: usize,
     /// The whole call, from sending it to the brain to its last token.
     pub wall_ms: f64,
     /// Why generation ended.
@@ -178,6 +184,10 @@ impl LoopStats {
         }
         stats
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Rounds to one decimal, for readable JSON.

@@ -76,6 +76,16 @@ pub struct BenchArgs {
     #[arg(long)]
     pub compare_constrain: bool,
 
+    /// Decode without drafting tokens by prompt lookup (speculative decoding
+    /// is on by default on GPUs, off on CPUs).
+    #[arg(long, conflicts_with = "compare_speculate")]
+    pub no_speculate: bool,
+
+    /// Run every loop twice: with speculative decoding and without (shown
+    /// as `LOOP/plain`), on any device, to compare speed and answers.
+    #[arg(long)]
+    pub compare_speculate: bool,
+
     /// An engine setting for every loop, e.g. `--set constrain=false`
     /// (repeatable; a loop that does not take the key is an error).
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -172,7 +182,7 @@ fn plan(args: &BenchArgs) -> Result<runner::Plan, String> {
         let (key, value) = engine::parse_setting(text).map_err(|e| format!("--set {e}"))?;
         settings.insert(key, value);
     }
-    let loops = variants(&loops(&args.loops)?, &settings, args.compare_constrain);
+    let loops = variants(&loops(&args.loops)?, &settings, args);
     let mut tasks = match &args.tasks {
         Some(path) => tasks::read(path)?,
         None => tasks::default_tasks(),
@@ -242,22 +252,38 @@ fn plan(args: &BenchArgs) -> Result<runner::Plan, String> {
 }
 
 /// Each loop with the settings it runs with; comparing constraints adds a
-/// free (`constrain=false`) run of each loop after its constrained one.
-fn variants(ids: &[String], settings: &Settings, compare: bool) -> Vec<runner::LoopVariant> {
+/// free (`constrain=false`) run of each loop after its constrained one, and
+/// comparing speculation a `plain` one.
+fn variants(ids: &[String], settings: &Settings, args: &BenchArgs) -> Vec<runner::LoopVariant> {
+    let speculate = match (args.no_speculate, args.compare_speculate) {
+        (true, _) => Some(false),
+        (false, true) => Some(true),
+        (false, false) => None,
+    };
     let mut variants = Vec::new();
     for id in ids {
         variants.push(runner::LoopVariant {
             id: id.clone(),
             label: id.clone(),
             settings: settings.clone(),
+            speculate,
         });
-        if compare {
+        if args.compare_constrain {
             let mut free = settings.clone();
             free.insert(engine::CONSTRAIN.into(), Value::Bool(false));
             variants.push(runner::LoopVariant {
                 id: id.clone(),
                 label: format!("{id}/free"),
                 settings: free,
+                speculate,
+            });
+        }
+        if args.compare_speculate {
+            variants.push(runner::LoopVariant {
+                id: id.clone(),
+                label: format!("{id}/plain"),
+                settings: settings.clone(),
+                speculate: Some(false),
             });
         }
     }

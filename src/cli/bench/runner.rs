@@ -27,6 +27,9 @@ pub struct LoopVariant {
     pub label: String,
     /// Its settings.
     pub settings: Settings,
+    /// Whether the local model decodes speculatively
+    /// ([`crate::brain::draft`]); `None`: the device's default.
+    pub speculate: Option<bool>,
 }
 
 /// What to run.
@@ -147,6 +150,7 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
                         max_context: plan.max_context,
                         prefix_cache: plan.modes.contains(&true),
                         cache_budget: None,
+                        speculate: None,
                     })
                     .map_err(|e| e.to_string())
                 };
@@ -219,6 +223,7 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
             plan,
             brain: brain.clone(),
             local: local.clone(),
+            knowing: knowing.clone(),
             cancel: cancel.clone(),
             warmed: HashSet::new(),
             done: 0,
@@ -259,6 +264,8 @@ struct Bench<'a> {
     /// The same brain when it is the local model, whose caches the
     /// benchmark switches and reads.
     local: Option<Arc<LocalBrain>>,
+    /// The knowledge model, when there is one beside the local model.
+    knowing: Option<Arc<LocalBrain>>,
     cancel: CancellationToken,
     /// (engine, toolboxes) whose first prompt the caches hold.
     warmed: HashSet<(String, String)>,
@@ -270,6 +277,9 @@ struct Bench<'a> {
 impl Bench<'_> {
     async fn engine(&mut self, variant: &LoopVariant) -> Result<LoopResult, String> {
         reset_peak_rss();
+        for model in self.local.iter().chain(&self.knowing) {
+            model.set_speculate(variant.speculate);
+        }
         let id = variant.label.as_str();
         let mut result = LoopResult {
             id: id.to_string(),

@@ -114,6 +114,7 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         max_context: options.max_context,
         prefix_cache: options.prefix_cache,
         cache_budget: options.cache_budget,
+        speculate: None,
     };
     let knowledge = options.knowledge_model.clone().map(config);
     let brain = crate::cli::brain::open(

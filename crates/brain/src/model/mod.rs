@@ -302,17 +302,28 @@ impl Model {
     /// in `cache`, and returns the logits for the token after the last one
     /// (a `vocab`-long f32 vector).
     pub fn forward(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
+        self.forward_rows(tokens, cache, 1)?.squeeze(0)
+    }
+
+    /// Like [`Model::forward`], but returns the logits after each of the
+    /// last `rows` tokens, `(rows, vocab)`: row `i` predicts the token after
+    /// `tokens[tokens.len() - rows + i]` (to check several drafted tokens in
+    /// one pass).
+    pub fn forward_rows(&self, tokens: &[u32], cache: &mut KvCache, rows: usize) -> Result<Tensor> {
         if self.device.is_cpu() {
-            quant::install(|| self.forward_here(tokens, cache))
+            quant::install(|| self.forward_here(tokens, cache, rows))
         } else {
-            self.forward_here(tokens, cache)
+            self.forward_here(tokens, cache, rows)
         }
     }
 
-    fn forward_here(&self, tokens: &[u32], cache: &mut KvCache) -> Result<Tensor> {
+    fn forward_here(&self, tokens: &[u32], cache: &mut KvCache, rows: usize) -> Result<Tensor> {
         let seq = tokens.len();
         if seq == 0 {
             candle_core::bail!("forward needs at least one token");
+        }
+        if rows == 0 || rows > seq {
+            candle_core::bail!("logits for {rows} rows asked of {seq} tokens");
         }
         if let Some(bad) = tokens.iter().find(|&&t| t as usize >= self.vocab) {
             candle_core::bail!("token id {bad} is outside the vocabulary of {}", self.vocab);
@@ -353,12 +364,9 @@ impl Model {
             x = self.block_forward(block, i, x, start, rope, mask, cache)?;
         }
         cache.commit(tokens);
-        let last = x.narrow(1, seq - 1, 1)?;
+        let last = x.narrow(1, seq - rows, rows)?;
         let last = rms_norm(&last, &self.output_norm, self.hp.norm_eps)?;
-        self.output
-            .forward(&last)?
-            .flatten_all()?
-            .to_dtype(DType::F32)
+        self.output.forward(&last)?.squeeze(0)?.to_dtype(DType::F32)
     }
 
     /// One block. Takes `x` by value, and drops every intermediate as soon
