@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Where a spoken answer's time goes, from the end of the user's speech: turn
+# detection (the endpointer's wait), the transcript (turn detection plus
+# Whisper), the first answer token and the first audio sample. Each question
+# is spoken by espeak-ng (`en-us`) and by the Piper voice (`piper-joe`), and
+# heard by `loopd listen --input Q.wav --json --once` at its recorded pace;
+# questions marked with " / " are spoken with a 700 ms pause there, to count
+# early cut-offs (an answer to half a question). Prints p50/p90 of each stage
+# and the raw JSON lines' path.
+#
+#   benches/voice-latency.sh [VOICE ...]     (default: en-us piper-joe)
+#
+# Needs espeak-ng, the default model and speech model, and `models/fetch
+# piper-joe` for the Piper voice.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet
+loopd=$PWD/target/release/loopd
+[ $# -gt 0 ] || set -- en-us piper-joe
+out=$(mktemp -d)
+echo "voice-latency: WAVs and results in $out" >&2
+
+# kind|question (" / " marks a pause)
+questions='plain|What is the capital of France?
+plain|How many legs does a spider have?
+plain|Why is the sky blue?
+tool|What is seventeen times twenty three?
+tool|What time is it in Tokyo?
+tool|What is fifteen percent of eighty?
+tool|How many days are there until Christmas?
+paused|What is the weather like / on a sunny day in spring?
+paused|What is twelve times / thirteen?
+paused|What time is it / in London?'
+
+for voice in "$@"; do
+    n=0
+    while IFS='|' read -r kind question; do
+        n=$((n + 1))
+        parts=()
+        IFS='/' read -ra pieces <<<"$question"
+        for i in "${!pieces[@]}"; do
+            "$loopd" say --voice "$voice" --output "$out/$voice-$n-$i.wav" "${pieces[$i]}" 2>/dev/null
+            parts+=("$out/$voice-$n-$i.wav")
+        done
+        wav=$out/$voice-$n.wav
+        python3 - "$wav" "${parts[@]}" <<'PY'
+import sys, wave
+out, parts = sys.argv[1], sys.argv[2:]
+frames, params = [], None
+for i, part in enumerate(parts):
+    with wave.open(part) as w:
+        params = params or w.getparams()
+        frames.append(w.readframes(w.getnframes()))
+silence = lambda s: b"\0" * (int(params.framerate * s) * params.sampwidth * params.nchannels)
+with wave.open(out, "wb") as w:
+    w.setparams(params)
+    w.writeframes(silence(0.3) + silence(0.7).join(frames) + silence(2.0))
+PY
+        "$loopd" listen --voice "$voice" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
+            python3 -c '
+import json, sys
+kind, question, voice = sys.argv[1:4]
+for line in sys.stdin:
+    turn = json.loads(line)
+    turn.pop("trace", None)
+    turn.update(kind=kind, asked=question.replace(" / ", " "), voice=voice)
+    print(json.dumps(turn))' "$kind" "$question" "$voice" >>"$out/turns.jsonl" ||
+            echo "{\"kind\": \"$kind\", \"asked\": \"$question\", \"voice\": \"$voice\", \"failed\": true}" >>"$out/turns.jsonl"
+    done <<<"$questions"
+done
+
+python3 - "$out/turns.jsonl" <<'PY'
+import json, re, statistics, sys
+turns = [json.loads(l) for l in open(sys.argv[1])]
+def pct(values, p):
+    values = sorted(values)
+    if not values:
+        return float("nan")
+    return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
+words = lambda s: re.findall(r"[a-z0-9]+", s.lower())
+rows = []
+for group in ["all", "plain", "tool", "paused"]:
+    chosen = [t for t in turns if not t.get("failed") and group in ("all", t["kind"])]
+    stages = {
+        "turn end": [t["vad_ms"] for t in chosen],
+        "transcript": [t["vad_ms"] + t["stt_ms"] for t in chosen],
+        "first answer token": [t["first_answer_token_ms"] for t in chosen if t.get("first_answer_token_ms") is not None],
+        "first audio": [t["first_audio_ms"] for t in chosen if t.get("first_audio_ms") is not None],
+    }
+    cells = " | ".join(f"{pct(v, 50):.0f} / {pct(v, 90):.0f}" for v in stages.values())
+    rows.append(f"| {group} ({len(chosen)}) | {cells} |")
+print("| questions | " + " | ".join(f"{s} p50 / p90 ms" for s in ["turn end", "transcript", "first answer token", "first audio"]) + " |")
+print("|---|---|---|---|---|")
+print("\n".join(rows))
+cut = [t for t in turns if t["kind"] == "paused" and not t.get("failed")
+       and words(t["asked"])[-1] not in words(t.get("transcript", ""))]
+failed = [t for t in turns if t.get("failed")]
+print(f"\nearly cut-offs on paused questions: {len(cut)} of {sum(t['kind'] == 'paused' for t in turns)}"
+      + "".join(f"\n  {t['voice']}: heard {t.get('transcript')!r} of {t['asked']!r}" for t in cut))
+print(f"failed runs: {len(failed)}; turns: {sys.argv[1]}")
+PY
