@@ -172,6 +172,12 @@ impl DaemonSettings {
         if let Some(t) = ask.temperature {
             options.temperature = t as f32;
         }
+        if let Some(p) = ask.top_p {
+            options.top_p = p;
+        }
+        if let Some(seed) = ask.seed {
+            options.seed = seed;
+        }
         options
             .check()
             .map_err(|e| AskError::InvalidArgs(e.to_string()))?;

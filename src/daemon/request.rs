@@ -84,6 +84,10 @@ pub struct Ask {
     pub max_tokens: Option<usize>,
     /// Sampling temperature.
     pub temperature: Option<f64>,
+    /// Nucleus sampling: only the likeliest tokens that make up this share.
+    pub top_p: Option<f32>,
+    /// The sampler's seed: the same seed and request give the same text.
+    pub seed: Option<u64>,
     /// Toolboxes instead of the persona's.
     pub tools: Option<Vec<String>>,
     /// Engine settings on top of the persona's (`max_iterations`, …).

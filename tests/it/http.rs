@@ -281,6 +281,39 @@ fn web_pages_are_refused_by_the_api() {
 }
 
 /// Runs `http/tools.py API URL SCENARIO` and reads its JSON line.
+/// Ollama's `options` seed and top_p reach the sampler: at temperature 1 the
+/// same seed gives the same text, and different seeds different texts.
+#[test]
+fn an_ollama_seed_makes_sampling_repeatable() {
+    let (_serve, url) = serving("seed", &[]);
+    let url = url.trim_end_matches("/v1");
+    let out = script(
+        "sampling.py",
+        &[
+            url,
+            "quick",
+            "Tell me something about the sea.",
+            "7",
+            "7",
+            "8",
+            "9",
+        ],
+    );
+    let texts: Vec<&str> = out["texts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no texts: {out}"))
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(texts.len(), 4, "{out}");
+    assert!(!texts[0].is_empty(), "{out}");
+    assert_eq!(texts[0], texts[1], "the same seed gave different texts");
+    assert!(
+        texts[2] != texts[0] || texts[3] != texts[0],
+        "three seeds gave one text: {texts:?}"
+    );
+}
+
 fn tools_client(api: &str, url: &str, scenario: &str) -> Value {
     script("tools.py", &[api, url, scenario])
 }

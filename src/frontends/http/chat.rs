@@ -117,6 +117,8 @@ pub(super) fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), Stri
         session,
         max_tokens: request.max_completion_tokens.or(request.max_tokens),
         temperature: request.temperature.map(f64::from),
+        top_p: request.top_p,
+        seed: request.seed,
         tools,
         system_prompt: (!system.is_empty()).then(|| system.join("\n\n")),
         history: Some(messages),
