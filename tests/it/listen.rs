@@ -33,6 +33,19 @@ fn conversation(parts: &[(&std::path::Path, f32)], out: &std::path::Path) -> Vec
     starts
 }
 
+/// `loopd listen --model QWEN ARGS… --json`, which must succeed: its turns.
+fn listen_json(args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["listen", "--model", crate::common::QWEN];
+    all.extend_from_slice(args);
+    all.push("--json");
+    let listened = loopd(&all);
+    assert!(listened.status.success(), "{}", text(&listened.stderr));
+    text(&listened.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
 #[test]
 fn talking_over_an_answer_stops_it_and_asks_anew() {
     whisper_dir();
@@ -47,10 +60,7 @@ fn talking_over_an_answer_stops_it_and_asks_anew() {
     // first sentence of a 0.5B model's answer can take 10 s.
     let starts = conversation(&[(&story, 20.0), (&stop, 1.0), (&sum, 5.0)], &input);
     let output = dir.join("out.wav");
-    let listened = loopd(&[
-        "listen",
-        "--model",
-        crate::common::QWEN,
+    let turns = listen_json(&[
         "--loop",
         "none",
         "--max-tokens",
@@ -59,13 +69,7 @@ fn talking_over_an_answer_stops_it_and_asks_anew() {
         input.to_str().unwrap(),
         "--output",
         output.to_str().unwrap(),
-        "--json",
     ]);
-    assert!(listened.status.success(), "{}", text(&listened.stderr));
-    let turns: Vec<Value> = text(&listened.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     assert_eq!(turns.len(), 2, "{turns:?}");
     assert!(
         normalised(turns[0]["transcript"].as_str().unwrap()).contains("story"),
@@ -123,10 +127,7 @@ fn a_follow_up_after_an_answer_needs_no_wake_phrase() {
     conversation(&[(&first, 10.0), (&then, 8.0)], &input);
     let turns = |follow_up: &str| -> Vec<Value> {
         let output = dir.join(&format!("out-{follow_up}.wav"));
-        let listened = loopd(&[
-            "listen",
-            "--model",
-            crate::common::QWEN,
+        listen_json(&[
             "--wake",
             "hey loop",
             "--follow-up",
@@ -137,13 +138,7 @@ fn a_follow_up_after_an_answer_needs_no_wake_phrase() {
             input.to_str().unwrap(),
             "--output",
             output.to_str().unwrap(),
-            "--json",
-        ]);
-        assert!(listened.status.success(), "{}", text(&listened.stderr));
-        text(&listened.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        ])
     };
     // Said 10 s after the first question: well within 20 s of its answer.
     let with = turns("20");
