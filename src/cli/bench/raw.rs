@@ -13,6 +13,10 @@ use std::time::Instant;
 /// Prefill is computed in chunks of this many tokens, as the brain does.
 const PREFILL_CHUNK: usize = 256;
 
+/// Run lengths whose one-pass check is timed against one decoded token:
+/// what speculative decoding pays to check a draft.
+const CHECK_ROWS: [usize; 3] = [2, 4, 8];
+
 /// Runs `loopd bench --raw`.
 pub fn run(args: &BenchArgs) -> Result<(), String> {
     if args.prompt_tokens == 0 || args.gen_tokens == 0 || args.repeat == 0 {
@@ -20,7 +24,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     }
     let path = crate::models::resolve(args.model.as_deref()).map_err(|e| e.to_string())?;
     let device = device::open(args.device).map_err(|e| e.to_string())?;
-    let context = args.prompt_tokens + args.gen_tokens + 1;
+    let context = args.prompt_tokens + args.gen_tokens + 1 + CHECK_ROWS[CHECK_ROWS.len() - 1];
     let mut gguf = GgufFile::open(&path).map_err(|e| e.to_string())?;
     let model = Model::load(&mut gguf, &device, context).map_err(|e| e.to_string())?;
     let golden = match &args.golden {
@@ -49,6 +53,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     let err = |e: candle_core::Error| e.to_string();
 
     let (mut best_prefill, mut best_decode) = (0f64, 0f64);
+    let mut best_check = [f64::INFINITY; CHECK_ROWS.len() + 1];
     let mut prefill_peak = 0;
     for _ in 0..args.repeat {
         let mut cache = model.new_cache();
@@ -71,6 +76,15 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
             next = argmax(&logits.to_vec1::<f32>().map_err(err)?);
         }
         let decode = args.gen_tokens as f64 / started.elapsed().as_secs_f64();
+        for (best, rows) in best_check.iter_mut().zip([1].into_iter().chain(CHECK_ROWS)) {
+            let depth = cache.len();
+            let started = Instant::now();
+            model
+                .forward_rows(&vec![next; rows], &mut cache, rows)
+                .map_err(err)?;
+            *best = best.min(started.elapsed().as_secs_f64());
+            cache.truncate(depth);
+        }
         best_prefill = best_prefill.max(prefill);
         best_decode = best_decode.max(decode);
     }
@@ -78,6 +92,10 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     let file_bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     let read = read_bandwidth(device::threads());
     let bound = read / file_bytes.max(1) as f64;
+    let check_cost: Vec<f64> = best_check[1..]
+        .iter()
+        .map(|t| (t / best_check[0] * 100.0).round() / 100.0)
+        .collect();
     let report = json!({
         "model": path.file_name().map(|n| n.to_string_lossy().into_owned()),
         "device": device::name(&device),
@@ -92,6 +110,8 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         "peak_rss_mib": peak >> 20,
         "read_gb_s": (read / 1e8).round() / 10.0,
         "decode_of_bandwidth": (best_decode / bound * 100.0).round() / 100.0,
+        "check_rows": CHECK_ROWS,
+        "check_cost": check_cost,
         "golden": golden,
     });
     match args.json.as_deref() {
@@ -101,7 +121,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         None => println!(
             "{}: prefill {:.1} tok/s ({} tokens), decode {:.1} tok/s ({} tokens), {} threads on {}; \
              memory reads {:.1} GB/s, so the file's bytes allow {:.1} tok/s: decode is {:.0}% of that; \
-             peak RSS {} MiB for a {} MiB file",
+             peak RSS {} MiB for a {} MiB file; one pass over {:?} drafted tokens costs {:?} times one token",
             report["model"].as_str().unwrap_or_default(),
             best_prefill,
             args.prompt_tokens,
@@ -114,6 +134,8 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
             best_decode / bound * 100.0,
             peak >> 20,
             file_bytes >> 20,
+            CHECK_ROWS,
+            check_cost,
         ),
     }
     match golden {

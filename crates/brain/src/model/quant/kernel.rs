@@ -353,15 +353,17 @@ impl Kernel {
     }
 
     /// Groups of 8 weight rows the kernel multiplies at once with `rows`
-    /// activation rows. The 512-bit kernel takes two only for several
-    /// rows: for one (decode) it measured slower than the 256-bit one.
+    /// activation rows. The 512-bit kernel takes two only for a whole tile
+    /// of rows (prefill): with weights read from memory, for a few rows
+    /// (decode, a draft being checked) it measured up to 1.5× slower than
+    /// the 256-bit one (`cargo bench --bench kernels`).
     pub fn groups(self, rows: usize) -> usize {
         let wide = match self {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512Wide => true,
             _ => false,
         };
-        if wide && rows > 1 {
+        if wide && rows >= self.tile_rows() {
             2
         } else {
             1

@@ -168,18 +168,19 @@ fn rectangle_of<F: Format>(
                 put(r - rows.start + i, c - cols.start, v)
             }
         };
-        let tile = kernel.tile_rows();
-        if r + tile <= rows.end {
-            if tile == 8 {
-                strip::<F, 8>(kernel, w, cols.clone(), x, r, &mut put_at);
-            } else {
-                strip::<F, 4>(kernel, w, cols.clone(), x, r, &mut put_at);
-            }
-            r += tile;
-        } else {
-            strip::<F, 1>(kernel, w, cols.clone(), x, r, &mut put_at);
-            r += 1;
+        let step = (rows.end - r).min(kernel.tile_rows());
+        let cols = cols.clone();
+        match step {
+            8 => strip::<F, 8>(kernel, w, cols, x, r, &mut put_at),
+            7 => strip::<F, 7>(kernel, w, cols, x, r, &mut put_at),
+            6 => strip::<F, 6>(kernel, w, cols, x, r, &mut put_at),
+            5 => strip::<F, 5>(kernel, w, cols, x, r, &mut put_at),
+            4 => strip::<F, 4>(kernel, w, cols, x, r, &mut put_at),
+            3 => strip::<F, 3>(kernel, w, cols, x, r, &mut put_at),
+            2 => strip::<F, 2>(kernel, w, cols, x, r, &mut put_at),
+            _ => strip::<F, 1>(kernel, w, cols, x, r, &mut put_at),
         }
+        r += step;
     }
 }
 

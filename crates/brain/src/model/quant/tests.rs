@@ -103,7 +103,7 @@ fn every_kernel_of_this_cpu_matches_the_dequantized_reference_for_every_type() {
         for (k, n) in [(block, 1), (2 * block, 13), (6 * block, 37)] {
             let (w, values) = weights(&mut rng, dtype, n, k);
             assert_eq!(w.dtype(), dtype);
-            for m in [1, 3, 17, 301] {
+            for m in [1, 2, 3, 5, 7, 17, 301] {
                 let x = Q8Rows::quantize(&random(&mut rng, m * k), k).unwrap();
                 let xs: Vec<f32> = x.blocks.iter().flat_map(|b| b.dequantize()).collect();
                 for &kernel in Kernel::available() {
