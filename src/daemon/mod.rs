@@ -150,6 +150,7 @@ impl DaemonSettings {
                     .add(Arc::new(crate::tools::Declared(spec)))
                     .map_err(|e| AskError::InvalidArgs(e.to_string()))?;
             }
+            client.turn.check(&tools).map_err(AskError::InvalidArgs)?;
             setup.engine = engine::client_turn(client.turn);
             setup.tools = tools;
         }
@@ -178,6 +179,7 @@ impl DaemonSettings {
         if let Some(seed) = ask.seed {
             options.seed = seed;
         }
+        options.stop.extend(ask.stop);
         options
             .check()
             .map_err(|e| AskError::InvalidArgs(e.to_string()))?;

@@ -88,6 +88,8 @@ pub struct Ask {
     pub top_p: Option<f32>,
     /// The sampler's seed: the same seed and request give the same text.
     pub seed: Option<u64>,
+    /// Each model call of the run ends before any of these strings.
+    pub stop: Vec<String>,
     /// Toolboxes instead of the persona's.
     pub tools: Option<Vec<String>>,
     /// Engine settings on top of the persona's (`max_iterations`, …).

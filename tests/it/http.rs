@@ -282,9 +282,10 @@ fn web_pages_are_refused_by_the_api() {
 
 /// Runs `http/tools.py API URL SCENARIO` and reads its JSON line.
 /// Ollama's `options` seed and top_p reach the sampler: at temperature 1 the
-/// same seed gives the same text, and different seeds different texts.
+/// same seed gives the same text, and different seeds different texts; a
+/// `stop` string ends the reply before it.
 #[test]
-fn an_ollama_seed_makes_sampling_repeatable() {
+fn ollama_seed_and_stop_options_reach_the_model() {
     let (_serve, url) = serving("seed", &[]);
     let url = url.trim_end_matches("/v1");
     let out = script(
@@ -311,6 +312,17 @@ fn an_ollama_seed_makes_sampling_repeatable() {
     assert!(
         texts[2] != texts[0] || texts[3] != texts[0],
         "three seeds gave one text: {texts:?}"
+    );
+    let (plain, stopped) = (&out["listed"]["plain"], &out["listed"]["stopped"]);
+    assert!(
+        plain.as_str().is_some_and(|t| t.contains(',')),
+        "without a stop the list has commas: {out}"
+    );
+    assert!(
+        stopped
+            .as_str()
+            .is_some_and(|t| !t.trim().is_empty() && !t.contains(',')),
+        "stop \",\" ends the reply at the first comma: {out}"
     );
 }
 
@@ -412,10 +424,19 @@ fn bad_tools_get_each_api_s_own_errors() {
     let (serve, url) = serving("http-bad-tools", &[]);
     let bad = tools_client("openai", &url, "bad");
     eprintln!("{bad}");
-    for case in ["schema", "tool_choice", "orphan_result", "not_a_tool"] {
+    for case in [
+        "schema",
+        "tool_choice",
+        "orphan_result",
+        "not_a_tool",
+        "unsatisfiable",
+    ] {
         assert_eq!(bad[case]["status"], 400, "{case}: {bad}");
         assert_eq!(bad[case]["type"], "invalid_request_error", "{case}: {bad}");
     }
+    // Valid JSON Schema with a keyword the grammar cannot enforce
+    // (`uniqueItems`) is approximated, not refused.
+    assert_eq!(bad["unsupported_keyword"]["status"], 200, "{bad}");
     let base = url.trim_end_matches("/v1");
     let misc = tools_client("ollama", base, "misc");
     eprintln!("{misc}");

@@ -15,7 +15,7 @@
 use super::tokenizer::{TokenKind, Tokenizer};
 use llguidance::api::TopLevelGrammar;
 use llguidance::{Matcher, ParserFactory};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use toktrie::{TokRxInfo, TokTrie, TokenId, TokenizerEnv};
 
 /// A grammar a reply must follow: Lark text in llguidance's dialect.
@@ -33,6 +33,22 @@ impl Grammar {
     /// The Lark text.
     pub fn text(&self) -> &str {
         &self.lark
+    }
+
+    /// Compiles the grammar against a vocabulary of single bytes, without a
+    /// model: a grammar (or a JSON schema inside it) that llguidance cannot
+    /// compile is found before a request is queued, and named.
+    pub fn check(&self) -> Result<(), GrammarError> {
+        static BYTES: OnceLock<Result<GrammarCompiler, String>> = OnceLock::new();
+        let compiler = BYTES.get_or_init(|| {
+            let mut words: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+            words.push(special(b"<end>"));
+            GrammarCompiler::from_words(words, &[256]).map_err(|e| e.to_string())
+        });
+        match compiler {
+            Ok(compiler) => compiler.start(self).map(drop),
+            Err(why) => Err(GrammarError::Compile(why.clone())),
+        }
     }
 }
 
@@ -287,6 +303,15 @@ mod tests {
             .collect();
         assert_eq!(allowed, vec![b'A' as usize, b'F' as usize, 256, 257]);
         assert_eq!(c.masks_computed(), 1);
+    }
+
+    #[test]
+    fn a_grammar_is_checked_without_a_model() {
+        assert!(Grammar::lark("start: \"yes\" | \"no\"").check().is_ok());
+        let schema = r#"start: %json {"type": "string", "pattern": "(?<=a)b"}"#;
+        let err = Grammar::lark(schema).check().unwrap_err();
+        assert!(matches!(err, GrammarError::Compile(_)), "{err}");
+        assert!(Grammar::lark("start: undefined_rule").check().is_err());
     }
 
     #[test]

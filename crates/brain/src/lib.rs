@@ -161,6 +161,13 @@ pub const MAX_TOKENS_LIMIT: usize = 8192;
 /// Highest sampling temperature accepted.
 pub const MAX_TEMPERATURE: f32 = 5.0;
 
+/// Most stop strings one call may carry, and the longest one (bytes): an
+/// engine's own stops plus a client's (OpenAI allows a client 4).
+pub const MAX_STOPS: usize = 16;
+
+/// Longest stop string accepted, in bytes.
+pub const MAX_STOP_LEN: usize = 256;
+
 /// A sampling option outside its range; every front end, the CLI and the
 /// config report it with this one check.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -198,6 +205,18 @@ impl GenerateOptions {
         if !(self.repetition_penalty > 0.0 && self.repetition_penalty.is_finite()) {
             let value = self.repetition_penalty.to_string();
             return bad("repetition_penalty", "a number > 0".into(), value);
+        }
+        if self.stop.len() > MAX_STOPS {
+            let range = format!("at most {MAX_STOPS} strings");
+            return bad("stop", range, format!("{} strings", self.stop.len()));
+        }
+        if let Some(s) = self
+            .stop
+            .iter()
+            .find(|s| s.is_empty() || s.len() > MAX_STOP_LEN)
+        {
+            let range = format!("strings of 1 to {MAX_STOP_LEN} bytes");
+            return bad("stop", range, format!("{} bytes", s.len()));
         }
         Ok(())
     }

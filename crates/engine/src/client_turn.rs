@@ -15,7 +15,7 @@ use super::protocol::native;
 use super::{
     fill, with_system, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run, Termination,
 };
-use loopd_brain::Message;
+use loopd_brain::{Grammar, Message};
 use loopd_tools::Toolset;
 use serde_json::Value;
 
@@ -62,13 +62,26 @@ impl Engine for ClientTurn {
 }
 
 impl ClientTurn {
-    async fn turn(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
-        run.turn()?;
-        let offered = !run.tools().is_empty() && self.choice != ToolChoice::None;
-        let mut call = CallOptions::default();
-        let mut messages = conversation.to_vec();
-        if offered {
-            let specs = run.tools().specs();
+    /// Checks, before the turn is queued, that the grammar it will decode
+    /// under compiles: a tool's parameters or a `response_format` schema
+    /// that llguidance cannot follow is the client's error, named.
+    pub fn check(&self, tools: &Toolset) -> Result<(), String> {
+        match self.grammar(tools) {
+            Some(grammar) => grammar.check().map_err(|e| e.to_string()),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the turn offers the model tools to call.
+    fn offers(&self, tools: &Toolset) -> bool {
+        !tools.is_empty() && self.choice != ToolChoice::None
+    }
+
+    /// The grammar the reply follows: calls of the callable tools (and an
+    /// answer where the choice allows one), else the answer's schema.
+    fn grammar(&self, tools: &Toolset) -> Option<Grammar> {
+        if self.offers(tools) {
+            let specs = tools.specs();
             let callable: Vec<_> = match &self.choice {
                 ToolChoice::Function(name) => {
                     specs.into_iter().filter(|s| &s.name == name).collect()
@@ -77,13 +90,27 @@ impl ClientTurn {
             };
             let most = if self.parallel { MAX_PARALLEL_CALLS } else { 1 };
             let answer = self.choice == ToolChoice::Auto;
+            Some(native::grammar_for_calls(&callable, most, answer))
+        } else {
+            self.format.as_ref().map(native::grammar_for_json)
+        }
+    }
+
+    async fn turn(&self, run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
+        run.turn()?;
+        let offered = self.offers(run.tools());
+        let mut call = CallOptions {
+            grammar: self.grammar(run.tools()),
+            ..CallOptions::default()
+        };
+        let mut messages = conversation.to_vec();
+        if offered {
             call.tools = run
                 .tools()
                 .specs()
                 .iter()
                 .map(|s| s.as_function())
                 .collect();
-            call.grammar = Some(native::grammar_for_calls(&callable, most, answer));
             call.stop = vec![TOOL_RESPONSE.into()];
             if !run.template_supports_tools() {
                 let listed: Vec<String> = call.tools.iter().map(Value::to_string).collect();
@@ -91,8 +118,6 @@ impl ClientTurn {
                 messages = with_system(&messages, text.trim_end());
                 call.tools.clear();
             }
-        } else if let Some(schema) = &self.format {
-            call.grammar = Some(native::grammar_for_json(schema));
         }
         // With tools offered, an answer may turn out to hold a call: it is
         // given whole once the turn is read, not streamed as it comes.
@@ -181,18 +206,49 @@ mod tests {
     use serde_json::json;
     use std::sync::Arc;
 
-    fn lights() -> Toolset {
+    fn one_tool(name: &str, argument_schema: Value) -> Toolset {
         let mut tools = Toolset::empty();
         tools
             .add(Arc::new(Declared(ToolSpec {
-                name: "HassTurnOn".into(),
-                description: "Turns on a device".into(),
-                argument_schema: json!({"type": "object",
-                    "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+                name: name.into(),
+                description: "Does a thing".into(),
+                argument_schema,
                 output_schema: json!({}),
             })))
             .unwrap();
         tools
+    }
+
+    fn lights() -> Toolset {
+        one_tool(
+            "HassTurnOn",
+            json!({"type": "object",
+                "properties": {"name": {"type": "string"}}, "required": ["name"]}),
+        )
+    }
+
+    #[test]
+    fn a_schema_the_grammar_cannot_follow_is_found_before_the_turn() {
+        let turn = ClientTurn::default();
+        assert_eq!(turn.check(&lights()), Ok(()));
+        let unsatisfiable = one_tool(
+            "f",
+            json!({"type": "object", "required": ["x"],
+                "properties": {"x": {"type": "integer", "minimum": 5, "maximum": 1}}}),
+        );
+        let why = turn.check(&unsatisfiable).unwrap_err();
+        assert!(why.contains("grammar"), "{why}");
+        let unique = one_tool(
+            "tag",
+            json!({"type": "object", "required": ["tags"], "properties": {"tags":
+                {"type": "array", "items": {"type": "string"}, "uniqueItems": true}}}),
+        );
+        assert_eq!(turn.check(&unique), Ok(()), "approximated, not refused");
+        let format = ClientTurn {
+            format: Some(json!({"type": "string", "enum": []})),
+            ..ClientTurn::default()
+        };
+        assert!(format.check(&Toolset::empty()).is_err());
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::daemon::{Ask, AskError, Caller, Ticket};
 use crate::engine::LoopEvent;
 use crate::openai::{
     self, ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChunkChoice,
-    CompletionChoice, Content, Delta, PromptTokensDetails, Timings, WireMessage, WireUsage,
+    CompletionChoice, Content, Delta, PromptTokensDetails, Stop, Timings, WireMessage, WireUsage,
 };
 use axum::extract::rejection::JsonRejection;
 use axum::extract::State;
@@ -119,6 +119,7 @@ pub(super) fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), Stri
         temperature: request.temperature.map(f64::from),
         top_p: request.top_p,
         seed: request.seed,
+        stop: request.stop.map(Stop::strings).unwrap_or_default(),
         tools,
         system_prompt: (!system.is_empty()).then(|| system.join("\n\n")),
         history: Some(messages),

@@ -216,6 +216,13 @@ def bad(api):
         "orphan_result": dict(messages=conversation("hi") + [
             {"role": "tool", "tool_call_id": "call_nowhere", "content": "{}"}], tools=TOOLS),
         "not_a_tool": dict(messages=conversation("hi"), tools=[{"type": "cmd", "name": "x"}]),
+        "unsatisfiable": dict(messages=conversation("hi"), tools=[{"type": "function", "function": {
+            "name": "f", "parameters": {"type": "object", "required": ["x"], "properties": {
+                "x": {"type": "integer", "minimum": 5, "maximum": 1}}}}}]),
+        "unsupported_keyword": dict(messages=conversation("Tag the note 'milk' as shopping."),
+                                    max_tokens=24, tools=[{"type": "function", "function": {
+            "name": "tag", "parameters": {"type": "object", "required": ["tags"], "properties": {
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True}}}}}]),
     }
     for name, kwargs in cases.items():
         try:

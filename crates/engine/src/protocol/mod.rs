@@ -125,6 +125,7 @@ pub fn compact(mut schema: Value) -> Value {
                 "whitespace_flexible": false,
                 "item_separator": ", ",
                 "key_separator": ": ",
+                "lenient": true,
             }),
         );
     }
