@@ -47,11 +47,11 @@ pub struct LocalBrainConfig {
     /// the device, see [`default_cache_budget`]).
     pub cache_budget: Option<usize>,
     /// Whether greedy decoding drafts tokens by prompt lookup and checks
-    /// them in one pass ([`super::draft`]); `None`: on GPUs, where checking
-    /// eight tokens costs about what one does, and off on CPUs, where it
-    /// costs more than the kept drafts save (benches/CUDA.md). On a CPU the
-    /// text is the plain one; on a GPU it may differ where the batched
-    /// kernels' rounding tips a near-tie.
+    /// them in one pass ([`super::draft`]); `None`: on. Checking a few
+    /// tokens costs 1.3× one on a CPU and 1.4× eight on a GPU, so kept
+    /// drafts pay for the pass (benches/SPEED.md). On a CPU the text is the
+    /// plain one; on a GPU it may differ where the batched kernels'
+    /// rounding tips a near-tie.
     pub speculate: Option<bool>,
 }
 
@@ -295,7 +295,7 @@ impl Worker {
             info,
             grammars: None,
             speculate: false,
-            speculate_by_default: config.speculate.unwrap_or(!device.is_cpu()),
+            speculate_by_default: config.speculate.unwrap_or(true),
         })
     }
 
