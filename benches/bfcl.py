@@ -17,6 +17,7 @@ so (as for OpenAI's own models). BFCL's own types (`dict`, `float`, `tuple`,
 """
 
 import json
+import re
 import statistics
 import sys
 import time
@@ -77,14 +78,17 @@ class OpenAIClient:
         self.client = openai.OpenAI(base_url=url, api_key="none", max_retries=0, timeout=600)
 
     def ask(self, model, messages, tools):
-        """The calls as (name, arguments JSON text), and the server's model ms."""
-        reply = self.client.chat.completions.create(
+        """The calls as (name, arguments JSON text), the server's model ms,
+        and the server's own ms for the request (`Server-Timing`), if given."""
+        raw = self.client.chat.completions.with_raw_response.create(
             model=model, messages=messages, temperature=0, tools=tools, max_tokens=512)
+        reply = raw.parse()
         calls = [(c.function.name, c.function.arguments)
                  for c in reply.choices[0].message.tool_calls or []]
         timings = (reply.model_extra or {}).get("timings")
         model_ms = timings.get("prompt_ms", 0) + timings.get("predicted_ms", 0) if timings else None
-        return calls, model_ms
+        server = re.search(r"total;dur=([0-9.]+)", raw.headers.get("server-timing", ""))
+        return calls, model_ms, float(server.group(1)) if server else None
 
 
 class OllamaClient:
@@ -98,24 +102,26 @@ class OllamaClient:
         calls = [(c.function.name, json.dumps(dict(c.function.arguments)))
                  for c in reply.message.tool_calls or []]
         nanos = (reply.prompt_eval_duration or 0) + (reply.eval_duration or 0)
-        return calls, nanos / 1e6 if nanos else None
+        return calls, nanos / 1e6 if nanos else None, None
 
 
 def run(client, model, category, limit):
     questions, answers = load(category)
     right = malformed = 0
-    seconds, overheads = [], []
+    seconds, overheads, server_overheads = [], [], []
     for entry in questions[:limit]:
         started = time.monotonic()
         try:
-            calls, model_ms = client.ask(model, entry["question"][0],
-                                         [tool(f) for f in entry["function"]])
+            calls, model_ms, server_ms = client.ask(model, entry["question"][0],
+                                                    [tool(f) for f in entry["function"]])
         except Exception as e:  # an API error is a wrong answer, said on stderr
             print(f"{entry['id']}: {e}", file=sys.stderr)
-            calls, model_ms = [], None
+            calls, model_ms, server_ms = [], None, None
         seconds.append(time.monotonic() - started)
         if model_ms is not None:
             overheads.append(seconds[-1] * 1000 - model_ms)
+            if server_ms is not None:
+                server_overheads.append(server_ms - model_ms)
         output = []
         for name, arguments in calls:
             try:
@@ -131,7 +137,9 @@ def run(client, model, category, limit):
     n = min(limit, len(questions))
     return {"right": right, "of": n, "accuracy": round(right / n, 3) if n else 0,
             "malformed": malformed, "median_s": round(statistics.median(seconds), 2),
-            "overhead_ms": round(statistics.median(overheads), 1) if overheads else None}
+            "overhead_ms": round(statistics.median(overheads), 1) if overheads else None,
+            "server_overhead_ms": (round(statistics.median(server_overheads), 1)
+                                   if server_overheads else None)}
 
 
 def main():

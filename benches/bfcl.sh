@@ -8,11 +8,15 @@
 #
 #   benches/bfcl.sh [MODEL] [LIMIT] [CATEGORY...]
 #   (defaults: qwen2.5-coder-0.5b, 50 per category,
-#    simple_python multiple parallel irrelevance)
+#    simple_python multiple parallel irrelevance; LIMIT 0: all of each)
+#   PEERS=0 leaves out the ollama client and llama-server (loopd through
+#   the openai client alone, for the full sets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 model="${1:-qwen2.5-coder-0.5b}"
 limit="${2:-50}"
+[ "$limit" = 0 ] && limit=100000
+peers="${PEERS:-1}"
 shift 2 2>/dev/null || shift $#
 categories=("$@")
 [ ${#categories[@]} -eq 0 ] && categories=(simple_python multiple parallel irrelevance)
@@ -41,6 +45,19 @@ pids+=($!)
 until curl -sf "http://127.0.0.1:$loopd_port/v1/models" >/dev/null; do sleep 0.5; done
 "$venv/bin/python" benches/bfcl.py openai "http://127.0.0.1:$loopd_port/v1" default "$limit" \
     "${categories[@]}" >"$out/loopd.json"
+if [ "$peers" = 0 ]; then
+    "$venv/bin/python" - "$out/loopd.json" "$model" <<'PY'
+import json, sys
+loopd = json.load(open(sys.argv[1]))
+print(f"BFCL on {sys.argv[2]}, loopd through the openai client (AST accuracy; malformed "
+      "calls; median s per question; median ms beyond the model's own time, at the client "
+      "and in the server)")
+for category, r in loopd.items():
+    print(f"| {category} | {r['right']}/{r['of']} = {r['accuracy']:.1%}; {r['malformed']}; "
+          f"{r['median_s']} s; {r['overhead_ms']} ms; server {r['server_overhead_ms']} ms |")
+PY
+    exit 0
+fi
 "$venv/bin/python" benches/bfcl.py ollama "http://127.0.0.1:$loopd_port" default "$limit" \
     "${categories[@]}" >"$out/loopd-ollama.json"
 kill "${pids[0]}"
@@ -62,8 +79,10 @@ print(f"BFCL on {sys.argv[4]} (AST accuracy; malformed calls; median s per quest
 print("| category | loopd, openai client | loopd, ollama client | llama-server --jinja |")
 print("|---|---|---|---|")
 def cell(r):
+    server = r.get("server_overhead_ms")
     return (f"{r['right']}/{r['of']} = {r['accuracy']:.0%}; {r['malformed']}; "
-            f"{r['median_s']} s; {r['overhead_ms']} ms")
+            f"{r['median_s']} s; {r['overhead_ms']} ms"
+            + (f" (server {server} ms)" if server is not None else ""))
 for category in loopd:
     print(f"| {category} | {cell(loopd[category])} | {cell(ollama[category])} | "
           f"{cell(peer[category])} |")

@@ -115,6 +115,17 @@ fn the_openai_client_lists_personas_and_gets_one_answer_streamed_or_whole() {
     }
     assert!(streamed["first_delta_ms"].as_f64().is_some(), "{streamed}");
     assert_eq!(streamed["thoughts"], "", "no thoughts unless asked for");
+    // The server's own time covers the model's: what loopd adds is the rest.
+    let server_ms: f64 = whole["server_timing"]
+        .as_str()
+        .and_then(|t| t.strip_prefix("total;dur="))
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("no Server-Timing total: {whole}"));
+    let model_ms = whole["model_ms"].as_f64().unwrap_or_default();
+    assert!(
+        model_ms > 0.0 && server_ms >= model_ms,
+        "server {server_ms} ms, model {model_ms} ms: {whole}"
+    );
     drop(serve);
 }
 

@@ -87,6 +87,7 @@ pub async fn serve(
         .route("/api/version", get(ollama::version))
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(served.clone(), authorize))
+        .layer(middleware::from_fn(timed))
         .with_state(served);
     tracing::info!(
         "http: OpenAI-compatible API on http://{}/v1",
@@ -191,6 +192,20 @@ fn web_page(request: &Request) -> Option<String> {
 }
 
 /// `GET /v1/models`: one model per persona, the default first.
+/// Adds `Server-Timing: total;dur=MS`, the server's own time from the
+/// request to its response (for a whole answer, all of it; for a stream,
+/// until the first byte), so a client can tell what loopd adds to the
+/// model's time (`timings`).
+async fn timed(request: Request, next: Next) -> Response {
+    let started = std::time::Instant::now();
+    let mut response = next.run(request).await;
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    if let Ok(value) = header::HeaderValue::from_str(&format!("total;dur={ms:.2}")) {
+        response.headers_mut().insert("server-timing", value);
+    }
+    response
+}
+
 async fn models(State(served): State<Served>) -> Json<ModelList> {
     let data = served
         .daemon

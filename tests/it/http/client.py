@@ -48,13 +48,17 @@ def ask(client, model, question, stream, extra):
     messages = [{"role": "user", "content": question}]
     started = time.monotonic()
     if not stream:
-        done = client.chat.completions.create(
+        raw = client.chat.completions.with_raw_response.create(
             model=model, messages=messages, temperature=0, extra_body=extra)
+        done = raw.parse()
+        timings = (done.model_extra or {}).get("timings") or {}
         return {"content": done.choices[0].message.content,
                 "model": done.model,
                 "finish_reason": done.choices[0].finish_reason,
                 "prompt_tokens": done.usage.prompt_tokens,
-                "completion_tokens": done.usage.completion_tokens}
+                "completion_tokens": done.usage.completion_tokens,
+                "model_ms": timings.get("prompt_ms", 0) + timings.get("predicted_ms", 0),
+                "server_timing": raw.headers.get("server-timing")}
     chunks = client.chat.completions.create(
         model=model, messages=messages, temperature=0, stream=True,
         stream_options={"include_usage": True}, extra_body=extra)
