@@ -14,8 +14,9 @@
 
 use super::tokenizer::{TokenKind, Tokenizer};
 use llguidance::api::TopLevelGrammar;
-use llguidance::{Matcher, ParserFactory};
-use std::sync::{Arc, OnceLock};
+use llguidance::{Matcher, ParserFactory, TokenParser};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, OnceLock};
 use toktrie::{TokRxInfo, TokTrie, TokenId, TokenizerEnv};
 
 /// A grammar a reply must follow: Lark text in llguidance's dialect.
@@ -75,10 +76,14 @@ pub enum GrammarError {
     DeadEnd,
 }
 
+/// Compiled parsers kept per [`GrammarCompiler`], the most recent last.
+const COMPILED_KEPT: usize = 16;
+
 /// Compiles grammars against one model's vocabulary.
 pub struct GrammarCompiler {
     factory: ParserFactory,
     end_of_turn: Vec<u32>,
+    compiled: Mutex<VecDeque<(String, TokenParser)>>,
 }
 
 impl GrammarCompiler {
@@ -117,15 +122,36 @@ impl GrammarCompiler {
         Ok(GrammarCompiler {
             factory,
             end_of_turn: end_of_turn.to_vec(),
+            compiled: Mutex::new(VecDeque::new()),
         })
     }
 
     /// A fresh constraint for one generation; a grammar that does not
-    /// compile is an error naming the problem.
+    /// compile is an error naming the problem. The last few grammars'
+    /// compiled parsers are kept and copied: a loop's turns and a client
+    /// that sends the same tools with every request compile theirs once.
     pub fn start(&self, grammar: &Grammar) -> Result<Constraint, GrammarError> {
-        let parser = self
-            .factory
-            .create_parser(TopLevelGrammar::from_lark(grammar.lark.clone()));
+        let cached = self.compiled.lock().ok().and_then(|compiled| {
+            compiled
+                .iter()
+                .find(|(text, _)| *text == grammar.lark)
+                .map(|(_, parser)| parser.deep_clone())
+        });
+        let parser = match cached {
+            Some(parser) => Ok(parser),
+            None => {
+                let parser = self
+                    .factory
+                    .create_parser(TopLevelGrammar::from_lark(grammar.lark.clone()));
+                if let (Ok(parser), Ok(mut compiled)) = (&parser, self.compiled.lock()) {
+                    if compiled.len() == COMPILED_KEPT {
+                        compiled.pop_front();
+                    }
+                    compiled.push_back((grammar.lark.clone(), parser.deep_clone()));
+                }
+                parser
+            }
+        };
         let matcher = Matcher::new(parser);
         if let Some(e) = matcher.get_error() {
             return Err(GrammarError::Compile(e));
@@ -312,6 +338,22 @@ mod tests {
         let err = Grammar::lark(schema).check().unwrap_err();
         assert!(matches!(err, GrammarError::Compile(_)), "{err}");
         assert!(Grammar::lark("start: undefined_rule").check().is_err());
+    }
+
+    #[test]
+    fn a_kept_parser_starts_fresh_each_time() {
+        let compiler = byte_compiler();
+        let grammar = Grammar::lark(r#"start: "yes" | "no""#);
+        let mut first = compiler.start(&grammar).unwrap();
+        assert!(feed(&mut first, "yes"));
+        assert!(first.is_accepting());
+        for _ in 0..2 {
+            let mut again = compiler.start(&grammar).unwrap();
+            assert!(!again.is_accepting(), "a copy of a used parser");
+            assert!(!feed(&mut again, "maybe"));
+            let mut again = compiler.start(&grammar).unwrap();
+            assert!(feed(&mut again, "no") && again.is_accepting());
+        }
     }
 
     #[test]
