@@ -161,8 +161,8 @@ pub const MAX_TOKENS_LIMIT: usize = 8192;
 /// Highest sampling temperature accepted.
 pub const MAX_TEMPERATURE: f32 = 5.0;
 
-/// Most stop strings one call may carry, and the longest one (bytes): an
-/// engine's own stops plus a client's (OpenAI allows a client 4).
+/// Most stop strings one call may carry: an engine's own stops plus a
+/// client's (OpenAI allows a client 4).
 pub const MAX_STOPS: usize = 16;
 
 /// Longest stop string accepted, in bytes.
