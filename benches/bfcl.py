@@ -17,6 +17,7 @@ so (as for OpenAI's own models). BFCL's own types (`dict`, `float`, `tuple`,
 """
 
 import json
+import os
 import re
 import statistics
 import sys
@@ -33,6 +34,10 @@ config.MODEL_CONFIG_MAPPING = {"loopd": types.SimpleNamespace(underscore_to_dot=
 sys.modules["bfcl_eval.constants.model_config"] = config
 from bfcl_eval.constants.enums import Language  # noqa: E402
 from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker  # noqa: E402
+
+# BFCL_DUMP=FILE writes each question's calls and the checker's verdict,
+# a JSON line each, for reading what went wrong.
+DUMP = open(os.environ["BFCL_DUMP"], "a") if os.environ.get("BFCL_DUMP") else None
 
 TYPES = {"dict": "object", "float": "number", "tuple": "array", "any": None}
 
@@ -83,6 +88,7 @@ class OpenAIClient:
         raw = self.client.chat.completions.with_raw_response.create(
             model=model, messages=messages, temperature=0, tools=tools, max_tokens=512)
         reply = raw.parse()
+        self.text = reply.choices[0].message.content
         calls = [(c.function.name, c.function.arguments)
                  for c in reply.choices[0].message.tool_calls or []]
         timings = (reply.model_extra or {}).get("timings")
@@ -99,6 +105,7 @@ class OllamaClient:
     def ask(self, model, messages, tools):
         reply = self.client.chat(model=model, messages=messages, tools=tools,
                                  options={"temperature": 0, "num_predict": 512})
+        self.text = reply.message.content
         calls = [(c.function.name, json.dumps(dict(c.function.arguments)))
                  for c in reply.message.tool_calls or []]
         nanos = (reply.prompt_eval_duration or 0) + (reply.eval_duration or 0)
@@ -129,11 +136,16 @@ def run(client, model, category, limit):
             except (json.JSONDecodeError, TypeError):
                 malformed += 1
         if category == "irrelevance":
-            right += not output
-            continue
-        checked = ast_checker(entry["function"], output, answers[entry["id"]],
-                              Language.PYTHON, category, "loopd")
+            checked = {"valid": not output}
+        else:
+            checked = ast_checker(entry["function"], output, answers[entry["id"]],
+                                  Language.PYTHON, category, "loopd")
         right += bool(checked["valid"])
+        if DUMP:
+            print(json.dumps({"id": entry["id"], "output": output, "calls": calls,
+                              "text": getattr(client, "text", None), "valid": bool(checked["valid"]),
+                              "error": checked.get("error"),
+                              "answer": answers.get(entry["id"])}), file=DUMP, flush=True)
     n = min(limit, len(questions))
     return {"right": right, "of": n, "accuracy": round(right / n, 3) if n else 0,
             "malformed": malformed, "median_s": round(statistics.median(seconds), 2),

@@ -15,7 +15,7 @@ pub mod notify;
 mod request;
 
 use crate::brain::prefix_cache::SHARED_PREFIX;
-use crate::brain::{Brain, BrainInfo, GenerateOptions, Message};
+use crate::brain::{Brain, BrainInfo, GenerateOptions, Grammar, Message};
 use crate::engine::{self, Budget, LoopRequest, Termination};
 use crate::persona::{Overrides, Persona, SetupError};
 use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
@@ -111,6 +111,11 @@ impl Default for DaemonSettings {
     }
 }
 
+/// A client's schema that the grammar cannot follow, as the client's error.
+fn unfollowable(e: crate::brain::GrammarError) -> AskError {
+    AskError::InvalidArgs(e.to_string())
+}
+
 /// A request checked against the settings, ready to queue.
 struct Prepared {
     persona: String,
@@ -122,13 +127,20 @@ struct Prepared {
     whole: bool,
     options: GenerateOptions,
     limits: Limits,
+    /// The grammar a client-tools turn decodes under, to check before the
+    /// request is queued.
+    grammar: Option<Grammar>,
 }
 
 impl DaemonSettings {
     /// Checks a request as [`Daemon::submit`] would, without a model: the
     /// CLI calls it before it loads one.
     pub fn check(&self, ask: &Ask) -> Result<(), AskError> {
-        self.prepare(ask.clone()).map(|_| ())
+        let prepared = self.prepare(ask.clone())?;
+        match prepared.grammar {
+            Some(grammar) => grammar.check().map_err(unfollowable),
+            None => Ok(()),
+        }
     }
 
     fn prepare(&self, ask: Ask) -> Result<Prepared, AskError> {
@@ -140,6 +152,7 @@ impl DaemonSettings {
                 SetupError::Invalid(m) => AskError::InvalidArgs(m),
             })?;
         let whole = ask.client_tools.is_some();
+        let mut grammar = None;
         if let Some(client) = ask.client_tools {
             if ask.history.as_ref().is_none_or(Vec::is_empty) {
                 return Err(AskError::InvalidArgs("the conversation is empty".into()));
@@ -150,7 +163,7 @@ impl DaemonSettings {
                     .add(Arc::new(crate::tools::Declared(spec)))
                     .map_err(|e| AskError::InvalidArgs(e.to_string()))?;
             }
-            client.turn.check(&tools).map_err(AskError::InvalidArgs)?;
+            grammar = client.turn.grammar(&tools);
             setup.engine = engine::client_turn(client.turn);
             setup.tools = tools;
         }
@@ -192,6 +205,7 @@ impl DaemonSettings {
             whole,
             options,
             limits: ask.limits,
+            grammar,
         })
     }
 
@@ -434,8 +448,12 @@ impl Daemon {
             whole,
             options,
             limits,
+            grammar,
         } = shared.settings.prepare(ask)?;
         let brain = self.brain_for(&persona).clone();
+        if let Some(grammar) = grammar {
+            brain.check_grammar(&grammar).map_err(unfollowable)?;
+        }
         let mut conversation = Vec::new();
         if let Some(system) = setup.system_prompt {
             conversation.push(Message::system(system));

@@ -258,11 +258,38 @@ impl Constraint {
         self.matcher.is_stopped()
     }
 
+    /// The allowed token with the highest logit, found by trying the
+    /// `tries` highest one by one (ties: the lower id first, as
+    /// [`argmax`](crate::sampler::argmax) takes them), without computing
+    /// the whole mask; `None` when none of them is allowed. For greedy
+    /// decoding this is the token the mask would leave on top, at a
+    /// fraction of its cost.
+    pub fn best_allowed(&mut self, logits: &[f32], tries: usize) -> Option<u32> {
+        top(logits, tries)
+            .into_iter()
+            .find(|&token| self.allows(token))
+    }
+
     /// How many times the full mask was computed (the sampled token was not
     /// allowed).
     pub fn masks_computed(&self) -> usize {
         self.masks
     }
+}
+
+/// The ids of the `k` highest logits, highest first; among equal logits
+/// the lower id first.
+fn top(logits: &[f32], k: usize) -> Vec<u32> {
+    let mut kept: Vec<(f32, u32)> = Vec::with_capacity(k + 1);
+    for (id, &logit) in logits.iter().enumerate() {
+        if kept.len() == k && kept.last().is_none_or(|&(low, _)| logit <= low) {
+            continue;
+        }
+        let at = kept.partition_point(|&(l, _)| l >= logit);
+        kept.insert(at, (logit, id as u32));
+        kept.truncate(k);
+    }
+    kept.into_iter().map(|(_, id)| id).collect()
 }
 
 #[cfg(test)]
@@ -329,6 +356,39 @@ mod tests {
             .collect();
         assert_eq!(allowed, vec![b'A' as usize, b'F' as usize, 256, 257]);
         assert_eq!(c.masks_computed(), 1);
+    }
+
+    #[test]
+    fn the_best_allowed_token_is_the_one_the_mask_leaves_on_top() {
+        let compiler = byte_compiler();
+        let grammar = Grammar::lark(r#"start: "Action" | "FINAL" | "no""#);
+        let mut state = 7u32;
+        for round in 0..50 {
+            let mut logits: Vec<f32> = (0..260)
+                .map(|_| {
+                    state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    ((state >> 16) % 8) as f32
+                })
+                .collect();
+            let mut c = compiler.start(&grammar).unwrap();
+            let lazy = c.best_allowed(&logits, 300);
+            c.mask(&mut logits).unwrap();
+            let masked = crate::sampler::argmax(&logits);
+            assert_eq!(lazy, Some(masked), "round {round}");
+        }
+        let mut c = compiler.start(&grammar).unwrap();
+        let mut logits = vec![0.0f32; 260];
+        logits[b'x' as usize] = 5.0;
+        logits[b'F' as usize] = 1.0;
+        assert_eq!(c.best_allowed(&logits, 1), None, "only `x` tried");
+        assert_eq!(c.best_allowed(&logits, 2), Some(b'F' as u32));
+    }
+
+    #[test]
+    fn top_keeps_the_highest_in_order() {
+        assert_eq!(top(&[1.0, 3.0, 2.0, 3.0, -1.0], 3), vec![1, 3, 2]);
+        assert_eq!(top(&[1.0, 2.0], 5), vec![1, 0]);
+        assert!(top(&[], 4).is_empty());
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! and a larger one that knows more for the questions no tool can answer
 //! ("What is the capital of Canada?"), which a small model gets wrong.
 
-use super::{Brain, BrainError, BrainInfo, ChatRequest, Generation, GenerationEvent};
+use super::{
+    Brain, BrainError, BrainInfo, ChatRequest, Generation, GenerationEvent, Grammar, GrammarError,
+};
 use std::sync::{Arc, Mutex, OnceLock};
 use tokio_util::sync::CancellationToken;
 
@@ -90,6 +92,10 @@ impl KnowledgeBrain {
 impl Brain for KnowledgeBrain {
     fn info(&self) -> &BrainInfo {
         &self.info
+    }
+
+    fn check_grammar(&self, grammar: &Grammar) -> Result<(), GrammarError> {
+        self.fast.check_grammar(grammar)
     }
 
     fn generate(&self, request: ChatRequest, cancel: CancellationToken) -> Generation {

@@ -35,7 +35,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use fallback::FallbackBrain;
-pub use grammar::Grammar;
+pub use grammar::{Grammar, GrammarError};
 pub use knowledge::KnowledgeBrain;
 pub use local::{LocalBrain, LocalBrainConfig};
 pub use remote::{
@@ -464,6 +464,14 @@ pub trait Brain: Send + Sync {
     /// read the events from the returned [`Generation`]. Cancelling `cancel`
     /// (or dropping the generation) stops it between two tokens.
     fn generate(&self, request: ChatRequest, cancel: CancellationToken) -> Generation;
+
+    /// Checks, before a request is queued, that `grammar` compiles: a
+    /// grammar (or a JSON schema in it) that cannot be followed is the
+    /// caller's error, named. A brain with its own compiler keeps what it
+    /// compiled for the request that follows.
+    fn check_grammar(&self, grammar: &Grammar) -> Result<(), GrammarError> {
+        grammar.check()
+    }
 }
 
 #[cfg(test)]

@@ -19,14 +19,14 @@ use super::template::ChatTemplate;
 use super::tokenizer::{Tokenizer, Utf8Stream};
 use super::{
     Brain, BrainError, BrainInfo, ChatRequest, Completion, EndReason, GenerateOptions, Generation,
-    GenerationEvent, Message, Piece, Usage,
+    GenerationEvent, Grammar, Message, Piece, Usage,
 };
 use candle_core::Tensor;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Instant;
 use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
@@ -95,6 +95,10 @@ fn available_memory() -> Option<usize> {
 /// attention scores' memory and lets cancellation land between chunks.
 const PREFILL_CHUNK: usize = 256;
 
+/// How many of the highest logits greedy decoding tries, one by one,
+/// against a grammar before it computes the whole mask.
+const GREEDY_TRIES: usize = 16;
+
 struct Job {
     request: ChatRequest,
     cancel: CancellationToken,
@@ -107,7 +111,14 @@ pub struct LocalBrain {
     info: BrainInfo,
     jobs: mpsc::Sender<Job>,
     controls: Arc<Controls>,
+    grammars: SharedCompiler,
 }
+
+/// The model's grammar compiler, built by the worker on the first request
+/// that carries a grammar and shared with the handle, which checks a
+/// request's grammar before it is queued (the worker then finds it
+/// compiled).
+type SharedCompiler = Arc<OnceLock<Result<GrammarCompiler, GrammarError>>>;
 
 /// What the brain and its worker share: switches read at each call, and what
 /// the prefix caches held after the last one.
@@ -132,17 +143,20 @@ impl LocalBrain {
             *speculate = config.speculate;
         }
         let shared = controls.clone();
+        let grammars = SharedCompiler::default();
+        let worker_grammars = grammars.clone();
         std::thread::Builder::new()
             .name("loopd-model".into())
             .spawn(move || {
-                let loaded = catch_unwind(AssertUnwindSafe(|| Worker::load(&config)))
-                    .unwrap_or_else(|panic| {
-                        Err(BrainError::Load(format!(
-                            "{}: {}",
-                            config.model.display(),
-                            panic_message(&panic)
-                        )))
-                    });
+                let loaded =
+                    catch_unwind(AssertUnwindSafe(|| Worker::load(&config, worker_grammars)))
+                        .unwrap_or_else(|panic| {
+                            Err(BrainError::Load(format!(
+                                "{}: {}",
+                                config.model.display(),
+                                panic_message(&panic)
+                            )))
+                        });
                 loopd_alloc::release_kept();
                 let mut worker = match loaded {
                     Ok(worker) => {
@@ -172,6 +186,7 @@ impl LocalBrain {
             info,
             jobs: jobs_tx,
             controls,
+            grammars,
         })
     }
 
@@ -216,6 +231,13 @@ impl Brain for LocalBrain {
         }
         generation
     }
+
+    fn check_grammar(&self, grammar: &Grammar) -> Result<(), GrammarError> {
+        match self.grammars.get() {
+            Some(Ok(compiler)) => compiler.start(grammar).map(drop),
+            _ => grammar.check(),
+        }
+    }
 }
 
 /// Everything the model thread owns.
@@ -226,14 +248,14 @@ struct Worker {
     caches: PrefixCaches,
     info: BrainInfo,
     /// Built on the first request that carries a grammar.
-    grammars: Option<Result<GrammarCompiler, GrammarError>>,
+    grammars: SharedCompiler,
     /// Whether this call decodes speculatively.
     speculate: bool,
     speculate_by_default: bool,
 }
 
 impl Worker {
-    fn load(config: &LocalBrainConfig) -> Result<Self, BrainError> {
+    fn load(config: &LocalBrainConfig, grammars: SharedCompiler) -> Result<Self, BrainError> {
         let mut gguf = GgufFile::open(&config.model)?;
         let device = device::open(config.device).map_err(|e| BrainError::Load(e.to_string()))?;
         let tokenizer = Tokenizer::from_gguf(&gguf)?;
@@ -293,7 +315,7 @@ impl Worker {
             template,
             caches,
             info,
-            grammars: None,
+            grammars,
             speculate: false,
             speculate_by_default: config.speculate.unwrap_or(true),
         })
@@ -306,7 +328,7 @@ impl Worker {
         };
         let compiler = self
             .grammars
-            .get_or_insert_with(|| GrammarCompiler::new(&self.tokenizer, self.model.vocab_size()));
+            .get_or_init(|| GrammarCompiler::new(&self.tokenizer, self.model.vocab_size()));
         let compiler = compiler
             .as_ref()
             .map_err(|e| BrainError::Grammar(e.to_string()))?;
@@ -331,6 +353,7 @@ impl Worker {
             }
         };
         let _ = events.send(failure);
+        self.caches.free_released();
     }
 
     fn generate(&mut self, job: Job) -> Result<Completion, BrainError> {
@@ -469,7 +492,8 @@ impl Worker {
 
         // Speculation: logits already computed after each drafted token that
         // the cache holds beyond what was output, in order.
-        let speculate = self.speculate && options.temperature <= 0.0;
+        let greedy = options.temperature <= 0.0;
+        let speculate = self.speculate && greedy;
         let mut draft_length = DraftLength::new();
         let mut ahead: VecDeque<(u32, Tensor)> = VecDeque::new();
         let mut drafted = 0;
@@ -487,11 +511,20 @@ impl Worker {
             let mut token = sampler.sample(&mut values, &history);
             if let Some(constraint) = constraint.as_mut() {
                 if !constraint.allows(token) {
-                    let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
-                    constraint
-                        .mask(&mut values)
-                        .map_err(|e| BrainError::Grammar(e.to_string()))?;
-                    token = sampler.sample(&mut values, &history);
+                    let best = match greedy {
+                        true => constraint.best_allowed(&values, GREEDY_TRIES),
+                        false => None,
+                    };
+                    token = match best {
+                        Some(best) => best,
+                        None => {
+                            let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
+                            constraint
+                                .mask(&mut values)
+                                .map_err(|e| BrainError::Grammar(e.to_string()))?;
+                            sampler.sample(&mut values, &history)
+                        }
+                    };
                 }
                 constraint
                     .accept(token)

@@ -80,6 +80,9 @@ pub struct PrefixCaches {
     enabled: bool,
     entries: Vec<Entry>,
     clock: u64,
+    /// Caches dropped since the last [`free_released`](Self::free_released),
+    /// freed once the answer is out: freeing megabytes takes milliseconds.
+    released: Vec<KvCache>,
 }
 
 impl PrefixCaches {
@@ -93,6 +96,7 @@ impl PrefixCaches {
             enabled,
             entries: Vec::new(),
             clock: 0,
+            released: Vec::new(),
         }
     }
 
@@ -156,8 +160,12 @@ impl PrefixCaches {
         }
         self.clock += 1;
         let now = self.clock;
-        self.entries
-            .retain(|e| e.session != session || !cache.tokens().starts_with(e.cache.tokens()));
+        let (superseded, kept): (Vec<Entry>, Vec<Entry>) = std::mem::take(&mut self.entries)
+            .into_iter()
+            .partition(|e| e.session == session && cache.tokens().starts_with(e.cache.tokens()));
+        self.entries = kept;
+        self.released
+            .extend(superseded.into_iter().map(|e| e.cache));
         self.entries.push(Entry {
             session: session.to_string(),
             cache,
@@ -194,7 +202,13 @@ impl PrefixCaches {
             gone.session,
             gone.cache.len()
         );
+        self.released.push(gone.cache);
         true
+    }
+
+    /// Frees the caches dropped since the last call.
+    pub fn free_released(&mut self) {
+        self.released.clear();
     }
 
     /// Turns reuse on or off; off drops every cache.

@@ -62,24 +62,17 @@ impl Engine for ClientTurn {
 }
 
 impl ClientTurn {
-    /// Checks, before the turn is queued, that the grammar it will decode
-    /// under compiles: a tool's parameters or a `response_format` schema
-    /// that llguidance cannot follow is the client's error, named.
-    pub fn check(&self, tools: &Toolset) -> Result<(), String> {
-        match self.grammar(tools) {
-            Some(grammar) => grammar.check().map_err(|e| e.to_string()),
-            None => Ok(()),
-        }
-    }
-
     /// Whether the turn offers the model tools to call.
     fn offers(&self, tools: &Toolset) -> bool {
         !tools.is_empty() && self.choice != ToolChoice::None
     }
 
     /// The grammar the reply follows: calls of the callable tools (and an
-    /// answer where the choice allows one), else the answer's schema.
-    fn grammar(&self, tools: &Toolset) -> Option<Grammar> {
+    /// answer where the choice allows one), else the answer's schema. The
+    /// daemon checks it before the turn is queued: a tool's parameters or a
+    /// `response_format` schema that cannot be followed is the client's
+    /// error.
+    pub fn grammar(&self, tools: &Toolset) -> Option<Grammar> {
         if self.offers(tools) {
             let specs = tools.specs();
             let callable: Vec<_> = match &self.choice {
@@ -230,25 +223,29 @@ mod tests {
     #[test]
     fn a_schema_the_grammar_cannot_follow_is_found_before_the_turn() {
         let turn = ClientTurn::default();
-        assert_eq!(turn.check(&lights()), Ok(()));
+        let check = |turn: &ClientTurn, tools: &Toolset| match turn.grammar(tools) {
+            Some(grammar) => grammar.check().map_err(|e| e.to_string()),
+            None => Ok(()),
+        };
+        assert_eq!(check(&turn, &lights()), Ok(()));
         let unsatisfiable = one_tool(
             "f",
             json!({"type": "object", "required": ["x"],
                 "properties": {"x": {"type": "integer", "minimum": 5, "maximum": 1}}}),
         );
-        let why = turn.check(&unsatisfiable).unwrap_err();
+        let why = check(&turn, &unsatisfiable).unwrap_err();
         assert!(why.contains("grammar"), "{why}");
         let unique = one_tool(
             "tag",
             json!({"type": "object", "required": ["tags"], "properties": {"tags":
                 {"type": "array", "items": {"type": "string"}, "uniqueItems": true}}}),
         );
-        assert_eq!(turn.check(&unique), Ok(()), "approximated, not refused");
+        assert_eq!(check(&turn, &unique), Ok(()), "approximated, not refused");
         let format = ClientTurn {
             format: Some(json!({"type": "string", "enum": []})),
             ..ClientTurn::default()
         };
-        assert!(format.check(&Toolset::empty()).is_err());
+        assert!(check(&format, &Toolset::empty()).is_err());
     }
 
     #[test]
