@@ -455,7 +455,7 @@ impl Daemon {
             brain.check_grammar(&grammar).map_err(unfollowable)?;
         }
         let mut conversation = Vec::new();
-        if let Some(system) = setup.system_prompt {
+        if let Some(system) = setup.system_prompt.filter(|s| !s.is_empty()) {
             conversation.push(Message::system(system));
         }
         match history {

@@ -96,8 +96,27 @@ fn the_openai_client_lists_personas_and_gets_one_answer_streamed_or_whole() {
         ids.contains(&json!("default")) && ids.contains(&json!("quick")),
         "{models}"
     );
+    let model = ids.last().and_then(Value::as_str).unwrap_or_default();
+    assert!(
+        ids.len() == 3 && model.starts_with("smollm2"),
+        "the model itself, after the personas: {models}"
+    );
 
     let question = "What is the capital of France?";
+    // The model by its own id answers bare: one turn, no persona's prompt,
+    // loop or tool descriptions.
+    let bare = client(&url, "none", &["ask", model, question, "whole"]);
+    let persona = client(&url, "none", &["ask", "default", question, "whole"]);
+    assert_eq!(bare["model"], model);
+    assert!(
+        bare["content"].as_str().is_some_and(|a| !a.is_empty()),
+        "{bare}"
+    );
+    let tokens = |reply: &Value| reply["prompt_tokens"].as_u64().unwrap_or_default();
+    assert!(
+        tokens(&bare) > 0 && tokens(&bare) * 3 < tokens(&persona),
+        "bare {bare}\npersona {persona}"
+    );
     let whole = client(&url, "none", &["ask", "quick", question, "whole"]);
     let streamed = client(&url, "none", &["ask", "quick", question, "stream"]);
     eprintln!("whole: {whole}\nstreamed: {streamed}");
@@ -453,8 +472,12 @@ fn bad_tools_get_each_api_s_own_errors() {
     eprintln!("{misc}");
     assert_eq!(
         misc["tags"],
-        json!(["default:latest", "quick:latest"]),
-        "{misc}"
+        json!([
+            "default:latest",
+            "quick:latest",
+            "smollm2-135m-8k-lc100k-mix1-ep2:latest"
+        ]),
+        "the personas, then the model: {misc}"
     );
     assert!(
         misc["show"].as_array().unwrap().contains(&json!("tools")),

@@ -46,10 +46,11 @@ pub(super) async fn completions(
         Ok(Json(request)) => request,
         Err(rejection) => return bad_request(&rejection.body_text()),
     };
-    let (ask, mut wanted) = match read(request) {
+    let (mut ask, mut wanted) = match read(request) {
         Ok(read) => read,
         Err(why) => return bad_request(&why),
     };
+    served.route(&mut ask);
     if wanted.model.is_empty() {
         wanted.model = served.daemon.personas()[0].name.clone();
     }

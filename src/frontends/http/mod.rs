@@ -1,8 +1,11 @@
 //! loopd as an OpenAI-compatible HTTP server (`loopd serve --http
-//! HOST:PORT`): `GET /v1/models` lists the personas as models and `POST
-//! /v1/chat/completions` runs the named persona's loop on the daemon's one
-//! queue, streaming the answer as chunks (thoughts too, as
-//! `reasoning_content`, when the request sets `"thoughts": true`).
+//! HOST:PORT`): `GET /v1/models` lists the personas as models, then the
+//! model itself, and `POST /v1/chat/completions` runs the named persona's
+//! loop on the daemon's one queue, streaming the answer as chunks (thoughts
+//! too, as `reasoning_content`, when the request sets `"thoughts": true`).
+//! Named by its own id ([`Served::model_id`]), the model answers bare: one
+//! turn with the client's messages and tools, no persona's prompt, loop or
+//! toolboxes.
 //!
 //! Loopback needs no key; beyond it, every request must carry
 //! `Authorization: Bearer <key>` with the key from the configured file.
@@ -59,6 +62,50 @@ pub fn read_chat_body(body: &[u8]) -> Result<crate::daemon::Ask, String> {
 struct Served {
     daemon: Daemon,
     api_key: Option<Arc<str>>,
+}
+
+impl Served {
+    /// The model's own id among the personas: its name in lower case, words
+    /// joined by `-` (`qwen2.5-coder-0.5b-instruct-awq`).
+    fn model_id(&self) -> String {
+        let name = &self.daemon.brain_info().model;
+        name.split_whitespace()
+            .map(str::to_lowercase)
+            .collect::<Vec<_>>()
+            .join("-")
+    }
+
+    /// Every name a client may ask for: the personas, the default first,
+    /// then the model's own id (unless a persona has the same name).
+    fn model_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .daemon
+            .personas()
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
+        let model = self.model_id();
+        if !names.contains(&model) {
+            names.push(model);
+        }
+        names
+    }
+
+    /// Makes `ask` a bare model turn when it names the model rather than a
+    /// persona: the default persona's brain, with no system prompt but the
+    /// client's, no toolboxes, and the plain loop (the client's tools, when
+    /// it sends some, make it a client-tools turn as with any persona).
+    fn route(&self, ask: &mut crate::daemon::Ask) {
+        let model = self.model_id();
+        let is_persona = self.daemon.personas().iter().any(|p| p.name == model);
+        if ask.persona.as_deref() != Some(model.as_str()) || is_persona {
+            return;
+        }
+        ask.persona = None;
+        ask.loop_id = Some("none".into());
+        ask.tools = Some(Vec::new());
+        ask.system_prompt.get_or_insert_with(String::new);
+    }
 }
 
 /// Serves until `stop` is cancelled; returns once the address is bound, an
@@ -191,7 +238,6 @@ fn web_page(request: &Request) -> Option<String> {
     })
 }
 
-/// `GET /v1/models`: one model per persona, the default first.
 /// Adds `Server-Timing: total;dur=MS`, the server's own time from the
 /// request to its response (for a whole answer, all of it; for a stream,
 /// until the first byte), so a client can tell what loopd adds to the
@@ -206,13 +252,13 @@ async fn timed(request: Request, next: Next) -> Response {
     response
 }
 
+/// `GET /v1/models`: the personas, the default first, then the model.
 async fn models(State(served): State<Served>) -> Json<ModelList> {
     let data = served
-        .daemon
-        .personas()
-        .iter()
-        .map(|persona| ModelEntry {
-            id: persona.name.clone(),
+        .model_names()
+        .into_iter()
+        .map(|id| ModelEntry {
+            id,
             object: "model".into(),
             created: 0,
             owned_by: "loopd".into(),

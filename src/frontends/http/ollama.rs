@@ -144,25 +144,23 @@ pub(super) async fn generate(
     answer(&served, wire, request.common, Shape::Generate).await
 }
 
-/// `GET /api/tags`: every persona, as an installed model.
+/// `GET /api/tags`: every persona, then the model, as installed models.
 pub(super) async fn tags(State(served): State<Served>) -> Json<Value> {
     let models: Vec<Value> = served
-        .daemon
-        .personas()
+        .model_names()
         .iter()
-        .map(|p| model_entry(&served, &p.name))
+        .map(|name| model_entry(&served, name))
         .collect();
     Json(json!({ "models": models }))
 }
 
-/// `GET /api/ps`: the personas, all loaded.
+/// `GET /api/ps`: the personas and the model, all loaded.
 pub(super) async fn ps(State(served): State<Served>) -> Json<Value> {
     let models: Vec<Value> = served
-        .daemon
-        .personas()
+        .model_names()
         .iter()
-        .map(|p| {
-            let mut entry = model_entry(&served, &p.name);
+        .map(|name| {
+            let mut entry = model_entry(&served, name);
             entry["expires_at"] = json!("2999-01-01T00:00:00Z");
             entry["size_vram"] = json!(0);
             entry
@@ -171,7 +169,7 @@ pub(super) async fn ps(State(served): State<Served>) -> Json<Value> {
     Json(json!({ "models": models }))
 }
 
-/// `POST /api/show`: one persona's details.
+/// `POST /api/show`: one persona's or the model's details.
 pub(super) async fn show(
     State(served): State<Served>,
     body: Result<Json<ShowRequest>, JsonRejection>,
@@ -186,15 +184,18 @@ pub(super) async fn show(
         request.model
     };
     let name = model_name(&asked);
-    let Some(persona) = served.daemon.personas().iter().find(|p| p.name == name) else {
-        return error(StatusCode::NOT_FOUND, &format!("model '{asked}' not found"));
+    let persona = served.daemon.personas().iter().find(|p| p.name == name);
+    let system = match persona {
+        Some(persona) => persona.description.clone(),
+        None if name == served.model_id() => String::new(),
+        None => return error(StatusCode::NOT_FOUND, &format!("model '{asked}' not found")),
     };
     let info = served.daemon.brain_info();
     Json(json!({
         "modelfile": "",
         "parameters": "",
         "template": "",
-        "system": persona.description,
+        "system": system,
         "details": details(&served),
         "model_info": {"general.architecture": info.arch, "general.name": info.model,
                         "context_length": info.context_length},
@@ -369,6 +370,7 @@ async fn answer(
         false => wanted.model.clone(),
     };
     ask.persona = Some(model.clone());
+    served.route(&mut ask);
     let ticket = match served.daemon.submit(ask) {
         Ok(ticket) => ticket,
         Err(e) => return failed(&e),
