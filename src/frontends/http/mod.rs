@@ -3,9 +3,9 @@
 //! model itself, and `POST /v1/chat/completions` runs the named persona's
 //! loop on the daemon's one queue, streaming the answer as chunks (thoughts
 //! too, as `reasoning_content`, when the request sets `"thoughts": true`).
-//! Named by its own id ([`Served::model_id`]), the model answers bare: one
-//! turn with the client's messages and tools, no persona's prompt, loop or
-//! toolboxes.
+//! Named by its own id (its GGUF name in lower case, words joined by `-`),
+//! the model answers bare: one turn with the client's messages and tools,
+//! no persona's prompt, loop or toolboxes.
 //!
 //! Loopback needs no key; beyond it, every request must carry
 //! `Authorization: Bearer <key>` with the key from the configured file.
@@ -62,19 +62,20 @@ pub fn read_chat_body(body: &[u8]) -> Result<crate::daemon::Ask, String> {
 struct Served {
     daemon: Daemon,
     api_key: Option<Arc<str>>,
+    /// The model's own id among the personas ([`model_id`]).
+    model_id: Arc<str>,
+}
+
+/// A model's id as the APIs list it: its name in lower case, words joined
+/// by `-` (`qwen2.5-coder-0.5b-instruct-awq`).
+fn model_id(name: &str) -> String {
+    name.split_whitespace()
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 impl Served {
-    /// The model's own id among the personas: its name in lower case, words
-    /// joined by `-` (`qwen2.5-coder-0.5b-instruct-awq`).
-    fn model_id(&self) -> String {
-        let name = &self.daemon.brain_info().model;
-        name.split_whitespace()
-            .map(str::to_lowercase)
-            .collect::<Vec<_>>()
-            .join("-")
-    }
-
     /// Every name a client may ask for: the personas, the default first,
     /// then the model's own id (unless a persona has the same name).
     fn model_names(&self) -> Vec<String> {
@@ -84,9 +85,8 @@ impl Served {
             .iter()
             .map(|p| p.name.clone())
             .collect();
-        let model = self.model_id();
-        if !names.contains(&model) {
-            names.push(model);
+        if !names.iter().any(|n| **n == *self.model_id) {
+            names.push(self.model_id.to_string());
         }
         names
     }
@@ -96,9 +96,9 @@ impl Served {
     /// client's, no toolboxes, and the plain loop (the client's tools, when
     /// it sends some, make it a client-tools turn as with any persona).
     fn route(&self, ask: &mut crate::daemon::Ask) {
-        let model = self.model_id();
+        let model = &*self.model_id;
         let is_persona = self.daemon.personas().iter().any(|p| p.name == model);
-        if ask.persona.as_deref() != Some(model.as_str()) || is_persona {
+        if ask.persona.as_deref() != Some(model) || is_persona {
             return;
         }
         ask.persona = None;
@@ -120,6 +120,7 @@ pub async fn serve(
         .await
         .map_err(|e| format!("http: cannot listen on {}: {e}", options.listen))?;
     let served = Served {
+        model_id: model_id(&daemon.brain_info().model).into(),
         daemon,
         api_key: options.api_key.map(Arc::from),
     };

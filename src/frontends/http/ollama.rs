@@ -187,7 +187,7 @@ pub(super) async fn show(
     let persona = served.daemon.personas().iter().find(|p| p.name == name);
     let system = match persona {
         Some(persona) => persona.description.clone(),
-        None if name == served.model_id() => String::new(),
+        None if *name == *served.model_id => String::new(),
         None => return error(StatusCode::NOT_FOUND, &format!("model '{asked}' not found")),
     };
     let info = served.daemon.brain_info();
