@@ -11,11 +11,15 @@
 //! - [`origin`]: the check that keeps web pages off the HTTP and WebSocket
 //!   listeners;
 //! - [`guard`]: connection caps, read deadlines and secret comparison that
-//!   every network listener shares.
+//!   every network listener shares;
+//! - [`request`]: the one reader of a request's options, whatever the wire;
+//! - [`outgoing`]: the one translation of a run's events into tokens by
+//!   channel, typed events and sentences to speak.
 //!
 //! Front ends only talk to [`crate::daemon::Daemon`]: they turn what they
-//! receive into an [`crate::daemon::Ask`], and a ticket's events and reply
-//! into their own protocol.
+//! receive into an [`crate::daemon::Ask`] through [`request`], and a
+//! ticket's events (through [`outgoing`]) and reply into their own
+//! protocol.
 
 pub mod bus;
 pub mod dbus;
@@ -23,4 +27,6 @@ pub mod guard;
 pub mod http;
 pub mod listen;
 pub mod origin;
+pub mod outgoing;
+pub mod request;
 pub mod wyoming;

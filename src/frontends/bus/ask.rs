@@ -5,8 +5,7 @@ use super::handler::Peer;
 use super::message::BusMessage;
 use super::reply::{LoopdAnswer, LoopdError, LoopdEvent, LoopdToken};
 use crate::daemon::{AskError, Ticket};
-use crate::engine::LoopEvent;
-use serde_json::Value;
+use crate::frontends::outgoing::Outgoing;
 
 /// Runs one queued (or refused) `loopd.ask` to its terminal reply.
 pub async fn run(
@@ -37,23 +36,19 @@ pub async fn run(
     }
     let mut delivered = true;
     while let Some(event) = peer.next_event(&mut ticket).await {
-        let token = |channel, text| LoopdToken {
-            request_id: &id,
-            channel,
-            text,
-        };
-        let reply = match &event {
-            LoopEvent::AnswerToken { text } => token("answer", text).reply(message),
-            LoopEvent::ThoughtToken { text } => token("thought", text).reply(message),
-            other => {
-                let event = serde_json::to_value(other).unwrap_or(Value::Null);
-                LoopdEvent {
-                    request_id: &id,
-                    kind: event["type"].clone(),
-                    event,
-                }
-                .reply(message)
+        let reply = match Outgoing::from(event) {
+            Outgoing::Token { channel, text } => LoopdToken {
+                request_id: &id,
+                channel: channel.as_str(),
+                text: &text,
             }
+            .reply(message),
+            Outgoing::Event { kind, json } => LoopdEvent {
+                request_id: &id,
+                kind: kind.into(),
+                event: json,
+            }
+            .reply(message),
         };
         if delivered && !peer.send(reply).await {
             delivered = false;

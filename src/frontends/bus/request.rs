@@ -1,9 +1,11 @@
-//! Reads a daemon [`Ask`] out of a message's data, checking every type.
+//! Reads a daemon [`Ask`] out of a message's data: the question here, the
+//! options through the one reader ([`AskOptions`]).
 
 use super::message::BusMessage;
-use crate::daemon::{Ask, Caller, Limits};
+use crate::daemon::{Ask, Caller};
+pub use crate::frontends::request::type_name;
+use crate::frontends::request::AskOptions;
 use serde_json::{Map, Value};
-use std::time::Duration;
 
 /// The [`Ask`] a message carries: the question from `data[text_key]`,
 /// optional `loop`, `persona`, `session`, `max_tokens`, `temperature`,
@@ -26,36 +28,11 @@ pub fn ask_from(message: &BusMessage, text_key: &str) -> Result<Ask, String> {
 
 /// Like [`ask_from`], with the question already taken out.
 pub fn ask_with_prompt(message: &BusMessage, prompt: String) -> Result<Ask, String> {
-    let data = &message.data;
-    let session = string(data, "session")?.or_else(|| message.session_id().map(String::from));
-    Ok(Ask {
-        caller: Caller::bus(),
-        prompt,
-        loop_id: string(data, "loop")?,
-        persona: string(data, "persona")?,
-        session,
-        max_tokens: count(data, "max_tokens")?,
-        temperature: number(data, "temperature")?,
-        tools: tools(data)?,
-        limits: Limits {
-            max_turns: count(data, "max_turns")?,
-            max_total_tokens: count(data, "max_total_tokens")?,
-            timeout: timeout(data)?,
-        },
-        ..Ask::default()
-    })
-}
-
-/// `timeout`: seconds the loop may run.
-fn timeout(data: &Map<String, Value>) -> Result<Option<Duration>, String> {
-    match number(data, "timeout")? {
-        None => Ok(None),
-        Some(seconds) => Limits::timeout_secs(seconds).map(Some).ok_or_else(|| {
-            format!(
-                "`timeout` must be a positive number of seconds (at most a year), not {seconds}"
-            )
-        }),
+    let mut options = AskOptions::read(&message.data)?;
+    if options.session.is_none() {
+        options.session = message.session_id().map(String::from);
     }
+    options.ask(Caller::bus(), prompt)
 }
 
 /// An optional string field; `null` counts as missing.
@@ -67,70 +44,6 @@ pub fn string(data: &Map<String, Value>, key: &str) -> Result<Option<String>, St
             "`{key}` must be a string, not {}",
             type_name(other)
         )),
-    }
-}
-
-fn count(data: &Map<String, Value>, key: &str) -> Result<Option<usize>, String> {
-    match data.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => n
-            .as_u64()
-            .and_then(|n| usize::try_from(n).ok())
-            .map(Some)
-            .ok_or_else(|| format!("`{key}` must be a whole number, not {n}")),
-        Some(other) => Err(format!(
-            "`{key}` must be a whole number, not {}",
-            type_name(other)
-        )),
-    }
-}
-
-fn number(data: &Map<String, Value>, key: &str) -> Result<Option<f64>, String> {
-    match data.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => Ok(n.as_f64()),
-        Some(other) => Err(format!(
-            "`{key}` must be a number, not {}",
-            type_name(other)
-        )),
-    }
-}
-
-/// `tools`: a list of toolbox names, or one comma-separated string.
-fn tools(data: &Map<String, Value>) -> Result<Option<Vec<String>>, String> {
-    match data.get("tools") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(
-            s.split(',')
-                .map(|t| t.trim().to_string())
-                .filter(|t| !t.is_empty())
-                .collect(),
-        )),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|t| {
-                t.as_str()
-                    .map(String::from)
-                    .ok_or_else(|| "`tools` must be a list of strings".to_string())
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Some),
-        Some(other) => Err(format!(
-            "`tools` must be a list of strings, not {}",
-            type_name(other)
-        )),
-    }
-}
-
-/// The JSON type of a value, for error messages.
-pub fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }
 

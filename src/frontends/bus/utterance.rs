@@ -5,8 +5,7 @@ use super::handler::Peer;
 use super::message::BusMessage;
 use super::reply::Speak;
 use crate::daemon::{AskError, Ticket};
-use crate::engine::sentences::Sentences;
-use crate::engine::LoopEvent;
+use crate::frontends::outgoing::SpokenAnswer;
 use serde_json::json;
 
 /// Spoken when the answer failed.
@@ -36,12 +35,10 @@ pub async fn run(
         }
         Ok(mut ticket) => {
             let cancel = ticket.canceller();
-            let mut sentences = Sentences::new();
+            let mut spoken = SpokenAnswer::new();
             while let Some(event) = peer.next_event(&mut ticket).await {
-                if let LoopEvent::AnswerToken { text } = event {
-                    for sentence in sentences.push(&text) {
-                        voice.say(&sentence).await;
-                    }
+                for sentence in spoken.hear(&event) {
+                    voice.say(&sentence).await;
                 }
                 if voice.gone {
                     cancel.cancel();
@@ -49,7 +46,7 @@ pub async fn run(
             }
             match ticket.finish().await {
                 Ok(_) => {
-                    if let Some(rest) = sentences.finish() {
+                    if let Some(rest) = spoken.finish() {
                         voice.say(&rest).await;
                     }
                     if voice.spoken == 0 {

@@ -6,7 +6,7 @@ use super::error::Error;
 use super::registry::Claim;
 use super::stats;
 use crate::daemon::Ticket;
-use crate::engine::LoopEvent;
+use crate::frontends::outgoing::Outgoing;
 use std::collections::HashMap;
 use zbus::message::Header;
 use zbus::names::BusName;
@@ -107,14 +107,11 @@ pub async fn deliver(
     }
     let mut lost = false;
     while let Some(event) = ticket.next_event().await {
-        let sent = match &event {
-            LoopEvent::AnswerToken { text } => RequestObject::token(&emitter, "answer", text).await,
-            LoopEvent::ThoughtToken { text } => {
-                RequestObject::token(&emitter, "thought", text).await
+        let sent = match Outgoing::from(event) {
+            Outgoing::Token { channel, text } => {
+                RequestObject::token(&emitter, channel.as_str(), &text).await
             }
-            other => {
-                let json = serde_json::to_value(other).unwrap_or_default();
-                let kind = json["type"].as_str().unwrap_or("event").to_string();
+            Outgoing::Event { kind, json } => {
                 RequestObject::event(&emitter, &kind, &json.to_string()).await
             }
         };

@@ -4,15 +4,16 @@
 //!
 //! The last message must be the user's; the ones before it are the history
 //! (a system message replaces the persona's system prompt). loopd's own
-//! fields may ride along: `loop` (an engine id), `toolboxes` (names) and
-//! `thoughts` (stream the loop's reasoning as `reasoning_content`). Tools a
-//! client defines itself are not called by loopd's loops; the persona's
-//! toolboxes are.
+//! request options may ride along (read by the one reader, see [`options`]),
+//! and `thoughts` (stream the loop's reasoning as `reasoning_content`).
+//! Tools a client defines itself make one model turn with them instead of
+//! the persona's loop ([`client_tools`]).
 
 use super::{client_tools, error, Served};
 use crate::brain::Role;
 use crate::daemon::{Ask, AskError, Caller, Ticket};
-use crate::engine::LoopEvent;
+use crate::frontends::outgoing::{Channel, Outgoing};
+use crate::frontends::request::AskOptions;
 use crate::openai::{
     self, ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, ChunkChoice,
     CompletionChoice, Content, Delta, PromptTokensDetails, Stop, Timings, WireMessage, WireUsage,
@@ -23,7 +24,7 @@ use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use std::convert::Infallible;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::mpsc;
@@ -86,46 +87,19 @@ pub(super) fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), Stri
         .map(|m| m.content.clone())
         .collect();
     messages.retain(|m| m.role != Role::System);
-    let extra = &request.extra;
-    let loop_id = match extra.get("loop") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(id)) => Some(id.clone()),
-        Some(other) => return Err(format!("`loop` must be an engine id, not {other}")),
-    };
-    let tools = match extra.get("toolboxes") {
-        None | Some(Value::Null) => None,
-        Some(value) => Some(
-            serde_json::from_value::<Vec<String>>(value.clone())
-                .map_err(|_| format!("`toolboxes` must be a list of names, not {value}"))?,
-        ),
-    };
-    let thoughts = match extra.get("thoughts") {
+    let thoughts = match request.extra.get("thoughts") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
         Some(other) => return Err(format!("`thoughts` must be true or false, not {other}")),
     };
-    let session = request
-        .extra
-        .get("user")
-        .and_then(Value::as_str)
-        .map(String::from);
-    let persona = Some(request.model.clone()).filter(|m| !m.is_empty());
     let ask = Ask {
-        caller: Caller::http(),
-        prompt: last.content,
-        loop_id,
-        persona,
-        session,
-        max_tokens: request.max_completion_tokens.or(request.max_tokens),
-        temperature: request.temperature.map(f64::from),
         top_p: request.top_p,
         seed: request.seed,
-        stop: request.stop.map(Stop::strings).unwrap_or_default(),
-        tools,
+        stop: request.stop.clone().map(Stop::strings).unwrap_or_default(),
         system_prompt: (!system.is_empty()).then(|| system.join("\n\n")),
         history: Some(messages),
         client_tools,
-        ..Ask::default()
+        ..options(&request)?.ask(Caller::http(), last.content)?
     };
     let wanted = Wanted {
         model: request.model,
@@ -134,6 +108,43 @@ pub(super) fn read(request: ChatCompletionRequest) -> Result<(Ask, Wanted), Stri
         thoughts,
     };
     Ok((ask, wanted))
+}
+
+/// The request options a body may carry as they are.
+const RIDING_ALONG: &[&str] = &[
+    "loop",
+    "toolboxes",
+    "session",
+    "max_turns",
+    "max_total_tokens",
+    "timeout",
+];
+
+/// loopd's request options as this wire carries them: the model names the
+/// persona, `user` the session, `toolboxes` the toolboxes (`tools` are the
+/// client's own); `loop`, `session` and the limits ride along as they are.
+fn options(request: &ChatCompletionRequest) -> Result<AskOptions, String> {
+    let mut fields: Map<String, Value> = request
+        .extra
+        .iter()
+        .filter(|(key, _)| RIDING_ALONG.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    if !fields.contains_key("session") {
+        if let Some(user) = request.extra.get("user") {
+            fields.insert("session".into(), user.clone());
+        }
+    }
+    if !request.model.is_empty() {
+        fields.insert("persona".into(), request.model.clone().into());
+    }
+    let max_tokens = request.max_completion_tokens.or(request.max_tokens);
+    fields.insert("max_tokens".into(), max_tokens.into());
+    fields.insert(
+        "temperature".into(),
+        request.temperature.map(f64::from).into(),
+    );
+    AskOptions::read(&fields)
 }
 
 /// The whole answer as one `chat.completion`. A client that goes away
@@ -197,17 +208,23 @@ fn streamed(mut ticket: Ticket, wanted: Wanted) -> Response {
                 event = ticket.next_event() => event,
                 _ = events.closed() => return,
             };
-            let delta = match event {
-                None => break,
-                Some(LoopEvent::AnswerToken { text }) => Delta {
+            let Some(event) = event else { break };
+            let delta = match Outgoing::from(event) {
+                Outgoing::Token {
+                    channel: Channel::Answer,
+                    text,
+                } => Delta {
                     content: Some(text),
                     ..Delta::default()
                 },
-                Some(LoopEvent::ThoughtToken { text }) if wanted.thoughts => Delta {
+                Outgoing::Token {
+                    channel: Channel::Thought,
+                    text,
+                } if wanted.thoughts => Delta {
                     reasoning_content: Some(text),
                     ..Delta::default()
                 },
-                Some(_) => continue,
+                _ => continue,
             };
             if !send(chunks.event(delta, None)).await {
                 return;
@@ -397,7 +414,9 @@ mod tests {
             "loop": "react",
             "toolboxes": ["math"],
             "thoughts": true,
-            "user": "kitchen"
+            "user": "kitchen",
+            "max_turns": 3,
+            "timeout": 9
         }))
         .unwrap();
         assert_eq!(ask.prompt, "What is 2+2?");
@@ -408,6 +427,8 @@ mod tests {
         assert_eq!(ask.tools, Some(vec!["math".to_string()]));
         assert_eq!(ask.max_tokens, Some(40));
         assert_eq!(ask.session.as_deref(), Some("kitchen"));
+        assert_eq!(ask.limits.max_turns, Some(3));
+        assert_eq!(ask.limits.timeout.map(|t| t.as_secs()), Some(9));
         assert_eq!(ask.caller, Caller::http());
         assert!(wanted.stream && wanted.include_usage && wanted.thoughts);
     }
@@ -424,7 +445,10 @@ mod tests {
         let bad_role = request(json!({"messages": [{"role": "robot", "content": "x"}]}));
         assert!(bad_role.err().unwrap().contains("robot"));
         let bad_boxes =
-            request(json!({"messages": [{"role": "user", "content": "x"}], "toolboxes": "math"}));
-        assert!(bad_boxes.err().unwrap().contains("`toolboxes`"));
+            request(json!({"messages": [{"role": "user", "content": "x"}], "toolboxes": 5}));
+        assert_eq!(
+            bad_boxes.err().unwrap(),
+            "`toolboxes` must be a list of strings, not 5"
+        );
     }
 }

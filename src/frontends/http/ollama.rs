@@ -10,7 +10,7 @@ use super::chat::{self, finish_reason};
 use super::Served;
 use crate::daemon::{Answer, AskError, Ticket};
 use crate::engine::parse::ToolCall;
-use crate::engine::LoopEvent;
+use crate::frontends::outgoing::Outgoing;
 use crate::openai::{
     ChatCompletionRequest, Content, Stop, WireFunction, WireMessage, WireToolCall,
 };
@@ -459,14 +459,11 @@ fn streamed(mut ticket: Ticket, lines: Lines) -> Response {
                 event = ticket.next_event() => event,
                 _ = out.closed() => return,
             };
-            match event {
-                None => break,
-                Some(LoopEvent::AnswerToken { text }) => {
-                    if !send(lines.piece(&text, &[], None)).await {
-                        return;
-                    }
+            let Some(event) = event else { break };
+            if let Some(text) = Outgoing::answer_text(event) {
+                if !send(lines.piece(&text, &[], None)).await {
+                    return;
                 }
-                Some(_) => {}
             }
         }
         match ticket.finish().await {

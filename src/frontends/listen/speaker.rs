@@ -4,8 +4,8 @@
 //! plays before the last is generated.
 
 use crate::daemon::Ticket;
-use crate::engine::sentences::Sentences;
 use crate::engine::{LoopEvent, Trace};
+use crate::frontends::outgoing::SpokenAnswer;
 use crate::voice::speech::Voice;
 use crate::voice::stream::Playing;
 use crate::voice::VoiceError;
@@ -94,18 +94,18 @@ pub async fn speak_answer(
     speaker: &Speaker,
     trace: &mut Trace,
 ) -> Option<Instant> {
-    let mut sentences = Sentences::new();
+    let mut spoken = SpokenAnswer::new();
     let mut first_token = None;
     while let Some(event) = ticket.next_event().await {
         trace.push(&event);
-        if let LoopEvent::AnswerToken { text } = &event {
+        if let LoopEvent::AnswerToken { .. } = &event {
             first_token.get_or_insert_with(Instant::now);
-            for sentence in sentences.push(text) {
-                speaker.say(sentence);
-            }
+        }
+        for sentence in spoken.hear(&event) {
+            speaker.say(sentence);
         }
     }
-    if let Some(rest) = sentences.finish() {
+    if let Some(rest) = spoken.finish() {
         speaker.say(rest);
     }
     first_token

@@ -22,8 +22,8 @@ pub mod event;
 mod speech;
 
 use crate::daemon::{Ask, Caller, Daemon};
-use crate::engine::LoopEvent;
 use crate::frontends::guard;
+use crate::frontends::outgoing::Outgoing;
 use crate::voice::audio::Pcm;
 use crate::voice::speech::Voice;
 use crate::voice::whisper::{self, Whisper};
@@ -349,7 +349,7 @@ async fn handle(
         .await
         .map_err(|e| e.to_string())?;
     while let Some(event) = ticket.next_event().await {
-        if let LoopEvent::AnswerToken { text } = event {
+        if let Some(text) = Outgoing::answer_text(event) {
             write_event(write, &Event::new("handled-chunk", json!({"text": text})))
                 .await
                 .map_err(|e| e.to_string())?;
