@@ -58,11 +58,16 @@ impl AskOptions {
             .filter(|(key, _)| KEYS.contains(&key.as_str()) || key.as_str() == "toolboxes")
             .map(|(key, value)| (key.clone(), value.clone()))
             .collect();
-        serde_path_to_error::deserialize(Value::Object(options)).map_err(|e| {
-            let key = e.path().to_string();
-            match fields.get(&key) {
-                Some(value) => format!("`{key}` must be {}, not {}", expected(&key), shown(value)),
-                None => e.into_inner().to_string(),
+        serde_json::from_value(Value::Object(options.clone())).map_err(|e| {
+            let alone = |key: &String, value: &Value| {
+                let one = Map::from_iter([(key.clone(), value.clone())]);
+                serde_json::from_value::<AskOptions>(Value::Object(one)).is_err()
+            };
+            match options.iter().find(|(key, value)| alone(key, value)) {
+                Some((key, value)) => {
+                    format!("`{key}` must be {}, not {}", expected(key), shown(value))
+                }
+                None => e.to_string(),
             }
         })
     }
