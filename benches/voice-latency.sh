@@ -8,8 +8,11 @@
 # early cut-offs (an answer to half a question). Prints p50/p90 of each stage
 # and the raw JSON lines' path.
 #
-#   benches/voice-latency.sh [VOICE ...]     (default: en-us piper-joe)
+#   [TURN=smart-turn] benches/voice-latency.sh [VOICE ...]
+#                                  (default: en-us piper-joe; TURN=silence)
 #
+# TURN picks how the end of a question is found (`listen --turn`): a fixed
+# silence, or the Smart Turn model (`models/fetch smart-turn`).
 # Needs espeak-ng, the default model and speech model, and `models/fetch
 # piper-joe` for the Piper voice.
 set -euo pipefail
@@ -17,8 +20,9 @@ cd "$(dirname "$0")/.."
 cargo build --release --quiet
 loopd=$PWD/target/release/loopd
 [ $# -gt 0 ] || set -- en-us piper-joe
+turn=${TURN:-silence}
 out=$(mktemp -d)
-echo "voice-latency: WAVs and results in $out" >&2
+echo "voice-latency: turn end by $turn; WAVs and results in $out" >&2
 
 # kind|question (" / " marks a pause)
 questions='plain|What is the capital of France?
@@ -56,7 +60,7 @@ with wave.open(out, "wb") as w:
     w.setparams(params)
     w.writeframes(silence(0.3) + silence(0.7).join(frames) + silence(2.0))
 PY
-        "$loopd" listen --voice "$voice" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
+        "$loopd" listen --voice "$voice" --turn "$turn" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
             python3 -c '
 import json, sys
 kind, question, voice = sys.argv[1:4]
@@ -77,7 +81,9 @@ def pct(values, p):
     if not values:
         return float("nan")
     return values[min(len(values) - 1, round(p / 100 * (len(values) - 1)))]
-words = lambda s: re.findall(r"[a-z0-9]+", s.lower())
+NUMBERS = dict(zip("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+                   "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split(), range(21)))
+words = lambda s: [str(NUMBERS.get(w, w)) for w in re.findall(r"[a-z0-9]+", s.lower())]
 rows = []
 for group in ["all", "plain", "tool", "paused"]:
     chosen = [t for t in turns if not t.get("failed") and group in ("all", t["kind"])]

@@ -6,9 +6,11 @@
 //! `~/.cache/loopd/models` — the same place `models/fetch` writes to.
 
 use crate::voice::speech::Voice;
+use crate::voice::vad::TurnJudge;
 use crate::voice::VoiceError;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 const MANIFEST: &str = include_str!("../models/models.toml");
 
@@ -230,6 +232,34 @@ pub fn resolve_knowledge(
         );
         Ok(None)
     }
+}
+
+/// How a pause is judged: `silence` (a fixed silence ends a turn, no
+/// judge), or a turn model: `smart-turn`, or a directory holding
+/// `turn.onnx` and `libonnxruntime.so`.
+pub fn open_turn(name: &str) -> Result<Option<Arc<dyn TurnJudge>>, VoiceError> {
+    if name == "silence" {
+        return Ok(None);
+    }
+    let dir = resolve_speech(Some(name)).map_err(|e| VoiceError::Model(e.to_string()))?;
+    load_turn(&dir)
+}
+
+#[cfg(feature = "onnx")]
+fn load_turn(dir: &Path) -> Result<Option<Arc<dyn TurnJudge>>, VoiceError> {
+    let model = crate::voice::turn::SmartTurn::load(
+        &dir.join("turn.onnx"),
+        &dir.join("libonnxruntime.so"),
+    )?;
+    Ok(Some(Arc::new(model)))
+}
+
+#[cfg(not(feature = "onnx"))]
+fn load_turn(dir: &Path) -> Result<Option<Arc<dyn TurnJudge>>, VoiceError> {
+    Err(VoiceError::Model(format!(
+        "cannot load the turn model in {}: this loopd was built without the `onnx` feature",
+        dir.display()
+    )))
 }
 
 /// The voice `name` names: a Piper voice in the manifest (`piper-joe`) or

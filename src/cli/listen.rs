@@ -11,7 +11,7 @@ use crate::frontends::listen::{converse, Answering, ListenSettings, Turn};
 use crate::models;
 use crate::tools::ExternalToolboxes;
 use crate::voice::stream::{self, Sink, Source};
-use crate::voice::vad::Endpointing;
+use crate::voice::vad::{Endpointing, Judging};
 use crate::voice::whisper::Whisper;
 use clap::Args;
 use serde_json::json;
@@ -75,9 +75,16 @@ pub struct ListenArgs {
     #[arg(long, default_value = "en-us", value_name = "VOICE")]
     pub voice: String,
 
-    /// Silence that ends a question, in milliseconds.
+    /// Silence that ends a question, in milliseconds (without a turn model).
     #[arg(long, default_value_t = 480, value_name = "MS")]
     pub trailing_silence: u32,
+
+    /// How the end of a question is found: `silence` (--trailing-silence),
+    /// or `smart-turn` (`models/fetch smart-turn`), a model that hears
+    /// whether the speaker has finished: it is asked after 160 ms of
+    /// silence, and a pause it hears as unfinished is waited out for 1.2 s.
+    #[arg(long, default_value = "silence", value_name = "MODEL")]
+    pub turn: String,
 
     /// How to answer.
     #[command(flatten)]
@@ -138,6 +145,9 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
             trailing_silence_ms: args.trailing_silence,
             ..Endpointing::default()
         },
+        judge: crate::models::open_turn(&args.turn)
+            .map_err(|e| e.to_string())?
+            .map(|judge| (judge, Judging::default())),
         barge_in: !args.no_barge_in,
         wake: args.wake.clone(),
         follow_up: std::time::Duration::try_from_secs_f64(args.follow_up).map_err(|_| {

@@ -55,6 +55,7 @@
 //! wyoming_allow = ["192.168.1.20"]   # peers beyond loopback it answers (required beyond it)
 //! speech_model = "whisper-tiny.en"
 //! voice = "piper-joe"           # or an espeak-ng voice (default "en-us")
+//! turn = "smart-turn"           # hear when a question is finished (default "silence")
 //! ```
 
 use serde::Deserialize;
@@ -135,6 +136,9 @@ pub struct VoiceSection {
     pub speech_model: Option<String>,
     /// The voice: an espeak-ng voice or a Piper voice (`piper-joe`).
     pub voice: Option<String>,
+    /// How the end of a question is found: `silence`, or a turn model
+    /// (`smart-turn`).
+    pub turn: Option<String>,
 }
 
 impl Default for VoiceSection {
@@ -150,6 +154,7 @@ impl Default for VoiceSection {
             wyoming_allow: Vec::new(),
             speech_model: None,
             voice: None,
+            turn: None,
         }
     }
 }

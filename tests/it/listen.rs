@@ -8,6 +8,7 @@ use crate::common::serve::Serve;
 use crate::common::{loopd, text, TempDir};
 use crate::ovos::checks::{answered, ask, Lines};
 use crate::voice::{normalised, say, whisper_dir};
+use loopd::models::resolve_speech;
 use loopd::voice::audio::Pcm;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
@@ -281,5 +282,69 @@ fn listen_hears_a_microphone_until_interrupted() {
         text(&out.stdout).is_empty(),
         "zeros are not a question: {}",
         text(&out.stdout)
+    );
+}
+
+/// The Smart Turn model (`--turn smart-turn`) hears that a question is
+/// finished after a short silence, sooner than the fixed silence ends it,
+/// and waits out a pause in the middle of one, which the fixed silence cuts.
+#[test]
+fn a_turn_model_ends_a_finished_question_sooner_and_waits_out_a_pause() {
+    whisper_dir();
+    crate::common::model_path(crate::common::QWEN);
+    resolve_speech(Some("smart-turn")).unwrap_or_else(|e| {
+        panic!("the Smart Turn model is required: {e}\n(.ci/run fetches it with `models/fetch smart-turn`)")
+    });
+    let dir = TempDir::new("turn");
+    let (whole, first, rest) = (
+        dir.join("whole.wav"),
+        dir.join("first.wav"),
+        dir.join("rest.wav"),
+    );
+    say("What time is it in London?", &whole);
+    say("What is twelve times", &first);
+    say("thirteen?", &rest);
+    let finished = dir.join("finished.wav");
+    conversation(&[(&whole, 2.0)], &finished);
+    let paused = dir.join("paused.wav");
+    conversation(&[(&first, 0.7), (&rest, 2.0)], &paused);
+    let turn = |input: &std::path::Path, turn: &str| -> Value {
+        let output = dir.join(&format!("out-{turn}.wav"));
+        let turns = listen_json(&[
+            "--turn",
+            turn,
+            "--once",
+            "--max-tokens",
+            "30",
+            "--input",
+            input.to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+        ]);
+        assert_eq!(turns.len(), 1, "{turns:?}");
+        turns[0].clone()
+    };
+    let heard = |turn: &Value| normalised(turn["transcript"].as_str().unwrap_or_default());
+
+    let judged = turn(&finished, "smart-turn");
+    let fixed = turn(&finished, "silence");
+    assert!(heard(&judged).contains("london"), "{judged}");
+    assert!(
+        judged["vad_ms"].as_f64().unwrap() < 400.0,
+        "a finished question ends after a short silence: {judged}"
+    );
+    assert!(fixed["vad_ms"].as_f64().unwrap() >= 470.0, "{fixed}");
+    assert!(!judged["answer"].as_str().unwrap().is_empty(), "{judged}");
+
+    let waited = turn(&paused, "smart-turn");
+    let cut = turn(&paused, "silence");
+    let whole_question = |t: &Value| heard(t).contains("13") || heard(t).contains("thirteen");
+    assert!(
+        whole_question(&waited),
+        "the pause was waited out: {waited}"
+    );
+    assert!(
+        !whole_question(&cut),
+        "the fixed silence cuts at the pause: {cut}"
     );
 }

@@ -5,7 +5,10 @@
 //!   CTranslate2 conversion by [`ct2`], with the filter bank of [`mel`];
 //! - [`speech`]: text to speech with espeak-ng or a Piper voice ([`piper`]),
 //!   fed sentence by sentence by the engines\' sentence splitter;
-//! - [`vad`]: where an utterance starts and ends;
+//! - [`vad`]: where an utterance starts and ends, and [`turn`] (with the
+//!   `onnx` feature): whether the speaker has finished, heard from how they
+//!   spoke;
+//! - [`onnx`]: the onnxruntime library the ONNX models share;
 //! - [`stream`]: audio in real time, heard chunk by chunk and played from a
 //!   queue, from and to sound cards ([`device`], with the `audio` feature)
 //!   or WAV files.
@@ -17,10 +20,14 @@ pub mod ct2;
 #[cfg(feature = "audio")]
 pub mod device;
 pub mod mel;
+#[cfg(feature = "onnx")]
+pub mod onnx;
 #[cfg(feature = "piper")]
 pub mod piper;
 pub mod speech;
 pub mod stream;
+#[cfg(feature = "onnx")]
+pub mod turn;
 pub mod vad;
 pub mod whisper;
 

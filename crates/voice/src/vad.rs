@@ -1,8 +1,12 @@
 //! Where an utterance starts and ends, with earshot's voice detector on
 //! 16 ms frames of 16 kHz audio: speech starts after a few voiced frames in
-//! a row and ends after a stretch of silence, or at a maximum length.
+//! a row and ends after a stretch of silence, or at a maximum length. With
+//! a [`TurnJudge`], a short silence is enough when the judge hears a
+//! finished turn, and a pause it hears as unfinished is waited out longer.
 
+use super::VoiceError;
 use earshot::Detector;
+use std::sync::Arc;
 
 /// Samples per frame the detector takes (16 ms at 16 kHz).
 pub const FRAME: usize = 256;
@@ -32,6 +36,42 @@ impl Default for Endpointing {
             max_utterance_ms: 15_000,
         }
     }
+}
+
+/// Hears whether an utterance is a whole turn (the speaker has finished).
+pub trait TurnJudge: Send + Sync + std::fmt::Debug {
+    /// The probability that `speech` (16 kHz, from just before the speaker
+    /// began to now) is a whole turn.
+    fn complete(&self, speech: &[f32]) -> Result<f32, VoiceError>;
+}
+
+/// When the judge is asked, and how long an unfinished turn is waited for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Judging {
+    /// Silence after speech before the judge is asked, in milliseconds.
+    pub ask_after_ms: u32,
+    /// Silence that ends a turn the judge heard as unfinished.
+    pub patience_ms: u32,
+}
+
+impl Default for Judging {
+    fn default() -> Self {
+        Judging {
+            ask_after_ms: 160,
+            patience_ms: 1200,
+        }
+    }
+}
+
+/// A judge with its rules and what it has heard.
+struct Judge {
+    judge: Arc<dyn TurnJudge>,
+    rules: Judging,
+    /// The utterance under way (with pre-roll), or the last frames while
+    /// nobody speaks.
+    heard: Vec<f32>,
+    /// Asked since the last voiced frame.
+    asked: bool,
 }
 
 /// One utterance found in a stream, as sample offsets from the stream's start.
@@ -68,6 +108,8 @@ pub struct Endpointer {
     speech: Option<(usize, usize)>,
     /// The first voiced frame of the utterance under way.
     onset: usize,
+    /// Asked when a short silence follows speech, if any.
+    judge: Option<Judge>,
 }
 
 impl Endpointer {
@@ -81,6 +123,22 @@ impl Endpointer {
             voiced_run: 0,
             speech: None,
             onset: 0,
+            judge: None,
+        }
+    }
+
+    /// An endpointer that asks `judge` whether a turn is over once a short
+    /// silence follows speech: a finished turn ends then, an unfinished one
+    /// after `rules.patience_ms` of silence.
+    pub fn judged(rules: Endpointing, judge: Arc<dyn TurnJudge>, judging: Judging) -> Endpointer {
+        Endpointer {
+            judge: Some(Judge {
+                judge,
+                rules: judging,
+                heard: Vec::new(),
+                asked: false,
+            }),
+            ..Endpointer::new(rules)
         }
     }
 
@@ -123,6 +181,17 @@ impl Endpointer {
         self.frames += 1;
         self.voiced_run = if voiced { self.voiced_run + 1 } else { 0 };
         let ms_per_frame = (FRAME * 1000 / RATE) as u32;
+        if let Some(judge) = &mut self.judge {
+            judge.heard.extend_from_slice(frame);
+            if self.speech.is_none() {
+                let keep = (PRE_ROLL_FRAMES + START_FRAMES) * FRAME;
+                let drop = judge.heard.len().saturating_sub(keep);
+                judge.heard.drain(..drop);
+            }
+            if voiced {
+                judge.asked = false;
+            }
+        }
         match &mut self.speech {
             None if self.voiced_run >= START_FRAMES => {
                 self.onset = index + 1 - START_FRAMES;
@@ -138,14 +207,44 @@ impl Endpointer {
                 let (start, last) = (*start, *last);
                 let silent_ms = (self.frames - last) as u32 * ms_per_frame;
                 let length_ms = (self.frames - start) as u32 * ms_per_frame;
-                if silent_ms >= self.rules.trailing_silence_ms
-                    || length_ms >= self.rules.max_utterance_ms
-                {
+                let over = match self.turn_heard_over(silent_ms) {
+                    Some(finished) => finished,
+                    None => silent_ms >= self.rules.trailing_silence_ms,
+                };
+                if over || length_ms >= self.rules.max_utterance_ms {
                     self.speech = None;
+                    if let Some(judge) = &mut self.judge {
+                        judge.heard.clear();
+                    }
                     Some(self.utterance(start, last, self.frames * FRAME))
                 } else {
                     None
                 }
+            }
+        }
+    }
+
+    /// With a judge: whether the turn is over after `silent_ms` of silence
+    /// (asking the judge once per pause); `None` without one, or once it
+    /// has failed (the fixed silence rule then holds).
+    fn turn_heard_over(&mut self, silent_ms: u32) -> Option<bool> {
+        let judge = self.judge.as_mut()?;
+        if silent_ms >= judge.rules.patience_ms {
+            return Some(true);
+        }
+        if judge.asked || silent_ms < judge.rules.ask_after_ms {
+            return Some(false);
+        }
+        judge.asked = true;
+        match judge.judge.complete(&judge.heard) {
+            Ok(probability) => {
+                tracing::debug!("turn judge: {probability:.3} after {silent_ms} ms of silence");
+                Some(probability > 0.5)
+            }
+            Err(e) => {
+                tracing::warn!("the turn judge failed ({e}); ending turns by silence alone");
+                self.judge = None;
+                None
             }
         }
     }
@@ -162,6 +261,75 @@ impl Endpointer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A judge that hears every turn as finished, or none, and counts how
+    /// often it was asked and how much it heard.
+    #[derive(Debug)]
+    struct Scripted {
+        finished: bool,
+        asked: Arc<std::sync::Mutex<Vec<usize>>>,
+    }
+
+    impl TurnJudge for Scripted {
+        fn complete(&self, speech: &[f32]) -> Result<f32, VoiceError> {
+            self.asked.lock().unwrap().push(speech.len());
+            Ok(if self.finished { 0.9 } else { 0.1 })
+        }
+    }
+
+    /// A second of a voiced sound: a vowel-like buzz the detector hears.
+    fn voiced() -> Vec<f32> {
+        (0..RATE)
+            .map(|i| {
+                let t = i as f32 / RATE as f32;
+                let f0 = 140.0;
+                (1..12)
+                    .map(|h| (std::f32::consts::TAU * f0 * h as f32 * t).sin() / h as f32)
+                    .sum::<f32>()
+                    * 0.3
+            })
+            .collect()
+    }
+
+    fn ends(vad: &mut Endpointer) -> Option<Utterance> {
+        let mut stream = voiced();
+        stream.extend(vec![0.0; 2 * RATE]);
+        let mut found = vad.push(&stream);
+        assert!(found.len() <= 1, "{found:?}");
+        found.pop()
+    }
+
+    #[test]
+    fn a_judge_ends_a_finished_turn_early_and_waits_for_an_unfinished_one() {
+        let rules = Endpointing::default();
+        let mut plain = Endpointer::new(rules);
+        let fixed = ends(&mut plain).expect("speech then silence is an utterance");
+        let asked = Arc::default();
+        let judge = |finished| Scripted {
+            finished,
+            asked: Arc::clone(&asked),
+        };
+        let mut quick = Endpointer::judged(rules, Arc::new(judge(true)), Judging::default());
+        let early = ends(&mut quick).expect("an utterance");
+        let mut patient = Endpointer::judged(rules, Arc::new(judge(false)), Judging::default());
+        let late = ends(&mut patient).expect("an utterance");
+        assert_eq!((early.start, early.end), (fixed.start, fixed.end));
+        assert!(
+            (fixed.endpoint_delay_ms() - 480.0).abs() < 17.0,
+            "{fixed:?}"
+        );
+        assert!(
+            (early.endpoint_delay_ms() - 160.0).abs() < 17.0,
+            "{early:?}"
+        );
+        assert!((late.endpoint_delay_ms() - 1200.0).abs() < 17.0, "{late:?}");
+        let asked = asked.lock().unwrap();
+        assert_eq!(asked.len(), 2, "once per pause: {asked:?}");
+        assert!(
+            asked[0] >= RATE,
+            "the judge hears the whole utterance: {asked:?}"
+        );
+    }
 
     #[test]
     fn silence_holds_no_utterance() {

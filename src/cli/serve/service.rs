@@ -9,7 +9,7 @@ use crate::daemon::{Ask, Caller};
 use crate::frontends::{bus, dbus, listen, wyoming};
 use crate::voice::speech::{Espeak, Voice};
 use crate::voice::stream::{self, Sink, Source};
-use crate::voice::vad::Endpointing;
+use crate::voice::vad::{Endpointing, Judging};
 use crate::voice::whisper::Whisper;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -71,6 +71,8 @@ pub struct ListenOptions {
     pub barge_in: bool,
     /// The speech model's directory.
     pub speech_dir: PathBuf,
+    /// How the end of a question is found (`silence`, `smart-turn`).
+    pub turn: String,
 }
 
 /// Where the Wyoming service listens and the speech model it loads.
@@ -328,6 +330,9 @@ async fn start_listening(
     };
     let settings = listen::ListenSettings {
         rules: Endpointing::default(),
+        judge: crate::models::open_turn(&options.turn)
+            .map_err(|e| e.to_string())?
+            .map(|judge| (judge, Judging::default())),
         barge_in: options.barge_in,
         wake: options.wake,
         follow_up: options.follow_up,

@@ -17,7 +17,7 @@ use crate::daemon::{Answer, Ask, AskError, Daemon, Ran};
 use crate::engine::Trace;
 use crate::voice::speech::Voice;
 use crate::voice::stream::{Hearing, Playing};
-use crate::voice::vad::{Endpointing, Utterance, RATE};
+use crate::voice::vad::{Endpointing, Judging, TurnJudge, Utterance, RATE};
 use crate::voice::whisper::Whisper;
 use crate::voice::VoiceError;
 use segment::{Recent, Segmenter};
@@ -37,6 +37,9 @@ const STOP_GRACE: Duration = Duration::from_secs(1);
 pub struct ListenSettings {
     /// When an utterance is over (voice segmentation).
     pub rules: Endpointing,
+    /// Asked whether a pause ends the turn, and when (else the rules'
+    /// fixed silence does).
+    pub judge: Option<(Arc<dyn TurnJudge>, Judging)>,
     /// Speech during an answer interrupts it; otherwise what is heard while
     /// loopd answers is ignored (for open speakers without echo
     /// cancellation, whose own voice would interrupt it).
@@ -87,7 +90,8 @@ pub struct Turn {
     pub trace: Trace,
     /// The sentences spoken (before any barge-in).
     pub sentences: Vec<String>,
-    /// How long the endpointer waited after the speech ended, in ms.
+    /// From the end of the speech to the decision that the turn was over,
+    /// in ms: the silence waited for and any turn model's time.
     pub vad_ms: f64,
     /// How long transcription took, in ms.
     pub stt_ms: f64,
@@ -144,7 +148,7 @@ pub fn converse(
 ) -> Result<usize, VoiceError> {
     let mut cut = match &settings.push_to_talk {
         Some(talking) => Segmenter::push_to_talk(talking.clone()),
-        None => Segmenter::voice(settings.rules),
+        None => Segmenter::voice(settings.rules, settings.judge.clone()),
     };
     let mut addressing = Addressing::new(settings.wake.as_deref());
     let mut recent = Recent::default();
@@ -232,8 +236,8 @@ fn hear(
     settings: &ListenSettings,
 ) -> Result<Option<Pending>, VoiceError> {
     let speech_ended = heard_at(utterance.end, recent.heard(), arrived);
-    let vad_ms = utterance.endpoint_delay_ms();
     let transcribing = Instant::now();
+    let vad_ms = ms(transcribing.saturating_duration_since(speech_ended));
     let transcript = parts.whisper.transcribe(recent.of(utterance))?;
     let stt_ms = ms(transcribing.elapsed());
     let transcript = transcript.trim().to_string();

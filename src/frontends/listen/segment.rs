@@ -1,7 +1,7 @@
 //! Cutting heard audio into questions: by voice (the endpointer), or by a
 //! key held down (push-to-talk); and the recent audio they are cut from.
 
-use crate::voice::vad::{Endpointer, Endpointing, Utterance, RATE};
+use crate::voice::vad::{Endpointer, Endpointing, Judging, TurnJudge, Utterance, RATE};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -30,9 +30,13 @@ pub enum Segmenter {
 }
 
 impl Segmenter {
-    /// Cuts by voice with these rules.
-    pub fn voice(rules: Endpointing) -> Segmenter {
-        Segmenter::Voice(Endpointer::new(rules))
+    /// Cuts by voice with these rules, asking `judge` (if any) whether a
+    /// pause ends the turn.
+    pub fn voice(rules: Endpointing, judge: Option<(Arc<dyn TurnJudge>, Judging)>) -> Segmenter {
+        Segmenter::Voice(match judge {
+            Some((judge, judging)) => Endpointer::judged(rules, judge, judging),
+            None => Endpointer::new(rules),
+        })
     }
 
     /// Cuts where `talking` goes on and off.

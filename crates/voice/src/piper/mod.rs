@@ -15,14 +15,13 @@ mod phonemes;
 
 use super::audio::Pcm;
 use super::VoiceError;
-use ort::environment::Environment;
 use ort::session::{Session, SessionInputValue};
 use ort::value::Tensor;
 use phonemes::{clauses, phonemize, sentences};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Mutex, PoisonError};
 
 /// Phoneme-map keys for the start of a sentence, its end, and the padding
@@ -30,10 +29,6 @@ use std::sync::{Mutex, PoisonError};
 const BOS: char = '^';
 const EOS: char = '$';
 const PAD: char = '_';
-
-/// The onnxruntime library this process has loaded (only one can be), and
-/// the environment its sessions share.
-static RUNTIME: Mutex<Option<(PathBuf, Environment)>> = Mutex::new(None);
 
 /// A Piper voice, ready to speak.
 ///
@@ -77,7 +72,7 @@ impl Piper {
                 model.display()
             )));
         }
-        let environment = load_runtime(runtime)?;
+        let environment = crate::onnx::runtime(runtime)?;
         let session = Session::builder(&environment)
             .map_err(|e| VoiceError::Model(format!("onnxruntime: {e}")))?
             .commit_from_file(model)
@@ -189,32 +184,6 @@ impl Piper {
             .ok_or_else(|| VoiceError::Model(format!("the voice gave no `{}`", self.output)))?;
         let (_, samples) = audio.try_extract_tensor::<f32>().map_err(model)?;
         Ok(samples.to_vec())
-    }
-}
-
-/// The environment of the onnxruntime shared library at `path`, loaded
-/// into the process on first use.
-fn load_runtime(path: &Path) -> Result<Environment, VoiceError> {
-    let path = path
-        .canonicalize()
-        .map_err(|e| VoiceError::Model(format!("onnxruntime library {}: {e}", path.display())))?;
-    let mut loaded = RUNTIME.lock().unwrap_or_else(PoisonError::into_inner);
-    match loaded.as_ref() {
-        Some((already, environment)) if *already == path => Ok(environment.clone()),
-        Some((already, _)) => Err(VoiceError::Model(format!(
-            "onnxruntime is already loaded from {}; cannot load {} too",
-            already.display(),
-            path.display()
-        ))),
-        None => {
-            let environment = ort::init_from(&path)
-                .map_err(|e| VoiceError::Model(format!("cannot load onnxruntime: {e}")))?
-                .with_name("piper")
-                .build()
-                .map_err(|e| VoiceError::Model(format!("onnxruntime: {e}")))?;
-            *loaded = Some((path, environment.clone()));
-            Ok(environment)
-        }
     }
 }
 
