@@ -78,10 +78,19 @@ impl Outgoing {
 }
 
 /// A run's answer as sentences to speak: hear every event, say what comes
-/// back, then say what [`SpokenAnswer::finish`] leaves.
-#[derive(Debug, Default)]
+/// back, then say what [`SpokenAnswer::finish`] leaves. The first piece
+/// may be a long first clause, so the voice starts sooner.
+#[derive(Debug)]
 pub struct SpokenAnswer {
     sentences: Sentences,
+}
+
+impl Default for SpokenAnswer {
+    fn default() -> Self {
+        SpokenAnswer {
+            sentences: Sentences::clause_first(),
+        }
+    }
 }
 
 impl SpokenAnswer {

@@ -5,10 +5,16 @@ const ABBREVIATIONS: &[&str] = &[
     "mr", "mrs", "ms", "dr", "prof", "st", "vs", "jr", "sr", "e.g", "i.e", "approx",
 ];
 
+/// Words a first clause needs before its comma ends it.
+const CLAUSE_WORDS: usize = 5;
+
 /// Collects answer tokens and hands back each sentence once it is complete.
 #[derive(Debug, Default)]
 pub struct Sentences {
     pending: String,
+    /// The first piece may end at a clause (a comma, a colon) as well.
+    clause_first: bool,
+    handed: bool,
 }
 
 impl Sentences {
@@ -17,16 +23,35 @@ impl Sentences {
         Sentences::default()
     }
 
+    /// A splitter whose first piece ends at the first clause of five words
+    /// or more (`It is 7:30 in the morning,`) when no sentence has ended
+    /// sooner: a voice starts speaking while the rest is still written.
+    pub fn clause_first() -> Sentences {
+        Sentences {
+            clause_first: true,
+            ..Sentences::default()
+        }
+    }
+
     /// Adds streamed text; returns the sentences it completed, ready to speak.
     pub fn push(&mut self, text: &str) -> Vec<String> {
         self.pending.push_str(text);
         let mut done = Vec::new();
-        while let Some(end) = sentence_end(&self.pending) {
+        while let Some(end) = self.next_end() {
             let rest = self.pending.split_off(end);
             let sentence = std::mem::replace(&mut self.pending, rest);
-            done.extend(speakable(&sentence));
+            let spoken = speakable(&sentence);
+            self.handed |= spoken.is_some();
+            done.extend(spoken);
         }
         done
+    }
+
+    fn next_end(&self) -> Option<usize> {
+        sentence_end(&self.pending).or_else(|| match self.clause_first && !self.handed {
+            true => clause_end(&self.pending),
+            false => None,
+        })
     }
 
     /// What is left once the answer has ended.
@@ -57,6 +82,27 @@ pub fn sentence_end(text: &str) -> Option<usize> {
         }
         if next.is_whitespace() && !(c == '.' && abbreviation_before(&text[..at])) {
             return Some(next_at);
+        }
+    }
+    None
+}
+
+/// The byte offset just after the first clause of [`CLAUSE_WORDS`] words
+/// or more: a comma, semicolon, colon or dash followed by whitespace.
+fn clause_end(text: &str) -> Option<usize> {
+    let mut words = 0;
+    let mut in_word = false;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if c.is_alphanumeric() {
+            words += usize::from(!in_word);
+            in_word = true;
+            continue;
+        }
+        in_word = false;
+        let next_is_space = chars.peek().is_some_and(|(_, n)| n.is_whitespace());
+        if matches!(c, ',' | ';' | ':' | '—') && next_is_space && words >= CLAUSE_WORDS {
+            return Some(at + c.len_utf8());
         }
     }
     None
@@ -151,6 +197,26 @@ mod tests {
         assert_eq!(
             split(&["* 12 * 7 = 84, and 3*4 is *twelve*."]),
             vec!["12 * 7 = 84, and 3*4 is twelve."]
+        );
+    }
+
+    #[test]
+    fn only_the_first_piece_may_end_at_a_long_enough_clause() {
+        let mut s = Sentences::clause_first();
+        assert!(s.push("Yes, it").is_empty());
+        assert_eq!(
+            s.push(" is 7:30 in the morning, and the"),
+            vec!["Yes, it is 7:30 in the morning,"]
+        );
+        assert!(s.push(" sun rises at 7, so it is dark, still").is_empty());
+        assert_eq!(
+            s.push(". The rest, 1,000 words,"),
+            vec!["and the sun rises at 7, so it is dark, still."]
+        );
+        assert_eq!(s.finish().as_deref(), Some("The rest, 1,000 words,"));
+        assert_eq!(
+            split(&["It is 7:30 in the morning, and dark."]),
+            vec!["It is 7:30 in the morning, and dark."]
         );
     }
 

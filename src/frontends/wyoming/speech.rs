@@ -35,14 +35,24 @@ pub async fn synthesize(service: Arc<Service>, text: String) -> Vec<Event> {
     }
 }
 
-/// A streamed synthesis in progress.
-#[derive(Default)]
+/// A streamed synthesis in progress; its first piece may be a long first
+/// clause.
 pub struct Streamed {
     sentences: Sentences,
     /// Characters received so far.
     received: usize,
     /// Whether `audio-start` went out.
     started: bool,
+}
+
+impl Default for Streamed {
+    fn default() -> Self {
+        Streamed {
+            sentences: Sentences::clause_first(),
+            received: 0,
+            started: false,
+        }
+    }
 }
 
 impl Streamed {
