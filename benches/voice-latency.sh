@@ -32,6 +32,7 @@ tool|What is seventeen times twenty three?
 tool|What time is it in Tokyo?
 tool|What is fifteen percent of eighty?
 tool|How many days are there until Christmas?
+tool|Set a timer for ten minutes.
 paused|What is the weather like / on a sunny day in spring?
 paused|What is twelve times / thirteen?
 paused|What time is it / in London?'
@@ -60,7 +61,7 @@ with wave.open(out, "wb") as w:
     w.setparams(params)
     w.writeframes(silence(0.3) + silence(0.7).join(frames) + silence(2.0))
 PY
-        "$loopd" listen --voice "$voice" --turn "$turn" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
+        XDG_STATE_HOME=$out "$loopd" listen --voice "$voice" --turn "$turn" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
             python3 -c '
 import json, sys
 kind, question, voice = sys.argv[1:4]

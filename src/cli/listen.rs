@@ -5,10 +5,12 @@
 use super::ask::{self, AskOptions};
 use super::Failure;
 use crate::brain::device;
+use crate::daemon::config::timers_file;
 use crate::daemon::Daemon;
 use crate::engine;
 use crate::frontends::listen::{converse, Answering, ListenSettings, Turn};
 use crate::models;
+use crate::tools::timers::Timers;
 use crate::tools::ExternalToolboxes;
 use crate::voice::stream::{self, Sink, Source};
 use crate::voice::vad::{Endpointing, Judging};
@@ -109,7 +111,14 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
     // `loopd serve` does at start; only the question is new when it comes.
     let (mut settings, _) = ask::prepare(&args.options, "warm-up", &external)?;
     settings.memory_turns = 6;
+    let timers = Timers::open(timers_file(), args.options.timezone.clone());
+    timers.rings_for(crate::frontends::listen::RINGS_FOR);
+    let rings = timers.subscribe();
+    settings.tool_config.timers = Some(timers.clone());
     let daemon = runtime.block_on(async { Daemon::start(brain, settings) });
+    let keeping = tokio_util::sync::CancellationToken::new();
+    let _keeping = keeping.clone().drop_guard();
+    runtime.spawn(async move { timers.keep(keeping).await });
     let warming = Instant::now();
     runtime.block_on(daemon.warm())?;
     let warm_ms = engine::round1(warming.elapsed().as_secs_f64() * 1000.0);
@@ -128,6 +137,7 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
     let json = args.options.json;
     let options = args.options;
     let mut parts = Answering {
+        rings: Some(rings),
         daemon,
         runtime: runtime.handle().clone(),
         ask: Box::new(move |question| {

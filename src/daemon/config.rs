@@ -170,6 +170,25 @@ pub struct ToolsSection {
     /// Seconds a toolbox on the message bus or D-Bus may take to answer a
     /// call (default 20; MCP servers have their own `timeout`).
     pub call_timeout_s: Option<f64>,
+    /// Where timers and alarms are kept across restarts (default:
+    /// [`timers_file`]).
+    pub timers_file: Option<PathBuf>,
+}
+
+/// Where timers are kept when the config names no file:
+/// `$STATE_DIRECTORY/timers.json` under systemd, else
+/// `$XDG_STATE_HOME/loopd/timers.json`, else
+/// `~/.local/state/loopd/timers.json`; `None` when there is no home.
+pub fn timers_file() -> Option<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    if let Some(dirs) = var("STATE_DIRECTORY") {
+        let first = std::env::split_paths(&dirs).next()?;
+        return Some(first.join("timers.json"));
+    }
+    let state = var("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| var("HOME").map(|home| PathBuf::from(home).join(".local/state")))?;
+    Some(state.join("loopd").join("timers.json"))
 }
 
 /// `[requests]`.

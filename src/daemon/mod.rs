@@ -145,8 +145,12 @@ impl DaemonSettings {
 
     fn prepare(&self, ask: Ask) -> Result<Prepared, AskError> {
         let persona = self.persona(ask.persona.as_deref())?;
+        let tools = ToolConfig {
+            caller: Some(ask.caller.to_string()),
+            ..self.tool_config.clone()
+        };
         let mut setup = persona
-            .setup(self.overrides(&ask)?, &self.tool_config)
+            .setup(self.overrides(&ask)?, &tools)
             .map_err(|e| match e {
                 SetupError::UnknownLoop(_) => AskError::UnknownLoop(e.to_string()),
                 SetupError::Invalid(m) => AskError::InvalidArgs(m),

@@ -390,10 +390,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_builtin_persona_is_react_with_math_clock_and_limits() {
+    fn the_builtin_persona_is_react_with_timers_math_clock_and_limits() {
         let p = Persona::builtin();
         assert_eq!(p.engine, "react");
-        assert_eq!(p.toolboxes, vec!["math", "clock", "limits"]);
+        assert_eq!(p.toolboxes, vec!["timers", "math", "clock", "limits"]);
         assert!(p.system_prompt.unwrap().starts_with("You are loopd"));
     }
 

@@ -84,6 +84,8 @@ mod listen;
 mod listeners;
 /// `loopd serve` under a stand-in for systemd, and the systemd units.
 mod service;
+/// Timers and alarms set in words, rung on the bus and D-Bus, kept across a restart.
+mod timers;
 /// `loopd say`, `transcribe` and `listen` on espeak-ng and the real Whisper.
 mod voice;
 /// `loopd serve --wyoming` with the real `wyoming` client.

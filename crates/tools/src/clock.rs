@@ -640,7 +640,9 @@ fn asks_time(question: &str) -> Option<Option<String>> {
     ]
     .iter()
     .any(|phrase| lower.contains(phrase))
-        && !lower.contains("time zone");
+        && !lower.contains("time zone")
+        && !lower.contains("timer")
+        && !lower.contains("alarm");
     if !asks || lower.contains(" days") || lower.contains(" after ") {
         return None;
     }
@@ -659,6 +661,15 @@ fn asks_time(question: &str) -> Option<Option<String>> {
 /// The city part of an IANA name: `America/New_York` → `New York`.
 fn city_of(name: &str) -> String {
     name.rsplit('/').next().unwrap_or(name).replace('_', " ")
+}
+
+/// `instant` on the wall clock of `timezone` (an IANA name, a city or an
+/// offset), else of the system's zone.
+pub(crate) fn local_at(timezone: Option<&str>, instant: DateTime<Utc>) -> DateTime<FixedOffset> {
+    let zone = timezone
+        .and_then(|name| find_zone(name).ok())
+        .unwrap_or_else(system_zone);
+    zone.at(instant)
 }
 
 /// A time of day as people say it: `4:48 in the morning`, `noon`,

@@ -19,6 +19,7 @@ pub mod files;
 pub mod limits;
 pub mod math;
 pub mod mcp;
+pub mod timers;
 pub mod when;
 
 pub use external::{ExternalToolboxes, Source};
@@ -326,6 +327,12 @@ pub struct ToolConfig {
     /// How long a toolbox on the message bus or D-Bus may take to answer a
     /// call ([`external::CALL_TIMEOUT`] when not set).
     pub call_timeout: Option<std::time::Duration>,
+    /// The timers the daemon keeps and rings (none: `loopd ask`, which
+    /// ends with its answer, keeps none).
+    pub timers: Option<Arc<timers::Timers>>,
+    /// Who asks, as the daemon names callers: whose timers the `timers`
+    /// toolbox sets, lists and cancels.
+    pub caller: Option<String>,
 }
 
 impl ToolConfig {
@@ -336,7 +343,9 @@ impl ToolConfig {
 }
 
 /// Names of the built-in toolboxes.
-pub const TOOLBOXES: &[&str] = &["clock", "math", "files", "dates", "measure", "limits"];
+pub const TOOLBOXES: &[&str] = &[
+    "clock", "math", "files", "dates", "measure", "limits", "timers",
+];
 
 /// Whether `name` could name a toolbox: letters, digits, `-`, `_`, `.`.
 pub fn is_toolbox_name(name: &str) -> bool {
@@ -383,6 +392,7 @@ pub fn toolbox(name: &str, config: &ToolConfig) -> Result<ToolBox, ToolboxError>
         "math" => math::tools(),
         "measure" => math::measure_tools(),
         "limits" => limits::tools(),
+        "timers" => timers::tools(config),
         "files" => files::tools(config)?,
         _ => {
             return config.external.get(name).ok_or_else(|| {

@@ -12,6 +12,7 @@ use crate::frontends::bus::{BusMode, BusOptions, Secret};
 use crate::frontends::dbus::DbusOptions;
 use crate::frontends::http::HttpOptions;
 use crate::persona::{self, Persona};
+use crate::tools::timers::Timers;
 use crate::tools::{ToolConfig, Toolset};
 use crate::voice::stream::{Sink, Source};
 use clap::Args;
@@ -227,13 +228,23 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
                     })
             })
             .transpose()?,
+        timers: Some(Timers::open(
+            config
+                .tools
+                .timers_file
+                .clone()
+                .or_else(crate::daemon::config::timers_file),
+            config.tools.timezone.clone(),
+        )),
         ..ToolConfig::default()
     };
-    let toolboxes = match &config.toolboxes {
+    let mut toolboxes = match &config.toolboxes {
         Some(names) => names.clone(),
-        None if tool_config.file_roots.is_empty() => vec!["clock".into(), "math".into()],
-        None => vec!["clock".into(), "math".into(), "files".into()],
+        None => vec!["clock".into(), "math".into(), "timers".into()],
     };
+    if config.toolboxes.is_none() && !tool_config.file_roots.is_empty() {
+        toolboxes.push("files".into());
+    }
     Toolset::named(&toolboxes, &tool_config).map_err(|e| format!("config toolboxes: {e}"))?;
     for server in &config.mcp {
         server.check().map_err(|e| format!("config [[mcp]]: {e}"))?;

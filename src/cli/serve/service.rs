@@ -242,6 +242,10 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         }
     ));
     let watchdog = notify::start_watchdog();
+    if let Some(timers) = daemon.tool_config().timers.clone() {
+        let stop = servers.clone();
+        tokio::spawn(async move { timers.keep(stop).await });
+    }
 
     stop.await;
     notify::stopping();
@@ -312,7 +316,12 @@ async fn start_listening(
             .map(|w| format!(" (wake phrase \"{w}\")"))
             .unwrap_or_default()
     );
+    let rings = daemon.tool_config().timers.as_ref().map(|timers| {
+        timers.rings_for(listen::RINGS_FOR);
+        timers.subscribe()
+    });
     let parts = listen::Answering {
+        rings,
         daemon,
         runtime: tokio::runtime::Handle::current(),
         ask: Box::new(|question| {

@@ -46,6 +46,7 @@ pub fn join(
     let (out, replies) = mpsc::channel::<BusMessage>(QUEUE);
     let peer = Peer::new(out);
     handler.toolboxes().attach(peer.clone());
+    handler.reach(&peer);
     let link = Link {
         url: url.to_string(),
         shown: shown(url),

@@ -57,6 +57,11 @@ impl Peer {
         }
     }
 
+    /// Where messages to this connection go, without keeping it open.
+    pub fn outlet(&self) -> mpsc::WeakSender<BusMessage> {
+        self.out.downgrade()
+    }
+
     /// Sends a reply, waiting while the peer is behind; `false` once it is gone.
     pub async fn send(&self, message: BusMessage) -> bool {
         self.out.send(message).await.is_ok()
@@ -129,6 +134,7 @@ pub struct Handler {
     handle_utterances: bool,
     tasks: TaskTracker,
     toolboxes: BusToolboxes,
+    outlets: Arc<Mutex<Vec<mpsc::WeakSender<BusMessage>>>>,
 }
 
 impl Handler {
@@ -142,7 +148,31 @@ impl Handler {
             handle_utterances,
             tasks,
             toolboxes,
+            outlets: Arc::default(),
         }
+    }
+
+    /// `peer` hears what loopd says unasked (a timer that rings) while it
+    /// is connected.
+    pub fn reach(&self, peer: &Peer) {
+        let mut outlets = lock(&self.outlets);
+        outlets.retain(|out| out.strong_count() > 0);
+        outlets.push(peer.outlet());
+    }
+
+    /// Sends `message` to every connection still there.
+    pub async fn announce(&self, message: BusMessage) -> usize {
+        let live: Vec<mpsc::Sender<BusMessage>> = lock(&self.outlets)
+            .iter()
+            .filter_map(mpsc::WeakSender::upgrade)
+            .collect();
+        let mut heard = 0;
+        for out in live {
+            if out.send(message.clone()).await.is_ok() {
+                heard += 1;
+            }
+        }
+        heard
     }
 
     /// The toolboxes skills offer on the bus.
@@ -255,4 +285,10 @@ async fn query_persona(
 fn next_peer_id() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -70,6 +70,7 @@ pub async fn host(
     let (out, mut replies) = mpsc::channel::<BusMessage>(QUEUE);
     let peer = Peer::new(out);
     handler.toolboxes().attach(peer.clone());
+    handler.reach(&peer);
     let relay = frames.clone();
     handler.spawn(async move {
         while let Some(reply) = replies.recv().await {

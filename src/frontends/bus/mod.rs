@@ -10,6 +10,7 @@
 //! one `speak` per sentence as the answer streams ([`crate::voice::sentences`]). Replies keep
 //! the request's context with `source` and `destination` swapped. Skills'
 //! toolboxes on the bus become tools the loops can call ([`toolboxes`]).
+//! Timers set on the bus ring on it, to every connection ([`timers`]).
 
 mod ask;
 mod client;
@@ -21,6 +22,7 @@ pub mod message;
 pub mod reply;
 mod request;
 mod socket;
+mod timers;
 mod toolboxes;
 mod utterance;
 
@@ -105,6 +107,7 @@ impl Drop for BusFrontEnd {
 /// cannot listen on, or a socket path in use is.
 pub async fn start(daemon: Daemon, options: BusOptions) -> Result<BusFrontEnd, String> {
     let tasks = TaskTracker::new();
+    let kept = daemon.tool_config().timers.clone();
     let handler = Handler::new(daemon, options.handle_utterances, tasks.clone());
     let stop = CancellationToken::new();
     let max_frame = options.max_frame_bytes.max(1);
@@ -128,9 +131,17 @@ pub async fn start(daemon: Daemon, options: BusOptions) -> Result<BusFrontEnd, S
         None => {}
     }
     if let Some(path) = &options.socket {
-        socket::serve(path, handler, max_frame, stop.clone())?;
+        socket::serve(path, handler.clone(), max_frame, stop.clone())?;
         front.socket = Some(path.clone());
         parts.push(format!("socket {}", path.display()));
+    }
+    if let Some(kept) = kept {
+        kept.rings_for(timers::CALLER);
+        handler.spawn(timers::ring(
+            handler.clone(),
+            kept.subscribe(),
+            stop.clone(),
+        ));
     }
     front.summary = if parts.is_empty() {
         "message bus: off".into()

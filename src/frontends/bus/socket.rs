@@ -115,6 +115,7 @@ async fn connection(
         }
     });
     let peer = Peer::new(out);
+    handler.reach(&peer);
     let mut lines = FramedRead::new(read, Lines(LinesCodec::new_with_max_length(max_line)));
     loop {
         let line = tokio::select! {

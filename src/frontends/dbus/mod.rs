@@ -17,7 +17,9 @@
 //!   `UnregisterToolbox(s name)`: a program offers its own tools, called
 //!   back on its object (see [`toolboxes`]);
 //! - properties `Loops`, `Model`, `Device`, `State` (changes are
-//!   signalled), `Version`.
+//!   signalled), `Version`;
+//! - signal `TimerRang(s spoken, s timer)`: a timer a user set over D-Bus
+//!   went off, sent to that user's connections only ([`timers`]).
 //!
 //! Options are `loop` (s), `persona` (s), `session` (s), `handle_token`
 //! (s), `max_tokens` (u, any integer type), `temperature` (d) and `tools`
@@ -31,6 +33,7 @@ mod registry;
 mod request;
 mod service;
 mod stats;
+mod timers;
 pub mod toolboxes;
 
 pub use error::Error;
@@ -157,10 +160,18 @@ pub async fn start(daemon: Daemon, options: DbusOptions) -> Result<DbusFrontEnd,
         .at(OBJECT_PATH, service)
         .await
         .map_err(|e| fail("cannot serve the object", e))?;
-    let tasks = vec![
+    let mut tasks = vec![
         tokio::spawn(watch_callers(leaving, registry.clone(), toolboxes)),
-        tokio::spawn(watch_state(conn.clone(), daemon)),
+        tokio::spawn(watch_state(conn.clone(), daemon.clone())),
     ];
+    if let Some(kept) = &config.timers {
+        kept.rings_for(timers::CALLERS);
+        tasks.push(tokio::spawn(timers::ring(
+            conn.clone(),
+            bus.clone(),
+            kept.subscribe(),
+        )));
+    }
     let front = DbusFrontEnd {
         summary: format!("D-Bus {NAME} on the {which} bus"),
         _conn: conn.clone(),

@@ -240,4 +240,14 @@ impl Service {
     async fn version(&self) -> String {
         env!("CARGO_PKG_VERSION").to_string()
     }
+
+    /// A timer or alarm the caller's user set went off: what to say, and
+    /// the timer as JSON (`id`, `kind`, `label`, `due`, `late`, `spoken`). Sent only
+    /// to that user's connections.
+    #[zbus(signal)]
+    pub async fn timer_rang(
+        emitter: &zbus::object_server::SignalEmitter<'_>,
+        spoken: &str,
+        timer: &str,
+    ) -> zbus::Result<()>;
 }

@@ -15,6 +15,7 @@ pub mod wake;
 
 use crate::daemon::{Answer, Ask, AskError, Daemon, Ran};
 use crate::engine::Trace;
+use crate::tools::timers::Rang;
 use crate::voice::speech::Voice;
 use crate::voice::stream::{Hearing, Playing};
 use crate::voice::vad::{Endpointing, Judging, TurnJudge, Utterance, RATE};
@@ -73,7 +74,14 @@ pub struct Answering {
     pub voice: Voice,
     /// Where answers are played.
     pub output: Arc<dyn Playing>,
+    /// Timers that go off, when loopd keeps them: the local user's are
+    /// spoken between answers.
+    pub rings: Option<tokio::sync::broadcast::Receiver<Rang>>,
 }
+
+/// The caller whose timers the voice front end rings: the user at the
+/// microphone.
+pub const RINGS_FOR: &str = "local";
 
 /// One question and what became of it.
 #[derive(Debug)]
@@ -154,6 +162,7 @@ pub fn converse(
     let mut recent = Recent::default();
     let mut pending: Option<Pending> = None;
     let mut answered = 0;
+    let mut ringing: Vec<String> = Vec::new();
 
     while !stop.load(Ordering::Relaxed) {
         let Some(chunk) = input.next_chunk()? else {
@@ -191,6 +200,12 @@ pub fn converse(
                 pending = Some(p);
             }
         }
+        take_rings(&mut parts.rings, &mut ringing);
+        if !ringing.is_empty() && pending.is_none() && !parts.output.is_playing() {
+            let said = std::mem::take(&mut ringing).join(" ");
+            tracing::info!("listen: timer: {said}");
+            parts.output.play(&parts.voice.synthesize(&said)?)?;
+        }
         if pending
             .as_ref()
             .is_some_and(|p| p.task.is_finished() && !parts.output.is_playing())
@@ -224,6 +239,29 @@ pub fn converse(
     }
     finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
     Ok(answered)
+}
+
+/// Moves the local user's timers that went off into `ringing`.
+fn take_rings(
+    rings: &mut Option<tokio::sync::broadcast::Receiver<Rang>>,
+    ringing: &mut Vec<String>,
+) {
+    use tokio::sync::broadcast::error::TryRecvError;
+    let Some(receiver) = rings else { return };
+    loop {
+        match receiver.try_recv() {
+            Ok(rang) if rang.timer.owner == RINGS_FOR => ringing.push(rang.spoken),
+            Ok(_) => {}
+            Err(TryRecvError::Lagged(missed)) => {
+                tracing::warn!("listen: {missed} timer(s) rang while speech was behind");
+            }
+            Err(TryRecvError::Empty) => return,
+            Err(TryRecvError::Closed) => {
+                *rings = None;
+                return;
+            }
+        }
+    }
 }
 
 /// Transcribes an utterance and, when it is a question, starts answering it.

@@ -60,6 +60,7 @@ impl Serve {
             .env("NOTIFY_SOCKET", &socket_path)
             .env("XDG_CONFIG_HOME", dir.join("config"))
             .env("XDG_RUNTIME_DIR", &runtime)
+            .env("XDG_STATE_HOME", dir.join("state"))
             .env("LOOPD_LOG", "info")
             .env_remove("JOURNAL_STREAM")
             .stdin(Stdio::null())

@@ -1,7 +1,7 @@
 //! `io.loopd.Loopd1` end to end: a private `dbus-daemon`, the real
 //! `loopd serve` on the default model, and a zbus client.
 
-mod client;
+pub mod client;
 mod system;
 
 use client::*;

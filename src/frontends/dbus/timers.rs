@@ -1,0 +1,83 @@
+//! Timers set over D-Bus ring as a `TimerRang` signal, sent to each
+//! connection of the Unix user that set them and to no one else: on the
+//! system bus, another user never hears of them.
+
+use super::service::Service;
+use super::OBJECT_PATH;
+use crate::tools::timers::Rang;
+use zbus::fdo::DBusProxy;
+use zbus::names::BusName;
+use zbus::object_server::SignalEmitter;
+use zbus::Connection;
+
+/// The callers whose timers D-Bus rings: every D-Bus user.
+pub const CALLERS: &str = "dbus-uid:";
+
+/// Rings each timer of a D-Bus user as it goes off, until the daemon stops.
+pub async fn ring(
+    conn: Connection,
+    bus: DBusProxy<'static>,
+    mut rings: tokio::sync::broadcast::Receiver<Rang>,
+) {
+    loop {
+        let rang = match rings.recv().await {
+            Ok(rang) => rang,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                tracing::warn!("D-Bus: {missed} timer(s) rang while the bus was behind");
+                continue;
+            }
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(uid) = rang
+            .timer
+            .owner
+            .strip_prefix(CALLERS)
+            .and_then(|uid| uid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let heard = signal(&conn, &bus, uid, &rang).await;
+        tracing::info!(
+            "D-Bus: timer {} rang to {heard} connection(s) of uid {uid}",
+            rang.timer.id
+        );
+    }
+}
+
+/// Sends `TimerRang` to every connection of `uid`; returns how many.
+async fn signal(conn: &Connection, bus: &DBusProxy<'static>, uid: u32, rang: &Rang) -> usize {
+    let timer = rang.details().to_string();
+    let names = match bus.list_names().await {
+        Ok(names) => names,
+        Err(e) => {
+            tracing::warn!("D-Bus: cannot list connections to ring a timer: {e}");
+            return 0;
+        }
+    };
+    let own = conn.unique_name().map(|n| n.to_string());
+    let mut heard = 0;
+    for name in names {
+        let name = name.to_string();
+        if !name.starts_with(':') || Some(&name) == own.as_ref() {
+            continue;
+        }
+        let Ok(bus_name) = BusName::try_from(name.clone()) else {
+            continue;
+        };
+        if bus.get_connection_unix_user(bus_name.clone()).await.ok() != Some(uid) {
+            continue;
+        }
+        let sent = match SignalEmitter::new(conn, OBJECT_PATH) {
+            Ok(emitter) => {
+                let emitter = emitter.set_destination(bus_name);
+                Service::timer_rang(&emitter, &rang.spoken, &timer).await
+            }
+            Err(e) => Err(e),
+        };
+        match sent {
+            Ok(()) => heard += 1,
+            Err(e) => tracing::debug!("D-Bus: timer signal to {name} failed: {e}"),
+        }
+    }
+    heard
+}
