@@ -19,6 +19,7 @@ pub mod files;
 pub mod limits;
 pub mod math;
 pub mod mcp;
+pub mod numbers;
 pub mod timers;
 pub mod when;
 

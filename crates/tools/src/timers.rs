@@ -11,7 +11,7 @@
 //! unheard.
 
 use super::clock::{local_at, spoken_time};
-use super::when;
+use super::numbers;
 use super::{typed_tool, Tool, ToolConfig, ToolError};
 use chrono::{DateTime, Duration as Span, FixedOffset, NaiveTime, Timelike, Utc};
 use schemars::JsonSchema;
@@ -369,8 +369,15 @@ impl Timers {
     }
 }
 
+/// Largest timers file read: 500 timers take about 100 kB.
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
 fn load(file: &Path) -> Saved {
-    let text = match std::fs::read_to_string(file) {
+    let read = match std::fs::metadata(file) {
+        Ok(meta) if meta.len() > MAX_FILE_BYTES => Ok(format!("{} bytes", meta.len())),
+        _ => std::fs::read_to_string(file),
+    };
+    let text = match read {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Saved::default(),
         Err(e) => {
@@ -411,8 +418,16 @@ fn write_atomically(file: &Path, saved: &Saved) -> std::io::Result<()> {
     if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     let temporary = file.with_extension("json.new");
-    std::fs::write(&temporary, serde_json::to_vec_pretty(saved)?)?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&temporary)?
+        .write_all(&serde_json::to_vec_pretty(saved)?)?;
     std::fs::rename(&temporary, file)
 }
 
@@ -694,13 +709,7 @@ fn count(words: &[&str], i: usize) -> Option<(f64, usize)> {
 }
 
 fn number_word(word: &str) -> Option<i64> {
-    const TENS: [&str; 8] = [
-        "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-    ];
-    if let Some(t) = TENS.iter().position(|t| *t == word) {
-        return Some(20 + 10 * t as i64);
-    }
-    when::number(word).filter(|n| (0..=20).contains(n) && !matches!(word, "a" | "an"))
+    numbers::small(word).map(|n| n as i64)
 }
 
 /// The length of time the words give, in whole seconds: `10 minutes`,

@@ -129,7 +129,7 @@ fn span(count: &str, unit: &str) -> Option<i64> {
 }
 
 /// A whole number written in digits or as a small word.
-pub(crate) fn number(word: &str) -> Option<i64> {
+fn number(word: &str) -> Option<i64> {
     const WORDS: [&str; 21] = [
         "zero",
         "one",

@@ -808,6 +808,15 @@ mod tests {
     }
 
     #[test]
+    fn calculate_reads_numbers_in_words() {
+        assert_eq!(calc("What is fifteen percent of eighty?").unwrap(), 12.0);
+        assert_eq!(calc("seventeen times twenty three").unwrap(), 391.0);
+        assert_eq!(calc("one hundred and five minus forty-two").unwrap(), 63.0);
+        assert_eq!(calc("two point five squared").unwrap(), 6.25);
+        assert!(calc("Why is the sky blue?").is_err());
+    }
+
+    #[test]
     fn calculate_rejects_non_finite_results() {
         assert!(failure(calc("1/0")).contains("no finite value"));
         assert!(failure(calc("sqrt(-1)")).contains("no finite value"));

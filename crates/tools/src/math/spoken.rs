@@ -1,4 +1,5 @@
-//! What small models hand the calculator, read as arithmetic: words for
+//! What small models hand the calculator, read as arithmetic: numbers in
+//! words (`fifteen percent of eighty`), words for
 //! operators (`17 times 23`, `5 squared`, `square root of 169`, `half of
 //! 350`), list functions (`mean(4, 8, 15)`, `sum`, `max`, `median`),
 //! thousands separators and currency signs. A conversion written as an
@@ -196,7 +197,7 @@ pub fn as_arithmetic(
             run.len()
         ));
     }
-    let mut text = text.trim().to_string();
+    let mut text = crate::numbers::in_digits(text.trim());
     for (pattern, to) in WORDS.iter() {
         text = pattern.replace_all(&text, *to).into_owned();
     }

@@ -1,0 +1,189 @@
+//! Numbers as people say them, and as speech recognition writes small
+//! ones: `fifteen`, `twenty three`, `forty-two`, `one hundred and five`,
+//! `two thousand`, `two point five`.
+
+const UNITS: [&str; 20] = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+];
+
+const TENS: [&str; 8] = [
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+];
+
+/// A number word below a hundred (`seven`, `fifteen`, `eighty`), any case.
+pub fn small(word: &str) -> Option<u64> {
+    let word = word.to_ascii_lowercase();
+    if let Some(n) = UNITS.iter().position(|w| *w == word) {
+        return Some(n as u64);
+    }
+    TENS.iter()
+        .position(|w| *w == word)
+        .map(|n| 20 + 10 * n as u64)
+}
+
+/// `text` with each run of number words written in digits: `what is
+/// fifteen percent of eighty` → `what is 15 percent of 80`. Other words,
+/// and the punctuation around a run, stay as they were; spaces between
+/// words become one.
+pub fn in_digits(text: &str) -> String {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .flat_map(|word| match word.split_once('-') {
+            Some((tens, unit)) if small(tens).is_some() && small(core(unit)).is_some() => {
+                vec![tens, unit]
+            }
+            _ => vec![word],
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        match run(&words[i..]) {
+            Some((number, used)) => {
+                let first = words[i];
+                let last = words[i + used - 1];
+                let lead = &first[..first.len() - first.trim_start_matches(is_mark).len()];
+                let tail = &last[last.trim_end_matches(is_mark).len()..];
+                out.push(format!("{lead}{number}{tail}"));
+                i += used;
+            }
+            None => {
+                out.push(words[i].to_string());
+                i += 1;
+            }
+        }
+    }
+    out.join(" ")
+}
+
+fn is_mark(c: char) -> bool {
+    !c.is_alphanumeric()
+}
+
+fn core(word: &str) -> &str {
+    word.trim_matches(is_mark)
+}
+
+/// What may come next in a run of number words.
+#[derive(Clone, Copy, PartialEq)]
+enum After {
+    /// A unit or teen: `hundred`, a scale, `point`.
+    Unit,
+    /// A tens word: a unit from one to nine, a scale, `point`.
+    Tens,
+    /// `hundred`: `and`, a number below a hundred, a scale.
+    Hundred,
+    /// `thousand` or `million`: `and`, a number below a thousand.
+    Scale,
+}
+
+/// The number a run of words at the start of `words` says, written in
+/// digits, and how many words it took; `None` when it starts with no
+/// number word.
+fn run(words: &[&str]) -> Option<(String, usize)> {
+    let first = small(core(words.first()?))?;
+    let (mut total, mut current, mut after, mut used) = (0u64, first, kind(first), 1);
+    while used < words.len() && core(words[used - 1]) == words[used - 1] {
+        let word = core(words[used]).to_ascii_lowercase();
+        let next = small(&word);
+        match (after, word.as_str(), next) {
+            (After::Unit | After::Tens, "hundred", _)
+                if !current.is_multiple_of(100) || current == 0 =>
+            {
+                current = current.max(1) * 100;
+                after = After::Hundred;
+            }
+            (_, "thousand" | "million", _) => {
+                let scale = if word == "thousand" { 1_000 } else { 1_000_000 };
+                total += current.max(1) * scale;
+                current = 0;
+                after = After::Scale;
+            }
+            (After::Tens, _, Some(n)) if (1..10).contains(&n) => {
+                current += n;
+                after = After::Unit;
+            }
+            (After::Hundred | After::Scale, "and", _)
+                if words
+                    .get(used + 1)
+                    .is_some_and(|w| small(core(w)).is_some()) =>
+            {
+                used += 1;
+                continue;
+            }
+            (After::Hundred | After::Scale, _, Some(n)) => {
+                current += n;
+                after = kind(n);
+            }
+            (After::Unit | After::Tens, "point", _) => {
+                let decimals: Vec<u64> = words[used + 1..]
+                    .iter()
+                    .map_while(|w| small(core(w)).filter(|d| *d < 10))
+                    .collect();
+                if decimals.is_empty() {
+                    break;
+                }
+                let digits: String = decimals.iter().map(u64::to_string).collect();
+                let taken = used + 1 + decimals.len();
+                return Some((format!("{}.{digits}", total + current), taken));
+            }
+            _ => break,
+        }
+        used += 1;
+    }
+    Some(((total + current).to_string(), used))
+}
+
+fn kind(n: u64) -> After {
+    match n {
+        20.. if n.is_multiple_of(10) => After::Tens,
+        _ => After::Unit,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_of_number_words_are_written_in_digits() {
+        let cases = [
+            (
+                "what is fifteen percent of eighty?",
+                "what is 15 percent of 80?",
+            ),
+            ("Seventeen times twenty three", "17 times 23"),
+            ("forty-two plus one hundred and five", "42 plus 105"),
+            ("two thousand three hundred", "2300"),
+            ("twelve thousand and one", "12001"),
+            ("two point five times four", "2.5 times 4"),
+            ("one, two, three", "1, 2, 3"),
+            ("one two", "1 2"),
+            ("the point is seven", "the point is 7"),
+            ("a hundred", "a hundred"),
+            ("nothing to see", "nothing to see"),
+        ];
+        for (said, written) in cases {
+            assert_eq!(in_digits(said), written, "{said:?}");
+        }
+    }
+}
