@@ -128,35 +128,12 @@ fn span(count: &str, unit: &str) -> Option<i64> {
     n.checked_mul(per)
 }
 
-/// A whole number written in digits or as a small word.
+/// A whole number written in digits or as a word below a hundred.
 fn number(word: &str) -> Option<i64> {
-    const WORDS: [&str; 21] = [
-        "zero",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "eleven",
-        "twelve",
-        "thirteen",
-        "fourteen",
-        "fifteen",
-        "sixteen",
-        "seventeen",
-        "eighteen",
-        "nineteen",
-        "twenty",
-    ];
     if matches!(word, "a" | "an") {
         return Some(1);
     }
-    if let Some(n) = WORDS.iter().position(|w| *w == word) {
+    if let Some(n) = crate::numbers::small(word) {
         return i64::try_from(n).ok();
     }
     let n: i64 = word.parse().ok()?;
