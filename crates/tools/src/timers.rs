@@ -1083,27 +1083,18 @@ impl Desk {
         }
     }
 
+    /// The caller's timers of `kind`, and with `label` when one is named.
     fn matching(&self, timers: &Timers, kind: Option<Kind>, label: Option<&str>) -> Vec<Timer> {
-        let mine = timers.of(&self.owner);
-        let of_kind: Vec<Timer> = mine
+        let named = |t: &Timer| match (label, t.label.as_deref()) {
+            (None, _) => true,
+            (Some(asked), Some(own)) => own.contains(asked) || asked.contains(own),
+            (Some(_), None) => false,
+        };
+        timers
+            .of(&self.owner)
             .into_iter()
-            .filter(|t| kind.is_none_or(|k| t.kind == k))
-            .collect();
-        match label {
-            None => of_kind,
-            Some(label) => {
-                let named: Vec<Timer> = of_kind
-                    .iter()
-                    .filter(|t| {
-                        t.label
-                            .as_deref()
-                            .is_some_and(|l| l.contains(label) || label.contains(l))
-                    })
-                    .cloned()
-                    .collect();
-                named
-            }
-        }
+            .filter(|t| kind.is_none_or(|k| t.kind == k) && named(t))
+            .collect()
     }
 
     fn entries(&self, timers: &Timers) -> Vec<TimerEntry> {
