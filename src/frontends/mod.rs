@@ -12,6 +12,8 @@
 //!   listeners;
 //! - [`guard`]: connection caps, read deadlines and secret comparison that
 //!   every network listener shares;
+//! - [`held`]: timer rings that reached no one, rung again to the next
+//!   connection;
 //! - [`request`]: the one reader of a request's options, whatever the wire;
 //! - [`outgoing`]: the one translation of a run's events into tokens by
 //!   channel, typed events and sentences to speak.
@@ -24,6 +26,7 @@
 pub mod bus;
 pub mod dbus;
 pub mod guard;
+pub mod held;
 pub mod http;
 pub mod listen;
 pub mod origin;

@@ -10,6 +10,7 @@
 use super::handler::Handler;
 use super::message::BusMessage;
 use super::reply::{Speak, SpeakMeta};
+use crate::frontends::held::HeldRings;
 use crate::tools::timers::Rang;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
@@ -22,11 +23,19 @@ pub const CALLER: &str = "bus";
 /// The language a timer is spoken in.
 const LANG: &str = "en-us";
 
-/// Rings each timer set on the bus as it goes off, until `stop`.
+/// Rings each timer set on the bus as it goes off, until `stop`. A ring
+/// that reaches no connection is held and rung to the next one
+/// ([`HeldRings`]).
 pub async fn ring(handler: Handler, mut rings: Receiver<Rang>, stop: CancellationToken) {
+    let mut held = HeldRings::new();
     loop {
         let rang = tokio::select! {
             _ = stop.cancelled() => return,
+            _ = held.due() => {
+                let handler = &handler;
+                held.ring_again(|rang| async move { announce(handler, &rang).await }).await;
+                continue;
+            }
             rang = rings.recv() => rang,
         };
         let rang = match rang {
@@ -38,10 +47,21 @@ pub async fn ring(handler: Handler, mut rings: Receiver<Rang>, stop: Cancellatio
             }
             Err(RecvError::Closed) => return,
         };
-        let heard = handler.announce(speak(&rang)).await;
-        handler.announce(details(&rang)).await;
-        tracing::info!("bus: timer {} rang to {heard} connection(s)", rang.timer.id);
+        if !announce(&handler, &rang).await {
+            held.hold(rang);
+        }
     }
+}
+
+/// Sends a ring's `speak` and `loopd.timer`; whether any connection got them.
+async fn announce(handler: &Handler, rang: &Rang) -> bool {
+    let heard = handler.announce(speak(rang)).await;
+    if heard == 0 {
+        return false;
+    }
+    handler.announce(details(rang)).await;
+    tracing::info!("bus: timer {} rang to {heard} connection(s)", rang.timer.id);
+    true
 }
 
 fn speak(rang: &Rang) -> BusMessage {

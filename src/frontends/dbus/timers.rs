@@ -4,6 +4,7 @@
 
 use super::service::Service;
 use super::OBJECT_PATH;
+use crate::frontends::held::HeldRings;
 use crate::tools::timers::Rang;
 use zbus::fdo::DBusProxy;
 use zbus::names::BusName;
@@ -14,13 +15,24 @@ use zbus::Connection;
 pub const CALLERS: &str = "dbus-uid:";
 
 /// Rings each timer of a D-Bus user as it goes off, until the daemon stops.
+/// A ring that reaches none of the user's connections is held and rung to
+/// the next one ([`HeldRings`]).
 pub async fn ring(
     conn: Connection,
     bus: DBusProxy<'static>,
     mut rings: tokio::sync::broadcast::Receiver<Rang>,
 ) {
+    let mut held = HeldRings::new();
     loop {
-        let rang = match rings.recv().await {
+        let rang = tokio::select! {
+            _ = held.due() => {
+                let (conn, bus) = (&conn, &bus);
+                held.ring_again(|rang| async move { announce(conn, bus, &rang).await }).await;
+                continue;
+            }
+            rang = rings.recv() => rang,
+        };
+        let rang = match rang {
             Ok(rang) => rang,
             Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
                 tracing::warn!("D-Bus: {missed} timer(s) rang while the bus was behind");
@@ -28,20 +40,33 @@ pub async fn ring(
             }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         };
-        let Some(uid) = rang
-            .timer
-            .owner
-            .strip_prefix(CALLERS)
-            .and_then(|uid| uid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let heard = signal(&conn, &bus, uid, &rang).await;
+        if owner_uid(&rang).is_some() && !announce(&conn, &bus, &rang).await {
+            held.hold(rang);
+        }
+    }
+}
+
+/// The Unix user a D-Bus timer belongs to.
+fn owner_uid(rang: &Rang) -> Option<u32> {
+    rang.timer
+        .owner
+        .strip_prefix(CALLERS)
+        .and_then(|uid| uid.parse::<u32>().ok())
+}
+
+/// Sends a ring to its user's connections; whether any got it.
+async fn announce(conn: &Connection, bus: &DBusProxy<'static>, rang: &Rang) -> bool {
+    let Some(uid) = owner_uid(rang) else {
+        return true;
+    };
+    let heard = signal(conn, bus, uid, rang).await;
+    if heard > 0 {
         tracing::info!(
             "D-Bus: timer {} rang to {heard} connection(s) of uid {uid}",
             rang.timer.id
         );
     }
+    heard > 0
 }
 
 /// Sends `TimerRang` to every connection of `uid`; returns how many.
