@@ -40,7 +40,7 @@ pub async fn ring(
             }
             Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
         };
-        if owner_uid(&rang).is_some() && !announce(&conn, &bus, &rang).await {
+        if !announce(&conn, &bus, &rang).await {
             held.hold(rang);
         }
     }
@@ -54,7 +54,8 @@ fn owner_uid(rang: &Rang) -> Option<u32> {
         .and_then(|uid| uid.parse::<u32>().ok())
 }
 
-/// Sends a ring to its user's connections; whether any got it.
+/// Sends a ring to its user's connections; whether any got it (a timer
+/// set elsewhere is not D-Bus's to ring, and counts as delivered).
 async fn announce(conn: &Connection, bus: &DBusProxy<'static>, rang: &Rang) -> bool {
     let Some(uid) = owner_uid(rang) else {
         return true;
