@@ -158,6 +158,27 @@ fn a_timer_set_over_dbus_rings_as_a_signal_to_that_users_connections() {
             assert_eq!(timer["label"], "bread", "{timer}");
             assert_eq!(timer["kind"], "timer", "{timer}");
         }
+
+        // A timer that goes off while none of the user's connections is
+        // there rings to the next one.
+        let (answer, _) = proxy
+            .ask_sync("Set a timer for 2 seconds called soup.", Default::default())
+            .await
+            .unwrap();
+        assert_eq!(answer, "Soup timer set for 2 seconds.");
+        drop((proxy, mine, theirs, conn, other));
+        tokio::time::sleep(Duration::from_secs(4)).await;
+        let later = fixture.connect().await;
+        let mut later_stream = MessageStream::for_match_rule(rule(), &later, Some(16))
+            .await
+            .unwrap();
+        let signal = tokio::time::timeout(Duration::from_secs(30), later_stream.next())
+            .await
+            .expect("the held TimerRang within 30 s of connecting")
+            .unwrap()
+            .unwrap();
+        let (spoken, _): (String, String) = signal.body().deserialize().unwrap();
+        assert_eq!(spoken, "Your soup timer is done.");
     });
 }
 
