@@ -8,6 +8,11 @@
 # prompts on the GPU and on the CPU, to show how far GPU rounding moves it.
 #
 #   benches/cuda-run.sh LOOPD MODEL.gguf [LLAMA_BIN_DIR]
+#   BASELINE=OLD_LOOPD benches/cuda-run.sh LOOPD MODEL.gguf [LLAMA_BIN_DIR]
+#
+# With BASELINE (another CUDA build of loopd, say the last commit's), its
+# golden check and GPU bench run too, alternating with LOOPD's, so a change
+# is measured side by side on one machine.
 #
 # MODEL must keep its manifest file name (its golden cases are kept by name).
 # The CUDA 13 runtime libraries are looked for in the usual places and in an
@@ -42,6 +47,16 @@ ldd "$loopd" | grep -E 'libcu|nvrtc|not found'
 step "golden continuations and bench --raw on the GPU"
 "$loopd" bench --raw --device cuda --model "$model" --golden tests/golden/llamacpp.jsonl \
     --prompt-tokens $prompt --gen-tokens $gen --repeat 3 --json - || status=1
+
+if [ -n "${BASELINE:-}" ]; then
+    for round in 1 2; do
+        for build in "$BASELINE" "$loopd"; do
+            step "round $round: bench --raw on the GPU, $build"
+            "$build" bench --raw --device cuda --model "$model" --golden tests/golden/llamacpp.jsonl \
+                --prompt-tokens $prompt --gen-tokens $gen --repeat 3 --json - || status=1
+        done
+    done
+fi
 
 step "bench --raw on this machine's CPU"
 "$loopd" bench --raw --device cpu --model "$model" \

@@ -169,3 +169,44 @@ fn out_of_range_token_is_an_error() {
     assert!(err.to_string().contains("outside the vocabulary"), "{err}");
     assert!(cache.is_empty());
 }
+
+/// Stacking weight matrices (how a GPU model runs q/k/v and gate/up as one
+/// product) gives exactly the rows of the separate matrices, in order.
+#[test]
+fn stacked_weights_are_the_separate_rows_in_order() {
+    let dir = TempDir::new("arch-stack");
+    for arch in ["llama", "qwen2", "qwen3", "gemma3"] {
+        let mut gguf = GgufFile::open(&tiny_file(&dir, arch)).unwrap();
+        let parts: Vec<(String, usize)> = ["attn_q", "attn_k", "attn_v", "ffn_gate", "ffn_up"]
+            .iter()
+            .map(|part| {
+                let name = format!("blk.0.{part}.weight");
+                let rows = gguf.tensor_shape(&name).unwrap()[0];
+                (name, rows)
+            })
+            .collect();
+        let cols = gguf.tensor_shape(&parts[0].0).unwrap()[1];
+        let named: Vec<(&str, usize)> = parts.iter().map(|(n, r)| (n.as_str(), *r)).collect();
+        let stacked = gguf
+            .stacked_tensor(&named, cols, &Device::Cpu)
+            .unwrap()
+            .dequantize(&Device::Cpu)
+            .unwrap();
+        let separate: Vec<_> = named
+            .iter()
+            .map(|(name, rows)| {
+                gguf.tensor(name, &[*rows, cols], &Device::Cpu)
+                    .unwrap()
+                    .dequantize(&Device::Cpu)
+                    .unwrap()
+            })
+            .collect();
+        let expected = candle_core::Tensor::cat(&separate, 0).unwrap();
+        assert_eq!(stacked.dims(), expected.dims(), "{arch}");
+        assert_eq!(
+            stacked.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+            expected.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+            "{arch}"
+        );
+    }
+}

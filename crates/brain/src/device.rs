@@ -81,7 +81,46 @@ pub fn open(choice: DeviceChoice) -> Result<Device, DeviceError> {
 }
 
 fn open_cuda() -> Result<Device, DeviceError> {
-    open_gpu("CUDA", "cuda", cfg!(feature = "cuda"), Device::new_cuda)
+    let device = open_gpu("CUDA", "cuda", cfg!(feature = "cuda"), Device::new_cuda)?;
+    #[cfg(feature = "cuda")]
+    if let Err(err) = tune_cuda(&device) {
+        tracing::warn!("CUDA allocations stay untuned: {err}");
+    }
+    Ok(device)
+}
+
+/// Makes the many small allocations of a decode step cheap. A token is
+/// hundreds of small operations, each allocating its output:
+/// - cudarc gives every buffer two events for ordering work across streams,
+///   created and destroyed with it; loopd runs one model on one stream, so
+///   they order nothing and only cost driver calls;
+/// - the driver's stream-ordered pool hands freed memory back to the system
+///   at every synchronisation (each token, when its logits are read), so
+///   the next token maps it again; keeping it pooled avoids that.
+#[cfg(feature = "cuda")]
+fn tune_cuda(device: &Device) -> candle_core::Result<()> {
+    use candle_core::cuda_backend::cudarc::driver::{result, sys};
+    use candle_core::cuda_backend::WrapErr;
+    let Device::Cuda(cuda) = device else {
+        return Ok(());
+    };
+    // SAFETY: every tensor of a loopd model lives on this device's one
+    // stream, so no buffer is shared between streams (candle's condition).
+    unsafe { cuda.disable_event_tracking() };
+    let keep_all = u64::MAX;
+    // SAFETY: the device handle is the context's own, and the release
+    // threshold attribute takes a u64.
+    unsafe {
+        let pool =
+            result::device::get_default_mem_pool(cuda.cuda_stream().context().cu_device()).w()?;
+        result::mem_pool::set_attribute(
+            pool,
+            sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            &keep_all as *const u64 as *mut std::ffi::c_void,
+        )
+        .w()?;
+    }
+    Ok(())
 }
 
 fn open_metal() -> Result<Device, DeviceError> {

@@ -6,7 +6,7 @@
 //! line that names the file and the problem.
 
 use candle_core::quantized::gguf_file::{Content, Value};
-use candle_core::quantized::QTensor;
+use candle_core::quantized::{GgmlDType, QStorage, QTensor};
 use candle_core::Device;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek};
@@ -261,6 +261,44 @@ impl GgufFile {
             .tensor_infos
             .get(name)
             .map(|info| info.shape.dims().to_vec())
+    }
+
+    /// The stored type of tensor `name`, if the file has it.
+    pub fn tensor_type(&self, name: &str) -> Option<GgmlDType> {
+        self.content
+            .tensor_infos
+            .get(name)
+            .map(|info| info.ggml_dtype)
+    }
+
+    /// Tensors of one type and one column count (`parts`: name and rows)
+    /// read as one matrix on `device`, their rows stacked in order: one
+    /// product in place of several.
+    pub fn stacked_tensor(
+        &mut self,
+        parts: &[(&str, usize)],
+        cols: usize,
+        device: &Device,
+    ) -> Result<QTensor, GgufError> {
+        let Some(dtype) = parts.first().and_then(|(name, _)| self.tensor_type(name)) else {
+            return Err(self.error("no tensors to stack"));
+        };
+        let mut bytes = Vec::new();
+        for &(name, rows) in parts {
+            if self.tensor_type(name) != Some(dtype) {
+                return Err(self.error(format!("tensor `{name}` is not of type {dtype:?}")));
+            }
+            let part = self.tensor(name, &[rows, cols], &Device::Cpu)?;
+            let data = part
+                .data()
+                .map_err(|e| self.error(format!("cannot read tensor `{name}`: {e}")))?;
+            bytes.extend_from_slice(&data);
+        }
+        let rows: usize = parts.iter().map(|(_, rows)| rows).sum();
+        let storage = QStorage::from_data(std::borrow::Cow::Owned(bytes), device, dtype)
+            .map_err(|e| self.error(format!("cannot place stacked tensors: {e}")))?;
+        QTensor::new(storage, (rows, cols))
+            .map_err(|e| self.error(format!("cannot stack tensors: {e}")))
     }
 
     /// Reads a tensor onto `device`, checking that it has the `expected` shape

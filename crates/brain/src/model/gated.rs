@@ -3,7 +3,7 @@
 //! On the CPU, SiLU's product is written over the gate's own buffer: the
 //! widest activations of a layer (`tokens × feed_forward` floats) then need
 //! two buffers instead of four, which is most of a small model's working set
-//! during prefill.
+//! during prefill. On CUDA it is one kernel of loopd's own.
 
 use candle_core::{CpuStorage, DType, InplaceOp2, Layout, Result, Tensor};
 
@@ -22,6 +22,12 @@ pub fn gated(gate: Tensor, up: Tensor, gelu: bool, gate_owns_its_buffer: bool) -
     if in_place {
         gate.inplace_op2(&up, &SiluTimes)?;
         return Ok(gate);
+    }
+    #[cfg(feature = "cuda")]
+    if !gelu && super::gpu_fusion() {
+        if let Some(out) = super::cuda::silu_times(&gate, &up)? {
+            return Ok(out);
+        }
     }
     let act = if gelu {
         gate.gelu()?

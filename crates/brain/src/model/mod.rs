@@ -7,6 +7,8 @@
 //! cache is a [`KvCache`] the caller passes to every forward pass.
 
 mod attention;
+#[cfg(feature = "cuda")]
+mod cuda;
 mod gated;
 mod hparams;
 mod linear;
@@ -163,6 +165,17 @@ impl Model {
             };
             let qkv = if gguf.has_tensor(&name("attn_qkv.weight")) {
                 QkvProjection::Fused(linear(gguf, "attn_qkv", q_width + 2 * kv_width, e)?)
+            } else if let Some(qkv) = stack_on_gpu(
+                gguf,
+                device,
+                &[
+                    (name("attn_q"), q_width),
+                    (name("attn_k"), kv_width),
+                    (name("attn_v"), kv_width),
+                ],
+                e,
+            )? {
+                QkvProjection::Fused(qkv)
             } else {
                 QkvProjection::Separate {
                     q: linear(gguf, "attn_q", q_width, e)?,
@@ -170,12 +183,30 @@ impl Model {
                     v: linear(gguf, "attn_v", kv_width, e)?,
                 }
             };
-            let ffn = if gguf.has_tensor(&name("ffn_gate.weight")) {
+            let gelu = hp.arch == Arch::Gemma3;
+            let stacked_gate_up = match gelu || !gguf.has_tensor(&name("ffn_gate.weight")) {
+                true => None,
+                false => stack_on_gpu(
+                    gguf,
+                    device,
+                    &[
+                        (name("ffn_gate"), hp.feed_forward),
+                        (name("ffn_up"), hp.feed_forward),
+                    ],
+                    e,
+                )?,
+            };
+            let ffn = if let Some(gate_up) = stacked_gate_up {
+                FeedForward::FusedGateUp {
+                    gate_up,
+                    down: linear(gguf, "ffn_down", e, hp.feed_forward)?,
+                }
+            } else if gguf.has_tensor(&name("ffn_gate.weight")) {
                 FeedForward::Gated {
                     gate: linear(gguf, "ffn_gate", hp.feed_forward, e)?,
                     up: linear(gguf, "ffn_up", hp.feed_forward, e)?,
                     down: linear(gguf, "ffn_down", e, hp.feed_forward)?,
-                    gelu: hp.arch == Arch::Gemma3,
+                    gelu,
                 }
             } else {
                 FeedForward::FusedGateUp {
@@ -459,11 +490,40 @@ impl Model {
         let out = if self.row_wise_attention {
             attention::attend(&q, &keys, &values, shape, scale as f32)?
         } else {
-            tensor_attention(&(&q * scale)?, keys, values, shape, mask)?
+            gpu_attention(&q, keys, values, shape, scale, mask)?
         };
         drop(q);
         block.attn_out.forward(&out)
     }
+}
+
+/// Attention on a GPU: one kernel for a decoded token on CUDA, tensor
+/// operations otherwise.
+fn gpu_attention(
+    q: &Tensor,
+    keys: Tensor,
+    values: Tensor,
+    shape: AttentionShape,
+    scale: f64,
+    mask: Option<&Tensor>,
+) -> Result<Tensor> {
+    #[cfg(feature = "cuda")]
+    {
+        let total = shape.start + shape.seq;
+        let (keys, values) = match (shape.window, shape.seq) {
+            (Some(w), 1) if total > w => (
+                keys.narrow(2, total - w, w)?,
+                values.narrow(2, total - w, w)?,
+            ),
+            _ => (keys.clone(), values.clone()),
+        };
+        if gpu_fusion() {
+            if let Some(out) = cuda::decode_attention(q, &keys, &values, shape, scale as f32)? {
+                return Ok(out);
+            }
+        }
+    }
+    tensor_attention(&(q * scale)?, keys, values, shape, mask)
 }
 
 /// Attention as tensor operations, for GPUs. Query heads that share a
@@ -571,6 +631,58 @@ fn attention_mask(
         }
     }
     Tensor::from_vec(mask, (seq, total), device)
+}
+
+/// Whether a GPU model takes loopd's fused decode path: stacked
+/// projections and loopd's own CUDA kernels. `LOOPD_CUDA_FUSION=off` runs
+/// candle's generic operations instead, to measure what fusion gives.
+fn gpu_fusion() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var("LOOPD_CUDA_FUSION").map_or(true, |v| v != "off"))
+}
+
+/// On a GPU, the weight matrices `parts` (name without `.weight`, rows;
+/// `cols` columns each) as one stacked [`Linear`], with their biases
+/// stacked too: one product and one launch in place of several, which is
+/// what a GPU decode step is bound by. `None` on the CPU (its kernels share
+/// one pass already), or where the parts differ in type or in having a bias.
+fn stack_on_gpu(
+    gguf: &mut GgufFile,
+    device: &Device,
+    parts: &[(String, usize)],
+    cols: usize,
+) -> std::result::Result<Option<Linear>, GgufError> {
+    if device.is_cpu() || !gpu_fusion() {
+        return Ok(None);
+    }
+    let weights: Vec<(String, usize)> = parts
+        .iter()
+        .map(|(name, rows)| (format!("{name}.weight"), *rows))
+        .collect();
+    let types: Vec<_> = weights.iter().map(|(w, _)| gguf.tensor_type(w)).collect();
+    let biased: Vec<bool> = parts
+        .iter()
+        .map(|(name, _)| gguf.has_tensor(&format!("{name}.bias")))
+        .collect();
+    let one_type = types[0].is_some() && types.iter().all(|t| *t == types[0]);
+    let all_or_none_biased = biased.iter().all(|b| *b == biased[0]);
+    if !one_type || !all_or_none_biased {
+        return Ok(None);
+    }
+    let named: Vec<(&str, usize)> = weights.iter().map(|(w, r)| (w.as_str(), *r)).collect();
+    let weight = gguf.stacked_tensor(&named, cols, device)?;
+    let bias = if biased[0] {
+        let biases = parts
+            .iter()
+            .map(|(name, rows)| vector(gguf, &format!("{name}.bias"), *rows, device))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Some(Tensor::cat(&biases, 0).map_err(|err| gguf.error(err.to_string()))?)
+    } else {
+        None
+    };
+    Linear::new(weight, bias)
+        .map(Some)
+        .map_err(|err| gguf.error(err.to_string()))
 }
 
 /// Reads a 1-D tensor (norm weight, bias) as f32.
