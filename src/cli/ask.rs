@@ -290,6 +290,7 @@ pub(super) async fn open_brain(args: &AskOptions) -> Result<Arc<dyn Brain>, Fail
         prefix_cache: !args.no_prefix_cache,
         cache_budget: None,
         speculate: None,
+        prompt_store: crate::brain::prompt_store::PromptStore::default_dir(),
     };
     let local = crate::models::resolve(local_model)
         .map(config)

@@ -235,6 +235,78 @@ impl KvCache {
     }
 }
 
+impl KvCache {
+    /// Every layer's keys then values for the tokens held, as the bytes of
+    /// their elements (little-endian, the cache's dtype), layer by layer:
+    /// `[layer][k|v][kv_head][token][head_dim]`. For keeping on disk.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let len = self.len();
+        let mut out = Vec::with_capacity(len * self.shape.token_bytes());
+        for (i, layer) in self.layers.iter().enumerate() {
+            let Some(layer) = layer else {
+                candle_core::bail!("KV cache layer {i} holds nothing");
+            };
+            for buffer in [&layer.k, &layer.v] {
+                let held = buffer
+                    .narrow(2, 0, len)?
+                    .to_device(&Device::Cpu)?
+                    .flatten_all()?;
+                match held.dtype() {
+                    DType::F16 => {
+                        for x in held.to_vec1::<half::f16>()? {
+                            out.extend_from_slice(&x.to_le_bytes());
+                        }
+                    }
+                    DType::F32 => {
+                        for x in held.to_vec1::<f32>()? {
+                            out.extend_from_slice(&x.to_le_bytes());
+                        }
+                    }
+                    other => candle_core::bail!("a KV cache of {other:?} cannot be kept"),
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The cache [`KvCache::to_bytes`] wrote for `tokens`, rebuilt on
+    /// `shape`'s device; an error if the byte count does not fit.
+    pub fn from_bytes(shape: KvShape, tokens: Vec<u32>, bytes: &[u8]) -> Result<Self> {
+        let len = tokens.len();
+        if len == 0 || len > shape.max_tokens || bytes.len() != len * shape.token_bytes() {
+            candle_core::bail!(
+                "{} bytes are not the keys and values of {len} tokens (at most {})",
+                bytes.len(),
+                shape.max_tokens
+            );
+        }
+        let per_buffer = len * shape.token_bytes_per_layer();
+        let dims = (1, shape.kv_heads, len, shape.head_dim);
+        let mut buffers = bytes.chunks_exact(per_buffer).map(|chunk| {
+            Tensor::from_raw_buffer(
+                chunk,
+                shape.dtype,
+                &[1, shape.kv_heads, len, shape.head_dim],
+                &shape.device,
+            )
+        });
+        let mut layers = Vec::with_capacity(shape.layers);
+        for _ in 0..shape.layers {
+            let (Some(k), Some(v)) = (buffers.next(), buffers.next()) else {
+                candle_core::bail!("the bytes end before the last layer");
+            };
+            let (k, v) = (k?.reshape(dims)?, v?.reshape(dims)?);
+            layers.push(Some(LayerKv { k, v }));
+        }
+        Ok(KvCache {
+            shape,
+            layers,
+            capacity: len,
+            tokens,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -317,5 +389,37 @@ mod tests {
         cache.commit(&[2; 300]);
         assert_eq!(cache.len(), 600);
         assert!(cache.append(0, &kv(&[1., 1.]), &kv(&[1., 1.])).is_err());
+    }
+
+    #[test]
+    fn bytes_give_back_the_same_cache() {
+        for dtype in [DType::F16, DType::F32] {
+            let shape = KvShape { dtype, ..shape() };
+            let mut cache = KvCache::new(shape.clone());
+            for layer in 0..2 {
+                let k = kv(&[layer as f32, 1.5, 2.0, -2.0]);
+                cache
+                    .append(layer, &k, &kv(&[0.25, 0.5, 0.75, 1.0]))
+                    .unwrap();
+            }
+            cache.commit(&[7, 8]);
+            let bytes = cache.to_bytes().unwrap();
+            assert_eq!(bytes.len(), 2 * shape.token_bytes());
+            let mut back = KvCache::from_bytes(shape.clone(), vec![7, 8], &bytes).unwrap();
+            assert_eq!(back.tokens(), &[7, 8]);
+            assert_eq!(back.to_bytes().unwrap(), bytes);
+            let (k, _) = back.append(1, &kv(&[5., 5.]), &kv(&[6., 6.])).unwrap();
+            assert_eq!(
+                k.to_dtype(DType::F32)
+                    .unwrap()
+                    .flatten_all()
+                    .unwrap()
+                    .to_vec1::<f32>()
+                    .unwrap(),
+                vec![1., 1.5, 2., -2., 5., 5.]
+            );
+            assert!(KvCache::from_bytes(shape.clone(), vec![7], &bytes).is_err());
+            assert!(KvCache::from_bytes(shape, vec![7, 8], &bytes[1..]).is_err());
+        }
     }
 }

@@ -22,6 +22,7 @@ mod local;
 pub mod model;
 pub mod openai;
 pub mod prefix_cache;
+pub mod prompt_store;
 mod remote;
 pub mod sampler;
 mod scripted;

@@ -13,6 +13,7 @@ use super::grammar::{Constraint, GrammarCompiler, GrammarError};
 use super::kv_cache::KvCache;
 use super::model::Model;
 use super::prefix_cache::{CacheUsage, PrefixCaches};
+use super::prompt_store::PromptStore;
 use super::sampler::Sampler;
 use super::stop::{Scanned, StopScanner};
 use super::template::ChatTemplate;
@@ -53,11 +54,15 @@ pub struct LocalBrainConfig {
     /// plain one; on a GPU it may differ where the batched kernels'
     /// rounding tips a near-tie.
     pub speculate: Option<bool>,
+    /// Where warmed (shared) prompts are kept between runs
+    /// ([`PromptStore`]); `None`: nowhere.
+    pub prompt_store: Option<PathBuf>,
 }
 
 impl LocalBrainConfig {
     /// Defaults for a model file: automatic device, 8192-token context,
-    /// prefix caching within a budget sized to the device.
+    /// prefix caching within a budget sized to the device, warmed prompts
+    /// kept in the user's cache directory.
     pub fn new(model: impl Into<PathBuf>) -> Self {
         LocalBrainConfig {
             model: model.into(),
@@ -66,6 +71,7 @@ impl LocalBrainConfig {
             prefix_cache: true,
             cache_budget: None,
             speculate: None,
+            prompt_store: PromptStore::default_dir(),
         }
     }
 }
@@ -304,11 +310,12 @@ impl Worker {
         let budget = config
             .cache_budget
             .unwrap_or_else(|| default_cache_budget(&device));
-        let caches = PrefixCaches::new(
-            model.new_cache().shape().clone(),
-            budget,
-            config.prefix_cache,
-        );
+        let shape = model.new_cache().shape().clone();
+        let mut caches = PrefixCaches::new(shape.clone(), budget, config.prefix_cache);
+        if let Some(dir) = &config.prompt_store {
+            let key = PromptStore::key_for(&config.model, &info.device, shape.dtype);
+            caches = caches.with_store(PromptStore::open(dir.clone(), key));
+        }
         Ok(Worker {
             model,
             tokenizer,

@@ -15,6 +15,7 @@
 //! rest fit in the budget.
 
 use super::kv_cache::{KvCache, KvShape};
+use super::prompt_store::PromptStore;
 
 /// Where a checked-out cache's reused prefix came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +84,8 @@ pub struct PrefixCaches {
     /// Caches dropped since the last [`free_released`](Self::free_released),
     /// freed once the answer is out: freeing megabytes takes milliseconds.
     released: Vec<KvCache>,
+    /// Shared caches kept on disk by an earlier run.
+    store: Option<PromptStore>,
 }
 
 impl PrefixCaches {
@@ -97,7 +100,15 @@ impl PrefixCaches {
             entries: Vec::new(),
             clock: 0,
             released: Vec::new(),
+            store: None,
         }
+    }
+
+    /// Also keeps shared caches in `store`, and reads them back when they
+    /// hold more of a prompt than any cache in memory.
+    pub fn with_store(mut self, store: PromptStore) -> Self {
+        self.store = Some(store);
+        self
     }
 
     /// A cache for a call of `session` on `prompt`, holding the longest
@@ -127,6 +138,28 @@ impl PrefixCaches {
                 (n, e.session == session, e.last_used, i)
             })
             .max_by_key(|&(n, own, last_used, _)| (n, own, last_used));
+        let in_memory = best.map_or(0, |(n, ..)| n);
+        if let Some(store) = self.store.as_mut() {
+            if let Some((index, n)) = store.longest(prompt, limit) {
+                if n > in_memory {
+                    match store.load(index, &self.shape) {
+                        Ok((owner, cache)) => {
+                            tracing::info!(
+                                "read the warmed prompt of `{owner}` ({} tokens) from disk",
+                                cache.len()
+                            );
+                            self.entries.push(Entry {
+                                session: owner,
+                                cache,
+                                last_used: self.clock,
+                            });
+                            return self.checkout(session, prompt);
+                        }
+                        Err(err) => tracing::warn!("a stored prompt was not read: {err}"),
+                    }
+                }
+            }
+        }
         let Some((reused, own, _, i)) = best.filter(|&(n, ..)| n > 0) else {
             return Ok(fresh());
         };
@@ -166,6 +199,11 @@ impl PrefixCaches {
         self.entries = kept;
         self.released
             .extend(superseded.into_iter().map(|e| e.cache));
+        if session.starts_with(SHARED_PREFIX) {
+            if let Some(store) = self.store.as_mut() {
+                store.save(session, &cache);
+            }
+        }
         self.entries.push(Entry {
             session: session.to_string(),
             cache,
@@ -364,5 +402,25 @@ mod tests {
         run(&mut caches, "a", &[1, 2, 3]);
         assert_eq!(run(&mut caches, "a", &[1, 2, 3, 4]), (0, Reuse::None));
         assert_eq!(caches.usage().caches, 0);
+    }
+
+    #[test]
+    fn a_shared_prompt_outlives_the_process_but_a_users_does_not() {
+        let dir = std::env::temp_dir().join(format!("loopd-prefix-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let store = || PromptStore::open(dir.clone(), "key".into());
+        let system: Vec<u32> = (1000..1040).collect();
+        let mut first = PrefixCaches::new(shape(), 1 << 20, true).with_store(store());
+        run(&mut first, "warm:default", &[&system[..], &[1, 2]].concat());
+        run(&mut first, "alice", &[&system[..], &[7, 7, 7]].concat());
+        drop(first);
+
+        let mut restarted = PrefixCaches::new(shape(), 1 << 20, true).with_store(store());
+        let (reused, source) = run(&mut restarted, "bob", &[&system[..], &[3]].concat());
+        assert_eq!(reused, system.len());
+        assert_eq!(source, Reuse::CopiedFrom("warm:default".into()));
+        let files = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(files, 1, "only the shared session was written");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

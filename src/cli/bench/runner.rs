@@ -151,6 +151,7 @@ pub fn run(plan: &Plan) -> Result<Results, String> {
                         prefix_cache: plan.modes.contains(&true),
                         cache_budget: None,
                         speculate: None,
+                        prompt_store: crate::brain::prompt_store::PromptStore::default_dir(),
                     })
                     .map_err(|e| e.to_string())
                 };

@@ -117,6 +117,7 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         prefix_cache: options.prefix_cache,
         cache_budget: options.cache_budget,
         speculate: None,
+        prompt_store: crate::brain::prompt_store::PromptStore::default_dir(),
     };
     let knowledge = options.knowledge_model.clone().map(config);
     let brain = crate::cli::brain::open(
