@@ -1,0 +1,380 @@
+//! Speech to text with Whisper on candle, from a CTranslate2 conversion.
+//!
+//! A model directory holds `model.bin` (CTranslate2), `tokenizer.json` and
+//! CTranslate2's `config.json` (the token ids to suppress); [`net`] reads
+//! the network from the variables. Transcription is greedy, without
+//! timestamps, 30 seconds at a time.
+
+pub mod net;
+
+use crate::ct2::Ct2Model;
+use crate::mel;
+use crate::VoiceError;
+use candle_core::{Device, IndexOp, Tensor, D};
+use net::{Decoding, WhisperNet};
+use serde::Deserialize;
+use std::path::Path;
+
+/// The sample rate Whisper hears.
+pub const SAMPLE_RATE: usize = 16_000;
+/// Samples between mel frames (10 ms).
+const HOP_LENGTH: usize = 160;
+/// The Fourier transform's window (25 ms).
+const N_FFT: usize = 400;
+/// Samples in the 30-second window Whisper was trained on.
+const N_SAMPLES: usize = 30 * SAMPLE_RATE;
+/// Mel frames in that window.
+const N_FRAMES: usize = N_SAMPLES / HOP_LENGTH;
+
+/// A window whose no-speech probability is above this, and whose tokens
+/// average a log-probability below [`LOGPROB_THRESHOLD`], is silence.
+const NO_SPEECH_THRESHOLD: f64 = 0.6;
+const LOGPROB_THRESHOLD: f64 = -1.0;
+/// A window whose no-speech probability is above this is silence however
+/// sure the tokens are: on silence tiny.en says "you" with a mean
+/// log-probability of -0.37 and a no-speech probability of 0.95 (spoken
+/// questions: 0.15).
+const NO_SPEECH_CERTAIN: f64 = 0.9;
+
+/// Silence the encoder hears after the audio when it does not hear all 30
+/// seconds: 4 s. With 2 or 3 s, tiny.en repeats some short commands ("set a
+/// timer for 5 minutes. Set a timer …") and the window is decoded again;
+/// with 4 s, five test commands came out as with the full window.
+const TRIM_PADDING_FRAMES: usize = 400;
+/// Mel frames per second of audio.
+const FRAMES_PER_SECOND: usize = SAMPLE_RATE / HOP_LENGTH;
+/// Tokens allowed per second of audio in a trimmed window (speech is 3 to 5).
+const TOKENS_PER_SECOND: usize = 12;
+/// Tokens allowed in a trimmed window however short.
+const MIN_TOKENS: usize = 24;
+/// A run of tokens said this many times in a row is a decoder running away.
+const REPEATS: usize = 4;
+
+/// CTranslate2's `config.json`: the ids Whisper must never emit, and those
+/// it must not begin with.
+#[derive(Debug, Deserialize)]
+struct SuppressConfig {
+    #[serde(default)]
+    suppress_ids: Vec<u32>,
+    #[serde(default)]
+    suppress_ids_begin: Vec<u32>,
+}
+
+/// The special tokens the decoder is prompted and stopped with.
+#[derive(Debug, Clone)]
+struct Specials {
+    start: u32,
+    end: u32,
+    no_timestamps: u32,
+    no_speech: Option<u32>,
+    /// A multilingual model's language tokens (`<|en|>` to the last before
+    /// `<|translate|>`) and its `<|transcribe|>`; `None` for `.en`.
+    multilingual: Option<(std::ops::Range<u32>, u32)>,
+}
+
+/// A loaded Whisper model, ready to transcribe.
+pub struct Whisper {
+    net: WhisperNet,
+    tokenizer: tokenizers::Tokenizer,
+    filters: Vec<f32>,
+    specials: Specials,
+    /// Added to the logits at every step: 0 or minus infinity.
+    suppress: Tensor,
+    /// Added at the first step besides.
+    suppress_begin: Tensor,
+    device: Device,
+    /// The language token of the window being decoded or last decoded
+    /// (multilingual models).
+    language: Option<u32>,
+}
+
+impl Whisper {
+    /// Loads the model in `dir` onto `device`.
+    pub fn load(dir: &Path, device: &Device) -> Result<Whisper, VoiceError> {
+        let read = |file: &str| {
+            std::fs::read(dir.join(file)).map_err(|e| {
+                VoiceError::Model(format!("cannot read {}: {e}", dir.join(file).display()))
+            })
+        };
+        let ct2 = Ct2Model::parse(&read("model.bin")?)
+            .map_err(|e| VoiceError::Model(format!("{}: {e}", dir.join("model.bin").display())))?;
+        if ct2.spec != "WhisperSpec" {
+            return Err(VoiceError::Model(format!(
+                "{} holds a {} model, not Whisper",
+                dir.display(),
+                ct2.spec
+            )));
+        }
+        let net = WhisperNet::load(&ct2, device)
+            .map_err(|e| VoiceError::Model(format!("{}: {e}", dir.display())))?;
+        drop(ct2);
+        let suppress: SuppressConfig = serde_json::from_slice(&read("config.json")?)
+            .map_err(|e| VoiceError::Model(format!("config.json: {e}")))?;
+        let tokenizer = tokenizers::Tokenizer::from_bytes(read("tokenizer.json")?)
+            .map_err(|e| VoiceError::Model(format!("tokenizer.json: {e}")))?;
+        let vocab = net.dims.vocab;
+        let specials = specials(&tokenizer, vocab)?;
+        let mask = |ids: &mut dyn Iterator<Item = u32>| -> Result<Tensor, VoiceError> {
+            let mut values = vec![0f32; vocab];
+            for id in ids {
+                if let Some(v) = values.get_mut(id as usize) {
+                    *v = f32::NEG_INFINITY;
+                }
+            }
+            Ok(Tensor::new(values, device)?)
+        };
+        let timestamps = specials.no_timestamps..vocab as u32;
+        let suppress_ids = &mut suppress
+            .suppress_ids
+            .iter()
+            .copied()
+            .chain(timestamps)
+            .chain(specials.no_speech)
+            .chain([specials.start]);
+        let suppress_tensor = mask(suppress_ids)?;
+        let suppress_begin = mask(&mut suppress.suppress_ids_begin.iter().copied())?;
+        Ok(Whisper {
+            filters: mel::filters(SAMPLE_RATE, N_FFT, net.dims.mel_bins),
+            net,
+            tokenizer,
+            specials,
+            suppress: suppress_tensor,
+            suppress_begin,
+            device: device.clone(),
+            language: None,
+        })
+    }
+
+    /// The language a multilingual model heard in the last window it
+    /// decoded (`en`, `de`, …); `None` for an English-only model.
+    pub fn language(&self) -> Option<String> {
+        let id = self.language?;
+        let token = self.tokenizer.id_to_token(id)?;
+        Some(
+            token
+                .trim_start_matches("<|")
+                .trim_end_matches("|>")
+                .to_string(),
+        )
+    }
+
+    /// The text spoken in `samples` (mono, 16 kHz, -1.0..1.0), in the
+    /// language spoken when the model is multilingual; empty when nothing
+    /// was said.
+    pub fn transcribe(&mut self, samples: &[f32]) -> Result<String, VoiceError> {
+        let mut text = String::new();
+        for window in samples.chunks(N_SAMPLES) {
+            let part = self.transcribe_window(window)?;
+            let part = part.trim();
+            if !part.is_empty() {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                text.push_str(part);
+            }
+        }
+        Ok(text)
+    }
+
+    /// One window of at most 30 seconds. The encoder first hears only the
+    /// audio and [`TRIM_PADDING_FRAMES`] of silence after it (ten times less
+    /// work for a short question); when the decoder then runs away —
+    /// repeats itself or fills its budget — the window is decoded again
+    /// with the full 30 seconds Whisper was trained on.
+    fn transcribe_window(&mut self, samples: &[f32]) -> Result<String, VoiceError> {
+        self.language = None;
+        let heard = samples.len().div_ceil(HOP_LENGTH);
+        let trimmed = (heard + TRIM_PADDING_FRAMES).next_multiple_of(2);
+        if trimmed < N_FRAMES {
+            let budget = MIN_TOKENS.max(heard * TOKENS_PER_SECOND / FRAMES_PER_SECOND);
+            if let Decoded::Text(text) = self.decode(samples, trimmed, budget)? {
+                return Ok(text);
+            }
+        }
+        let budget = self.net.dims.text_positions / 2;
+        match self.decode(samples, N_FRAMES, budget)? {
+            Decoded::Text(text) | Decoded::RanAway(text) => Ok(text),
+        }
+    }
+
+    /// Greedy decoding of `samples` heard through `frames` mel frames, at
+    /// most `budget` tokens.
+    fn decode(
+        &mut self,
+        samples: &[f32],
+        frames: usize,
+        budget: usize,
+    ) -> Result<Decoded, VoiceError> {
+        let n_mels = self.net.dims.mel_bins;
+        let mel = mel::log_mel(samples, frames, HOP_LENGTH, N_FFT, &self.filters);
+        let mel = Tensor::from_vec(mel, (1, n_mels, frames), &self.device)?;
+        let features = self.net.encode(&mel)?;
+        let mut decoding = self.net.start(&features)?;
+        let first = self.logits(&self.net.step(&mut decoding, &[self.specials.start])?)?;
+        let no_speech_prob = match self.specials.no_speech {
+            Some(id) => {
+                let probs = candle_nn::ops::softmax(&first, D::Minus1)?;
+                probs.i(id as usize)?.to_scalar::<f32>()? as f64
+            }
+            None => 0.0,
+        };
+        let mut prompt = Vec::new();
+        if let Some((languages, transcribe)) = self.specials.multilingual.clone() {
+            let language = match self.language {
+                Some(known) => known,
+                None => language_of(&first, languages)?,
+            };
+            self.language = Some(language);
+            prompt.extend([language, transcribe]);
+        }
+        prompt.push(self.specials.no_timestamps);
+        let mut hidden = self.net.step(&mut decoding, &prompt)?;
+        let mut tokens = Vec::new();
+        let mut logprob_sum = 0.0;
+        let mut finished = false;
+        for step in 0..budget.min(self.room(&decoding)) {
+            let mut logits = self.logits(&hidden)?.broadcast_add(&self.suppress)?;
+            if step == 0 {
+                logits = logits.broadcast_add(&self.suppress_begin)?;
+            }
+            let (next, logprob) = greedy(&logits.to_vec1::<f32>()?);
+            logprob_sum += logprob;
+            if next == self.specials.end {
+                finished = true;
+                break;
+            }
+            tokens.push(next);
+            if repeats(&tokens) {
+                break;
+            }
+            hidden = self.net.step(&mut decoding, &[next])?;
+        }
+        let mean_logprob = logprob_sum / (tokens.len() + 1) as f64;
+        let unsure = no_speech_prob > NO_SPEECH_THRESHOLD && mean_logprob < LOGPROB_THRESHOLD;
+        let text = if unsure || no_speech_prob > NO_SPEECH_CERTAIN {
+            String::new()
+        } else {
+            self.tokenizer
+                .decode(&tokens, true)
+                .map_err(|e| VoiceError::Model(format!("cannot decode tokens: {e}")))?
+        };
+        Ok(if finished {
+            Decoded::Text(text)
+        } else {
+            Decoded::RanAway(text)
+        })
+    }
+}
+
+impl Whisper {
+    /// The logits after the last of `hidden`'s states (`tokens × width`).
+    fn logits(&self, hidden: &Tensor) -> Result<Tensor, VoiceError> {
+        let last = hidden.i(hidden.dim(0)? - 1)?;
+        // `embeddings · hidden`, this way round so that the large matrix is
+        // never transposed and copied.
+        Ok(self
+            .net
+            .embeddings()
+            .matmul(&last.unsqueeze(1)?)?
+            .squeeze(1)?)
+    }
+
+    /// Tokens the decoder can still take after what `decoding` has read.
+    fn room(&self, decoding: &Decoding) -> usize {
+        self.net
+            .dims
+            .text_positions
+            .saturating_sub(decoding.position())
+    }
+}
+
+/// The most likely of the `languages` tokens in the `logits` after the
+/// start token (decided once per window).
+fn language_of(logits: &Tensor, languages: std::ops::Range<u32>) -> Result<u32, VoiceError> {
+    let logits = logits.to_vec1::<f32>()?;
+    let scores = logits
+        .get(languages.start as usize..languages.end as usize)
+        .ok_or_else(|| VoiceError::Model("language tokens past the vocabulary".into()))?;
+    let (best, _) = greedy(scores);
+    Ok(languages.start + best)
+}
+
+/// How a decode ended.
+enum Decoded {
+    /// At the end-of-text token.
+    Text(String),
+    /// Repeating itself or out of tokens.
+    RanAway(String),
+}
+
+/// The most likely token and its log-probability.
+fn greedy(logits: &[f32]) -> (u32, f64) {
+    let (best, top) =
+        logits
+            .iter()
+            .enumerate()
+            .fold((0, f32::NEG_INFINITY), |(bi, bv), (i, &v)| {
+                if v > bv {
+                    (i, v)
+                } else {
+                    (bi, bv)
+                }
+            });
+    let sum: f64 = logits.iter().map(|&v| ((v - top) as f64).exp()).sum();
+    (best as u32, -sum.ln())
+}
+
+/// Whether the newest tokens repeat, for the [`REPEATS`]th time in a row,
+/// a run of 1 to 8 tokens.
+fn repeats(tokens: &[u32]) -> bool {
+    (1..=8).any(|run| {
+        let span = run * REPEATS;
+        tokens.len() >= span && {
+            let tail = &tokens[tokens.len() - span..];
+            tail.chunks(run).all(|c| c == &tail[..run])
+        }
+    })
+}
+
+fn specials(tokenizer: &tokenizers::Tokenizer, vocab: usize) -> Result<Specials, VoiceError> {
+    let id = |token: &str| {
+        tokenizer
+            .token_to_id(token)
+            .ok_or_else(|| VoiceError::Model(format!("tokenizer.json has no {token}")))
+    };
+    let multilingual = vocab >= 51865;
+    Ok(Specials {
+        start: id("<|startoftranscript|>")?,
+        end: id("<|endoftext|>")?,
+        no_timestamps: id("<|notimestamps|>")?,
+        no_speech: ["<|nocaptions|>", "<|nospeech|>"]
+            .iter()
+            .find_map(|t| tokenizer.token_to_id(t)),
+        multilingual: if multilingual {
+            Some((id("<|en|>")?..id("<|translate|>")?, id("<|transcribe|>")?))
+        } else {
+            None
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greedy_picks_the_best_token_with_its_log_probability() {
+        let (token, logprob) = greedy(&[0.0, 2.0f32.ln(), f32::NEG_INFINITY, 0.0]);
+        assert_eq!(token, 1);
+        assert!((logprob - 0.5f64.ln()).abs() < 1e-6, "{logprob}");
+    }
+
+    #[test]
+    fn runaway_repeats_are_seen() {
+        assert!(repeats(&[7, 7, 7, 7]));
+        assert!(repeats(&[1, 2, 3, 9, 8, 9, 8, 9, 8, 9, 8]));
+        assert!(!repeats(&[9, 8, 9, 8, 9, 8]));
+        assert!(!repeats(&[1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3]));
+        assert!(!repeats(&[]));
+    }
+}
