@@ -6,7 +6,7 @@
 //! state (environment variables, the current directory) or count on a
 //! process of its own; pass the environment to child `Command`s instead.
 //! A test that needs a different environment from its start runs itself
-//! again in a child process, as `reference` does.
+//! again in a child process.
 
 /// Shared helpers: the real models, golden files, tiny GGUF files, engine
 /// runs on scripted replies, `loopd serve` as a child process.
@@ -23,8 +23,6 @@ mod bad_input;
 mod generation;
 /// KV-cache prefix reuse on the real model: same output, fewer prompt tokens.
 mod prefix_cache;
-/// loopd's transformer against candle-transformers' models, in f32.
-mod reference;
 /// Each reference model's chat template against transformers' renders.
 mod template;
 /// The tokenizer from each reference GGUF against llama.cpp's ids.

@@ -2,14 +2,15 @@
 //! quantized models on the same GGUF file: prefill and decode speed,
 //! alternating runs so machine noise hits both alike.
 //!
-//! `cargo bench --bench forward [-- MODEL…]` (default: both reference models).
+//! `cargo bench -p loopd-reference --bench forward [-- MODEL…]` (default:
+//! both reference models).
 
 use candle_core::quantized::gguf_file;
 use candle_core::{Device, Tensor};
 use loopd::brain::gguf::GgufFile;
 use loopd::brain::model::Model;
 use loopd::brain::sampler::argmax;
-use loopd::models::{path_of, Manifest};
+use loopd_reference::model_path;
 use std::time::Instant;
 
 const PROMPT: usize = 128;
@@ -57,15 +58,7 @@ fn measure(mut forward: impl FnMut(&[u32], usize) -> Vec<f32>, prompt: &[u32]) -
 type Reference = Box<dyn FnMut(&Tensor, usize) -> Tensor>;
 
 fn bench(name: &str) {
-    let manifest = Manifest::builtin();
-    let entry = manifest
-        .get(name)
-        .unwrap_or_else(|| panic!("unknown model {name}"));
-    let path = path_of(entry);
-    assert!(
-        path.exists(),
-        "{name} is not fetched: run models/fetch {name}"
-    );
+    let path = model_path(name);
     let ours = Model::load(&mut GgufFile::open(&path).unwrap(), &Device::Cpu, 4096).unwrap();
     let tokens = prompt(ours.vocab_size() as u32);
 
@@ -134,7 +127,10 @@ fn main() {
         .filter(|a| !a.starts_with('-'))
         .collect();
     let models = if args.is_empty() {
-        vec!["smollm2-135m".to_string(), "qwen2.5-coder-0.5b".to_string()]
+        vec![
+            loopd_reference::SMOLLM.to_string(),
+            loopd_reference::QWEN.to_string(),
+        ]
     } else {
         args
     };

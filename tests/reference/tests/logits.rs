@@ -1,5 +1,5 @@
 //! loopd's transformer against candle-transformers' bundled models on the
-//! same GGUF files.
+//! same GGUF files, in f32.
 //!
 //! Both sides run with the weights dequantized to f32
 //! (`CANDLE_DEQUANTIZE_ALL`), so the comparison checks the architecture —
@@ -14,11 +14,11 @@
 //! per block, which turns such ulp-level differences into logit differences
 //! of ~0.1; `generation.rs` checks that regime against llama.cpp's tokens.
 
-use crate::common::{model_path, QWEN, SMOLLM};
 use candle_core::quantized::gguf_file;
 use candle_core::{Device, Tensor};
 use loopd::brain::gguf::GgufFile;
 use loopd::brain::model::Model;
+use loopd_reference::{model_path, QWEN, SMOLLM};
 
 const TOLERANCE: f32 = 1e-3;
 
@@ -27,16 +27,14 @@ const TOLERANCE: f32 = 1e-3;
 /// checks that it passed.
 ///
 /// candle reads `CANDLE_DEQUANTIZE_ALL` once per thread, on the thread's
-/// first weight matrix. Setting it in this process, which every integration
-/// test shares, would dequantize the models of the tests that load one
-/// later (and race with their reads of the environment), so the variable is
-/// only ever set for the child, from its start.
+/// first weight matrix: setting it in this process would race with the
+/// other test's reads of the environment, so the variable is only ever set
+/// for the child, from its start.
 fn dequantized(name: &str) -> bool {
     if std::env::var_os("CANDLE_DEQUANTIZE_ALL").is_some_and(|v| v == "1") {
         return true;
     }
-    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
-    let test = format!("{module}::{name}");
+    let test = name.to_string();
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([&test, "--exact", "--test-threads=1", "--nocapture"])
         .env("CANDLE_DEQUANTIZE_ALL", "1")
