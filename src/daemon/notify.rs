@@ -4,13 +4,19 @@
 //! under systemd) every call does nothing.
 
 use sd_notify::NotifyState;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
 /// Notifications waiting for the sender thread; more are dropped.
 const BACKLOG: usize = 64;
+
+/// Notifications handed to the sender thread, and those it has sent (or
+/// failed to): [`flush`] waits for the second to catch up.
+static QUEUED: AtomicUsize = AtomicUsize::new(0);
+static SENT: AtomicUsize = AtomicUsize::new(0);
 
 /// Hands `states` to the thread that sends them. A send blocks while the
 /// manager's socket is full, so it never happens on the caller's thread
@@ -31,6 +37,7 @@ fn send(states: &[NotifyState]) {
                     if let Err(e) = sd_notify::notify(&states) {
                         tracing::warn!("sd_notify: {e}");
                     }
+                    SENT.fetch_add(1, Ordering::Release);
                 }
             });
         match spawned {
@@ -47,8 +54,22 @@ fn send(states: &[NotifyState]) {
         .map(|state| state.to_string())
         .collect::<Vec<_>>()
         .join("\n");
-    if let Err(TrySendError::Full(message)) = sender.try_send(message) {
+    QUEUED.fetch_add(1, Ordering::AcqRel);
+    if let Err(TrySendError::Full(message) | TrySendError::Disconnected(message)) =
+        sender.try_send(message)
+    {
+        QUEUED.fetch_sub(1, Ordering::AcqRel);
         tracing::debug!("sd_notify: the service manager is not reading; dropped {message:?}");
+    }
+}
+
+/// Waits, at most `limit`, until every notification handed over has been
+/// sent: the process is about to exit, and `STOPPING=1` must not die with
+/// the sender thread.
+pub async fn flush(limit: Duration) {
+    let until = Instant::now() + limit;
+    while SENT.load(Ordering::Acquire) < QUEUED.load(Ordering::Acquire) && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(2)).await;
     }
 }
 

@@ -274,6 +274,7 @@ pub async fn run(options: ServiceOptions) -> Result<(), String> {
         servers.cancel();
         let _ = task.await;
     }
+    notify::flush(Duration::from_secs(1)).await;
     tracing::info!("stopped");
     Ok(())
 }
