@@ -5,7 +5,7 @@
 //! plus the scripted brain's word-by-word streaming. `none` gives the fixed
 //! cost of one plain request.
 //!
-//! `cargo bench --bench engine_overhead`
+//! `cargo bench -p loopd-benches --bench engine_overhead`
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use loopd::brain::{GenerateOptions, Message, ScriptedBrain};

@@ -3,7 +3,7 @@
 //! answers, JSON arguments wrapped in prose or fences, and the streaming
 //! router fed a few characters at a time as tokens arrive.
 //!
-//! `cargo bench --bench parser`
+//! `cargo bench -p loopd-benches --bench parser`
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use loopd::engine::parse::{self, FINAL_ANSWER};

@@ -3,7 +3,7 @@
 //! without a repetition penalty over the last 64 tokens. Vocabulary sizes
 //! are SmolLM2's (49152) and Qwen2.5's (151936).
 //!
-//! `cargo bench --bench sampler`
+//! `cargo bench -p loopd-benches --bench sampler`
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use loopd::brain::sampler::Sampler;

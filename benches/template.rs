@@ -4,7 +4,7 @@
 //! tokenizing the rendered prompt. SmolLM2's template ignores tools; the
 //! case is kept so both models are measured on the same inputs.
 //!
-//! `cargo bench --bench template` (the models must be fetched: `models/fetch`).
+//! `cargo bench -p loopd-benches --bench template` (the models must be fetched: `models/fetch`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use loopd::brain::gguf::GgufFile;

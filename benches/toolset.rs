@@ -5,7 +5,7 @@
 //! toolbox announces itself or a server starts), so this is all that
 //! toolboxes from outside add to a warm request before its first tool call.
 //!
-//! `cargo bench --bench toolset`
+//! `cargo bench -p loopd-benches --bench toolset`
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use loopd::tools::external::{CallFn, ExternalTool};
