@@ -11,7 +11,6 @@ use loopd::brain::gguf::GgufFile;
 use loopd::brain::template::ChatTemplate;
 use loopd::brain::tokenizer::Tokenizer;
 use loopd::brain::Message;
-use loopd::models::{path_of, Manifest};
 use loopd::tools::{ToolConfig, Toolset};
 use std::time::Duration;
 
@@ -20,16 +19,8 @@ const MODELS: [&str; 2] = ["smollm2-135m", "qwen2.5-coder-0.5b"];
 /// The model's chat template (with its BOS and EOS texts, as the local brain
 /// builds it) and tokenizer; panics when the model is not fetched.
 fn load(name: &str) -> (ChatTemplate, Tokenizer) {
-    let manifest = Manifest::builtin();
-    let entry = manifest
-        .get(name)
-        .unwrap_or_else(|| panic!("{name} is not in models/models.toml"));
-    let path = path_of(entry);
-    assert!(
-        path.exists(),
-        "the template bench needs the real model {name}, missing at {}: run `models/fetch {name}`",
-        path.display()
-    );
+    let path = loopd::models::resolve(Some(name))
+        .unwrap_or_else(|e| panic!("the template bench needs the real model {name}: {e}"));
     let gguf = GgufFile::open(&path).expect("a readable GGUF file");
     let tokenizer = Tokenizer::from_gguf(&gguf).expect("the model's tokenizer");
     let special = |key: &str| {

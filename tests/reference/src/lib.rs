@@ -11,7 +11,6 @@
 //! cores). `tests/reference/check.sh` runs it, and CI runs that script when
 //! the model code or candle changed since it last passed.
 
-use loopd::models::{path_of, Manifest};
 use std::path::PathBuf;
 
 /// The fast test model (135M, Llama).
@@ -22,15 +21,6 @@ pub const QWEN: &str = "qwen2.5-coder-0.5b";
 /// Path of a fetched model; panics with the command that fetches it when
 /// it is missing (never skips).
 pub fn model_path(name: &str) -> PathBuf {
-    let manifest = Manifest::builtin();
-    let entry = manifest
-        .get(name)
-        .unwrap_or_else(|| panic!("{name} is not in models/models.toml"));
-    let path = path_of(entry);
-    assert!(
-        path.exists(),
-        "the real model {name} is required but missing at {}.\nFetch it with `models/fetch {name}`.",
-        path.display()
-    );
-    path
+    loopd::models::resolve(Some(name))
+        .unwrap_or_else(|e| panic!("the real model {name} is required: {e}"))
 }
