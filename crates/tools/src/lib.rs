@@ -133,6 +133,15 @@ impl ToolSpec {
         format!("{} {{{}}}", self.name, arguments.join(", "))
     }
 
+    /// `arguments` with each whole number that the schema declares a
+    /// `number`, not an `integer`, written as a decimal (`5.0`), in nested
+    /// objects and arrays too: a client whose function takes floats, as a
+    /// Python one does, gets floats.
+    pub fn numbers_as_declared(&self, mut arguments: Value) -> Value {
+        decimals_where_declared(&self.argument_schema, &mut arguments);
+        arguments
+    }
+
     /// The OpenAI/Hugging Face function shape chat templates expect:
     /// `{"type":"function","function":{"name","description","parameters"}}`.
     pub fn as_function(&self) -> Value {
@@ -144,6 +153,39 @@ impl ToolSpec {
                 "parameters": self.argument_schema,
             }
         })
+    }
+}
+
+/// Rewrites whole numbers in `value` as decimals where `schema` declares a
+/// `number` and allows no `integer`.
+fn decimals_where_declared(schema: &Value, value: &mut Value) {
+    let declares = |kind: &str| match &schema["type"] {
+        Value::String(t) => t == kind,
+        Value::Array(ts) => ts.iter().any(|t| t == kind),
+        _ => false,
+    };
+    match value {
+        Value::Number(n) if declares("number") && !declares("integer") => {
+            let whole = n.as_i64().filter(|w| w.unsigned_abs() <= 1 << 53);
+            if let Some(decimal) = whole.and_then(|w| serde_json::Number::from_f64(w as f64)) {
+                *n = decimal;
+            }
+        }
+        Value::Object(fields) => {
+            if let Some(properties) = schema["properties"].as_object() {
+                for (key, field) in fields.iter_mut() {
+                    if let Some(inner) = properties.get(key) {
+                        decimals_where_declared(inner, field);
+                    }
+                }
+            }
+        }
+        Value::Array(items) if schema["items"].is_object() => {
+            for item in items {
+                decimals_where_declared(&schema["items"], item);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -589,6 +631,26 @@ mod tests {
             ToolSpec::from_json(&json!({"name": "x", "argument_schema": "str"}))
                 .unwrap_err()
                 .contains("must be a JSON schema")
+        );
+    }
+
+    #[test]
+    fn whole_numbers_become_decimals_only_where_the_schema_says_number() {
+        let spec = ToolSpec::from_json(&json!({"name": "fit", "parameters": {
+            "type": "object", "properties": {
+                "points": {"type": "array", "items": {"type": "number"}},
+                "count": {"type": "integer"},
+                "either": {"type": ["integer", "number"]},
+                "scale": {"type": "number"},
+                "range": {"type": "object", "properties": {"low": {"type": "number"}}},
+                "label": {"type": "string"}}}}))
+        .unwrap();
+        let arguments = json!({"points": [1, 2.5, -3], "count": 4, "either": 5,
+            "scale": 2, "range": {"low": 0}, "label": "7", "other": 8});
+        let declared = spec.numbers_as_declared(arguments);
+        assert_eq!(
+            serde_json::to_string(&declared).unwrap(),
+            r#"{"points":[1.0,2.5,-3.0],"count":4,"either":5,"scale":2.0,"range":{"low":0.0},"label":"7","other":8}"#
         );
     }
 
