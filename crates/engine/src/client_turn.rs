@@ -8,10 +8,8 @@
 //! model sometimes writes its call inside its answer ("call it with
 //! ```json {…}```") instead of as a call: a call of one of the offered
 //! tools whose arguments fit its schema, found in an answer, is taken as
-//! the call it meant; an answer that only names one of the tools ("you can
-//! use the `get_weather` function") is asked again, held to a call of that
-//! tool. Whole numbers in a call's arguments are written as decimals where
-//! the tool's schema declares a `number`.
+//! the call it meant. Whole numbers in a call's arguments are written as
+//! decimals where the tool's schema declares a `number`.
 
 use super::parse;
 use super::protocol::native;
@@ -19,7 +17,7 @@ use super::{
     fill, with_system, CallOptions, Engine, EngineFuture, Finish, Halt, Route, Run, Termination,
 };
 use loopd_brain::{Completion, Grammar, Message};
-use loopd_tools::{ToolSpec, Toolset};
+use loopd_tools::Toolset;
 use serde_json::Value;
 
 const LISTED: &str = include_str!("prompts/client_tools.txt");
@@ -84,9 +82,8 @@ impl ClientTurn {
                 }
                 _ => specs,
             };
-            let most = if self.parallel { MAX_PARALLEL_CALLS } else { 1 };
             let answer = self.choice == ToolChoice::Auto;
-            Some(native::grammar_for_calls(&callable, most, answer))
+            Some(native::grammar_for_calls(&callable, self.most(), answer))
         } else {
             self.format.as_ref().map(native::grammar_for_json)
         }
@@ -121,25 +118,8 @@ impl ClientTurn {
             true => Route::Thought,
             false => Route::Answer,
         };
-        let forced = |reply_text: &str, tools: &Toolset| match (offered, &self.choice) {
-            (true, ToolChoice::Auto) => named_tool(reply_text, tools)
-                .map(|spec| native::grammar_for_calls(&[spec], self.most(), false)),
-            _ => None,
-        };
-        let reply = run
-            .generate("client-tools", messages.clone(), call.clone(), route)
-            .await?;
-        let mut calls = calls_in(run, &reply, offered, &self.choice);
-        if calls.is_empty() {
-            if let Some(grammar) = forced(&reply.text, run.tools()) {
-                let call = CallOptions {
-                    grammar: Some(grammar),
-                    ..call
-                };
-                let again = run.generate("client-tools", messages, call, route).await?;
-                calls = calls_in(run, &again, offered, &self.choice);
-            }
-        }
+        let reply = run.generate("client-tools", messages, call, route).await?;
+        let calls = calls_in(run, &reply, offered, &self.choice);
         if calls.is_empty() {
             let answer = reply.text.trim();
             run.deliver(answer);
@@ -191,32 +171,6 @@ fn calls_in(
         (true, true) => embedded_calls(&reply.text, run.tools(), choice),
         _ => calls,
     }
-}
-
-/// The offered tool an answer names, as a small model does when it
-/// describes the call it was asked to make ("you can use the
-/// `get_weather` function …"): a name that reads as code (`get_weather`,
-/// `HassTurnOn`) anywhere as a word, any other (`search`) only quoted as
-/// code (`` `search` ``) or called (`search(`); case aside.
-fn named_tool<'t>(text: &str, tools: &'t Toolset) -> Option<&'t ToolSpec> {
-    let text = text.to_lowercase();
-    tools.specs().into_iter().find(|spec| {
-        let reads_as_code = spec.name.contains(['_', '.'])
-            || spec
-                .name
-                .as_bytes()
-                .windows(2)
-                .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
-        let name = spec.name.to_lowercase();
-        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-        text.match_indices(&name).any(|(at, _)| {
-            let before = text[..at].chars().next_back();
-            let after = text[at + name.len()..].chars().next();
-            let quoted = before == Some('`') && after == Some('`');
-            let alone = !word(before) && before != Some('.') && !word(after);
-            alone && (reads_as_code || quoted || after == Some('('))
-        })
-    })
 }
 
 /// `call` with its numbers as its tool's schema declares them.
@@ -328,33 +282,8 @@ mod tests {
         assert!(check(&format, &Toolset::empty()).is_err());
     }
 
-    #[test]
-    fn an_answer_that_names_a_tool_as_code_meant_to_call_it() {
-        let tools = lights();
-        let named = |text: &str| named_tool(text, &tools).map(|spec| spec.name.clone());
-        for text in [
-            "You can use the `HassTurnOn` function with the name Kitchen.",
-            "Call hassturnon(name=\"Kitchen\") to do that.",
-            "Use the HassTurnOn intent.",
-            "I would call HassTurnOn.",
-        ] {
-            assert_eq!(named(text).as_deref(), Some("HassTurnOn"), "{text}");
-        }
-        for text in [
-            "The kitchen light is on.",
-            "Try MyHassTurnOn(name) instead.",
-            "HassTurnOnAll is not offered.",
-        ] {
-            assert_eq!(named(text), None, "{text}");
-        }
-        let search = one_tool("search", json!({"type": "object"}));
-        let named = |text: &str| named_tool(text, &search).is_some();
-        assert!(named("Call `search` with the query.") && named("search(\"news\")"));
-        assert!(!named("I can search the web for that."));
-    }
-
     #[tokio::test]
-    async fn a_described_call_is_made_and_its_numbers_are_as_declared() {
+    async fn a_call_s_numbers_are_as_its_schema_declares() {
         use loopd_brain::{GenerateOptions, ScriptedBrain};
         let tools = one_tool(
             "set_temperature",
@@ -362,7 +291,6 @@ mod tests {
                 "properties": {"degrees": {"type": "number"}}}),
         );
         let brain = ScriptedBrain::new([
-            "You can use the `set_temperature` function with 21 degrees.",
             "<tool_call>\n{\"name\": \"set_temperature\", \"arguments\": {\"degrees\": 21}}\n</tool_call>",
         ]);
         let request = crate::LoopRequest {
