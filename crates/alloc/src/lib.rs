@@ -36,6 +36,13 @@ pub fn release_kept() {
     }
 }
 
+/// Gives back every kept block whose size is not `size`: before a run of
+/// allocations of one size (a model file's tensors, read one by one), so
+/// that the blocks of the runs before it are not held beside it.
+pub fn keep_only(size: usize) {
+    ALLOCATOR.release_other_than(size);
+}
+
 /// Blocks this large or larger are mapped on their own by glibc, and kept
 /// when freed.
 pub const LARGE: usize = 128 * 1024;
@@ -86,6 +93,25 @@ impl Recycling {
         }
         kept.len = 0;
         kept.bytes = 0;
+    }
+
+    /// Gives every kept block of another size than `size` back to
+    /// [`System`].
+    pub fn release_other_than(&self, size: usize) {
+        let mut kept = self.lock();
+        let mut len = 0;
+        for i in 0..kept.len {
+            let (block_size, ptr) = kept.blocks[i];
+            if block_size == size {
+                kept.blocks[len] = (block_size, ptr);
+                len += 1;
+            } else {
+                kept.bytes -= block_size;
+                // SAFETY: blocks kept under `keep`'s contract, handed out no more.
+                unsafe { free(ptr as *mut u8, block_size) };
+            }
+        }
+        kept.len = len;
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
@@ -253,6 +279,24 @@ mod tests {
             let fresh = a.alloc(large(LARGE));
             assert!(!fresh.is_null());
             a.dealloc(fresh, large(LARGE));
+        }
+    }
+
+    #[test]
+    fn only_blocks_of_the_size_asked_for_stay_kept() {
+        let a = Recycling::new();
+        unsafe {
+            let same = a.alloc(large(LARGE));
+            let other = a.alloc(large(2 * LARGE));
+            a.dealloc(same, large(LARGE));
+            a.dealloc(other, large(2 * LARGE));
+            assert_eq!(a.kept_bytes(), 3 * LARGE);
+            a.release_other_than(LARGE);
+            assert_eq!(a.kept_bytes(), LARGE);
+            assert_eq!(a.alloc(large(LARGE)), same);
+            assert_eq!(a.kept_bytes(), 0);
+            a.dealloc(same, large(LARGE));
+            a.release();
         }
     }
 

@@ -334,6 +334,9 @@ impl GgufFile {
                 self.file_size
             )));
         }
+        // Freed blocks of this tensor's size take its bytes; the others
+        // would only sit beside the loaded model.
+        loopd_alloc::keep_only(bytes as usize);
         let path = self.path.display().to_string();
         self.content
             .tensor(&mut self.reader, name, device)

@@ -130,6 +130,9 @@ impl Model {
             let output =
                 Linear::shared(token_embd.clone(), None).map_err(|err| load_error(gguf, err))?;
             if output.is_packed() {
+                // The packed copy is the only one now: the file's is freed
+                // before the layers load beside it.
+                drop(token_embd);
                 (output, Embeddings::Output)
             } else {
                 (output, Embeddings::Own(qmatmul(token_embd, gguf)?))
@@ -184,9 +187,10 @@ impl Model {
                 }
             };
             let gelu = hp.arch == Arch::Gemma3;
-            let stacked_gate_up = match gelu || !gguf.has_tensor(&name("ffn_gate.weight")) {
-                true => None,
-                false => stack_on_gpu(
+            let stacked_gate_up = if gelu || !gguf.has_tensor(&name("ffn_gate.weight")) {
+                None
+            } else {
+                stack_on_gpu(
                     gguf,
                     device,
                     &[
@@ -194,7 +198,7 @@ impl Model {
                         (name("ffn_up"), hp.feed_forward),
                     ],
                     e,
-                )?,
+                )?
             };
             let ffn = if let Some(gate_up) = stacked_gate_up {
                 FeedForward::FusedGateUp {
