@@ -225,6 +225,7 @@ fn report(turn: &Turn, json: bool, warm_ms: f64) {
             "trace": turn.trace,
             "warm_ms": warm_ms,
             "vad_ms": engine::round1(turn.vad_ms),
+            "silence_ms": engine::round1(turn.silence_ms),
             "stt_ms": turn.stt_ms,
             "first_answer_token_ms": turn.first_answer_token_ms,
             "first_audio_ms": turn.first_audio_ms,

@@ -101,6 +101,9 @@ pub struct Turn {
     /// From the end of the speech to the decision that the turn was over,
     /// in ms: the silence waited for and any turn model's time.
     pub vad_ms: f64,
+    /// The silence heard after the speech before the turn was over, in ms
+    /// of the audio itself (the endpointer's rule, not this machine's speed).
+    pub silence_ms: f64,
     /// How long transcription took, in ms.
     pub stt_ms: f64,
     /// From the end of speech to the first answer token, in ms.
@@ -118,6 +121,7 @@ struct Pending {
     question: String,
     speech_ended: Instant,
     vad_ms: f64,
+    silence_ms: f64,
     stt_ms: f64,
     cancel: CancellationToken,
     hush: Arc<AtomicBool>,
@@ -337,6 +341,7 @@ fn hear(
         question,
         speech_ended,
         vad_ms,
+        silence_ms: utterance.endpoint_delay_ms(),
         stt_ms,
         cancel,
         hush,
@@ -369,6 +374,7 @@ fn finish_pending(
         trace: done.trace,
         sentences: spoken.sentences,
         vad_ms: p.vad_ms,
+        silence_ms: p.silence_ms,
         stt_ms: p.stt_ms,
         first_answer_token_ms: done.first_token.map(since_speech),
         first_audio_ms: spoken.first_audio.map(since_speech),
