@@ -21,8 +21,9 @@ cargo build --release --quiet
 loopd=$PWD/target/release/loopd
 [ $# -gt 0 ] || set -- en-us piper-joe
 turn=${TURN:-silence}
+vad=${VAD:-earshot}
 out=$(mktemp -d)
-echo "voice-latency: turn end by $turn; WAVs and results in $out" >&2
+echo "voice-latency: speech heard by $vad, turn end by $turn; WAVs and results in $out" >&2
 
 # kind|question (" / " marks a pause)
 questions='plain|What is the capital of France?
@@ -61,7 +62,7 @@ with wave.open(out, "wb") as w:
     w.setparams(params)
     w.writeframes(silence(0.3) + silence(0.7).join(frames) + silence(2.0))
 PY
-        XDG_STATE_HOME=$out "$loopd" listen --voice "$voice" --turn "$turn" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
+        XDG_STATE_HOME=$out "$loopd" listen --voice "$voice" --turn "$turn" --vad "$vad" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
             python3 -c '
 import json, sys
 kind, question, voice = sys.argv[1:4]
@@ -74,7 +75,18 @@ for line in sys.stdin:
     done <<<"$questions"
 done
 
-python3 - "$out/turns.jsonl" <<'PY'
+# False wake-ups: every utterance found in a sound without speech (heard
+# with a wake phrase, so that nothing is answered) is one.
+mkdir -p "$out/noise"
+python3 benches/noise-wavs.py "$out/noise"
+for wav in "$out"/noise/*.wav; do
+    name=$(basename "$wav" .wav)
+    LOOPD_LOG=loopd::frontends::listen=debug XDG_STATE_HOME=$out "$loopd" listen --turn "$turn" --vad "$vad" \
+        --wake "hey loop" --input "$wav" --output /dev/null >/dev/null 2>"$out/noise/$name.log" || true
+    echo "$name $(grep -c ' heard: ' "$out/noise/$name.log" || true)" >>"$out/noise.txt"
+done
+
+python3 - "$out/turns.jsonl" "$out/noise.txt" <<'PY'
 import json, re, statistics, sys
 turns = [json.loads(l) for l in open(sys.argv[1])]
 def pct(values, p):
@@ -104,5 +116,9 @@ cut = [t for t in turns if t["kind"] == "paused" and not t.get("failed")
 failed = [t for t in turns if t.get("failed")]
 print(f"\nearly cut-offs on paused questions: {len(cut)} of {sum(t['kind'] == 'paused' for t in turns)}"
       + "".join(f"\n  {t['voice']}: heard {t.get('transcript')!r} of {t['asked']!r}" for t in cut))
+woken = [line.split() for line in open(sys.argv[2])]
+false = [(name, int(n)) for name, n in woken if int(n) > 0]
+print(f"false wake-ups: {sum(n for _, n in false)} in {len(false)} of {len(woken)} sounds without speech"
+      + (f" ({', '.join(f'{name}: {n}' for name, n in false)})" if false else ""))
 print(f"failed runs: {len(failed)}; turns: {sys.argv[1]}")
 PY

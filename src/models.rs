@@ -6,7 +6,7 @@
 //! `~/.cache/loopd/models` — the same place `models/fetch` writes to.
 
 use crate::voice::speech::Voice;
-use crate::voice::vad::TurnJudge;
+use crate::voice::vad::{TurnJudge, VoiceDetector};
 use crate::voice::VoiceError;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -258,6 +258,34 @@ fn load_turn(dir: &Path) -> Result<Option<Arc<dyn TurnJudge>>, VoiceError> {
 fn load_turn(dir: &Path) -> Result<Option<Arc<dyn TurnJudge>>, VoiceError> {
     Err(VoiceError::Model(format!(
         "cannot load the turn model in {}: this loopd was built without the `onnx` feature",
+        dir.display()
+    )))
+}
+
+/// The voice detector `name` names: `None` for `earshot` (built in), else
+/// Silero VAD from a manifest entry (`silero-vad`) or a directory holding
+/// `vad.onnx` and `libonnxruntime.so`.
+pub fn open_vad(name: &str) -> Result<Option<Arc<dyn VoiceDetector>>, VoiceError> {
+    if name == "earshot" {
+        return Ok(None);
+    }
+    let dir = resolve_speech(Some(name)).map_err(|e| VoiceError::Model(e.to_string()))?;
+    load_vad(&dir)
+}
+
+#[cfg(feature = "onnx")]
+fn load_vad(dir: &Path) -> Result<Option<Arc<dyn VoiceDetector>>, VoiceError> {
+    let model = crate::voice::silero::SileroVad::load(
+        &dir.join("vad.onnx"),
+        &dir.join("libonnxruntime.so"),
+    )?;
+    Ok(Some(Arc::new(model)))
+}
+
+#[cfg(not(feature = "onnx"))]
+fn load_vad(dir: &Path) -> Result<Option<Arc<dyn VoiceDetector>>, VoiceError> {
+    Err(VoiceError::Model(format!(
+        "cannot load the voice detector in {}: this loopd was built without the `onnx` feature",
         dir.display()
     )))
 }

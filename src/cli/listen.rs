@@ -88,6 +88,12 @@ pub struct ListenArgs {
     #[arg(long, default_value = "silence", value_name = "MODEL")]
     pub turn: String,
 
+    /// What hears speech: `earshot` (built in), or `silero-vad`
+    /// (`models/fetch silero-vad`), Silero VAD, a model that tells speech
+    /// from music and noise.
+    #[arg(long, default_value = "earshot", value_name = "MODEL")]
+    pub vad: String,
+
     /// How to answer.
     #[command(flatten)]
     pub options: AskOptions,
@@ -155,6 +161,7 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
             trailing_silence_ms: args.trailing_silence,
             ..Endpointing::default()
         },
+        detector: crate::models::open_vad(&args.vad).map_err(|e| e.to_string())?,
         judge: crate::models::open_turn(&args.turn)
             .map_err(|e| e.to_string())?
             .map(|judge| (judge, Judging::default())),

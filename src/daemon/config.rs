@@ -139,6 +139,9 @@ pub struct VoiceSection {
     /// How the end of a question is found: `silence`, or a turn model
     /// (`smart-turn`).
     pub turn: Option<String>,
+    /// What hears speech: `earshot` (built in), or Silero VAD
+    /// (`silero-vad`).
+    pub vad: Option<String>,
 }
 
 impl Default for VoiceSection {
@@ -155,6 +158,7 @@ impl Default for VoiceSection {
             speech_model: None,
             voice: None,
             turn: None,
+            vad: None,
         }
     }
 }

@@ -384,7 +384,14 @@ fn home_assistant_s_requests_call_the_right_intent_through_openai_and_ollama() {
     for (api, url) in [("openai", format!("{base}/v1")), ("ollama", base.clone())] {
         let home = tools_client(api, &url, "home");
         eprintln!("{api}: {home}");
-        for reply in home["replies"].as_array().unwrap() {
+        let replies = home["replies"].as_array().unwrap();
+        for stream in [false, true] {
+            assert!(
+                replies.iter().any(|r| r["stream"] == stream),
+                "{api}: no reply with stream {stream}: {home}"
+            );
+        }
+        for reply in replies {
             let command = reply["command"].as_str().unwrap();
             let calls = reply["calls"].as_array().unwrap();
             assert_eq!(calls.len(), 1, "{api}: {command}: {reply}");

@@ -351,3 +351,87 @@ fn a_turn_model_ends_a_finished_question_sooner_and_waits_out_a_pause() {
         "the fixed silence cuts at the pause: {cut}"
     );
 }
+
+/// `seconds` of a song's backing at 16 kHz, no voice in it: a piano-like
+/// melody of struck, decaying notes over a kick drum and a noisy snare.
+fn music(seconds: f32) -> Vec<f32> {
+    let notes = [261.6f32, 329.6, 392.0, 523.3, 440.0, 349.2, 293.7, 392.0];
+    let mut noise = 0x2545_f491_u32;
+    (0..(seconds * 16_000.0) as usize)
+        .map(|i| {
+            let t = i as f32 / 16_000.0;
+            let struck = t % 0.5;
+            let note = notes[(t / 0.5) as usize % notes.len()];
+            let piano = (1..6)
+                .map(|h| (std::f32::consts::TAU * note * h as f32 * t).sin() / h as f32)
+                .sum::<f32>()
+                * (-4.0 * struck).exp();
+            let kick = (std::f32::consts::TAU * (60.0 + 80.0 * (-30.0 * struck).exp()) * struck)
+                .sin()
+                * (-12.0 * struck).exp();
+            noise ^= noise << 13;
+            noise ^= noise >> 17;
+            noise ^= noise << 5;
+            let hiss = noise as f32 / u32::MAX as f32 * 2.0 - 1.0;
+            let snare = if t % 1.0 >= 0.5 {
+                hiss * (-20.0 * (t % 1.0 - 0.5)).exp()
+            } else {
+                0.0
+            };
+            0.1 * piano + 0.15 * kick + 0.1 * snare
+        })
+        .collect()
+}
+
+#[test]
+fn silero_vad_hears_the_question_and_not_the_music_around_it() {
+    whisper_dir();
+    crate::common::model_path(crate::common::QWEN);
+    resolve_speech(Some("silero-vad")).unwrap_or_else(|e| {
+        panic!("the Silero VAD model is required: {e}\n(.ci/run fetches it with `models/fetch silero-vad`)")
+    });
+    let dir = TempDir::new("silero");
+    let question = dir.join("q.wav");
+    say("what is seven plus five", &question);
+    let spoken = Pcm::read_wav(&question).unwrap().resampled(16_000).unwrap();
+    let mut samples = music(4.0);
+    samples.extend(vec![0.0; 8_000]);
+    samples.extend(spoken.samples);
+    samples.extend(vec![0.0; 8_000]);
+    // Music again while the answer is spoken: it must not stop it.
+    samples.extend(music(6.0));
+    samples.extend(vec![0.0; 16_000]);
+    let input = dir.join("in.wav");
+    Pcm {
+        rate: 16_000,
+        samples,
+    }
+    .write_wav(&input)
+    .unwrap();
+    let output = dir.join("out.wav");
+    let turns = listen_json(&[
+        "--vad",
+        "silero-vad",
+        "--loop",
+        "none",
+        "--max-tokens",
+        "40",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(turns.len(), 1, "only the question is heard: {turns:?}");
+    let heard = normalised(turns[0]["transcript"].as_str().unwrap());
+    assert!(
+        heard.starts_with("what") && heard.contains("plus"),
+        "the question alone, without the music: {}",
+        turns[0]
+    );
+    assert!(turns[0]["barge_in_ms"].is_null(), "{}", turns[0]);
+    assert!(
+        !turns[0]["answer"].as_str().unwrap().is_empty(),
+        "{}",
+        turns[0]
+    );
+}

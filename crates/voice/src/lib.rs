@@ -5,9 +5,9 @@
 //!   CTranslate2 conversion by [`ct2`], with the filter bank of [`mel`];
 //! - [`speech`]: text to speech with espeak-ng or a Piper voice ([`piper`]),
 //!   fed sentence by sentence by the engines\' sentence splitter;
-//! - [`vad`]: where an utterance starts and ends, and [`turn`] (with the
-//!   `onnx` feature): whether the speaker has finished, heard from how they
-//!   spoke;
+//! - [`vad`]: where an utterance starts and ends; with the `onnx` feature,
+//!   [`silero`] hears speech there with Silero VAD, and [`turn`] whether the
+//!   speaker has finished, heard from how they spoke;
 //! - [`onnx`]: the onnxruntime library the ONNX models share;
 //! - [`stream`]: audio in real time, heard chunk by chunk and played from a
 //!   queue, from and to sound cards ([`device`], with the `audio` feature)
@@ -24,6 +24,8 @@ pub mod mel;
 pub mod onnx;
 #[cfg(feature = "piper")]
 pub mod piper;
+#[cfg(feature = "onnx")]
+pub mod silero;
 pub mod speech;
 pub mod stream;
 #[cfg(feature = "onnx")]

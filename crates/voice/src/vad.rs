@@ -1,8 +1,10 @@
-//! Where an utterance starts and ends, with earshot's voice detector on
-//! 16 ms frames of 16 kHz audio: speech starts after a few voiced frames in
-//! a row and ends after a stretch of silence, or at a maximum length. With
-//! a [`TurnJudge`], a short silence is enough when the judge hears a
-//! finished turn, and a pause it hears as unfinished is waited out longer.
+//! Where an utterance starts and ends, with a voice detector on 16 ms
+//! frames of 16 kHz audio (earshot's by default, or another
+//! [`VoiceDetector`] such as Silero VAD): speech starts after a few voiced
+//! frames in a row and ends after a stretch of silence, or at a maximum
+//! length. With a [`TurnJudge`], a short silence is enough when the judge
+//! hears a finished turn, and a pause it hears as unfinished is waited out
+//! longer.
 
 use super::VoiceError;
 use earshot::Detector;
@@ -13,9 +15,10 @@ pub const FRAME: usize = 256;
 /// Sample rate the detector hears.
 pub const RATE: usize = 16_000;
 
-/// A frame scoring this or more is voiced.
+/// A frame scoring this or more is voiced (earshot's detector).
 const THRESHOLD: f32 = 0.5;
-/// Voiced frames in a row that start an utterance (48 ms).
+/// Voiced frames in a row that start an utterance with earshot's detector
+/// (48 ms).
 const START_FRAMES: usize = 3;
 /// Audio kept from before the start, so the first syllable is not cut (240 ms).
 const PRE_ROLL_FRAMES: usize = 15;
@@ -34,6 +37,57 @@ impl Default for Endpointing {
         Endpointing {
             trailing_silence_ms: 480,
             max_utterance_ms: 15_000,
+        }
+    }
+}
+
+/// Scores one stream's frames for speech; it may keep state from frame to
+/// frame, so each stream has its own.
+pub trait VoiceScorer: Send {
+    /// The probability that the next frame ([`FRAME`] samples) holds speech.
+    fn score(&mut self, frame: &[f32]) -> Result<f32, VoiceError>;
+
+    /// The score that makes a frame voiced while nobody speaks, and the
+    /// score below which a frame counts as silence during speech.
+    fn thresholds(&self) -> Thresholds;
+}
+
+/// Where a detector's scores divide speech from silence.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Thresholds {
+    /// A frame scoring this or more is voiced while nobody speaks.
+    pub start: f32,
+    /// Voiced frames in a row that start speech.
+    pub start_frames: usize,
+    /// During speech, a frame scoring less than this is silence.
+    pub stay: f32,
+}
+
+/// A voice detector: makes a scorer for each stream heard.
+pub trait VoiceDetector: Send + Sync + std::fmt::Debug {
+    /// A scorer for a new stream.
+    fn scorer(&self) -> Box<dyn VoiceScorer>;
+}
+
+/// earshot's detector, built in: needs no model file.
+struct Earshot(Box<Detector>);
+
+impl Earshot {
+    fn new() -> Earshot {
+        Earshot(Detector::default_boxed())
+    }
+}
+
+impl VoiceScorer for Earshot {
+    fn score(&mut self, frame: &[f32]) -> Result<f32, VoiceError> {
+        Ok(self.0.predict_f32(frame))
+    }
+
+    fn thresholds(&self) -> Thresholds {
+        Thresholds {
+            start: THRESHOLD,
+            start_frames: START_FRAMES,
+            stay: THRESHOLD,
         }
     }
 }
@@ -95,7 +149,7 @@ impl Utterance {
 
 /// Finds utterances in a stream of 16 kHz samples fed in any sizes.
 pub struct Endpointer {
-    detector: Box<Detector>,
+    scorer: Box<dyn VoiceScorer>,
     rules: Endpointing,
     /// Samples not yet a whole frame.
     partial: Vec<f32>,
@@ -116,7 +170,7 @@ impl Endpointer {
     /// An endpointer with these rules.
     pub fn new(rules: Endpointing) -> Endpointer {
         Endpointer {
-            detector: Detector::default_boxed(),
+            scorer: Box::new(Earshot::new()),
             rules,
             partial: Vec::with_capacity(FRAME),
             frames: 0,
@@ -139,6 +193,14 @@ impl Endpointer {
                 asked: false,
             }),
             ..Endpointer::new(rules)
+        }
+    }
+
+    /// This endpointer hearing speech with `detector` instead of earshot's.
+    pub fn hearing(self, detector: &dyn VoiceDetector) -> Endpointer {
+        Endpointer {
+            scorer: detector.scorer(),
+            ..self
         }
     }
 
@@ -176,7 +238,8 @@ impl Endpointer {
     }
 
     fn frame(&mut self, frame: &[f32]) -> Option<Utterance> {
-        let voiced = self.detector.predict_f32(frame) >= THRESHOLD;
+        let voiced = self.voiced(frame);
+        let start_frames = self.scorer.thresholds().start_frames;
         let index = self.frames;
         self.frames += 1;
         self.voiced_run = if voiced { self.voiced_run + 1 } else { 0 };
@@ -184,7 +247,7 @@ impl Endpointer {
         if let Some(judge) = &mut self.judge {
             judge.heard.extend_from_slice(frame);
             if self.speech.is_none() {
-                let keep = (PRE_ROLL_FRAMES + START_FRAMES) * FRAME;
+                let keep = (PRE_ROLL_FRAMES + start_frames) * FRAME;
                 let drop = judge.heard.len().saturating_sub(keep);
                 judge.heard.drain(..drop);
             }
@@ -193,8 +256,8 @@ impl Endpointer {
             }
         }
         match &mut self.speech {
-            None if self.voiced_run >= START_FRAMES => {
-                self.onset = index + 1 - START_FRAMES;
+            None if self.voiced_run >= start_frames => {
+                self.onset = index + 1 - start_frames;
                 let first = self.onset.saturating_sub(PRE_ROLL_FRAMES);
                 self.speech = Some((first, index + 1));
                 None
@@ -221,6 +284,21 @@ impl Endpointer {
                     None
                 }
             }
+        }
+    }
+
+    /// Whether `frame` holds speech; a detector that fails is replaced by
+    /// earshot's for the rest of the stream.
+    fn voiced(&mut self, frame: &[f32]) -> bool {
+        let score = self.scorer.score(frame).unwrap_or_else(|e| {
+            tracing::warn!("the voice detector failed ({e}); hearing speech with earshot's");
+            self.scorer = Box::new(Earshot::new());
+            self.scorer.score(frame).unwrap_or(0.0)
+        });
+        let thresholds = self.scorer.thresholds();
+        match self.speech {
+            Some(_) => score >= thresholds.stay,
+            None => score >= thresholds.start,
         }
     }
 
@@ -328,6 +406,54 @@ mod tests {
         assert!(
             asked[0] >= RATE,
             "the judge hears the whole utterance: {asked:?}"
+        );
+    }
+
+    /// A detector whose score for frame `n` is `scores[n]` (then 0), with
+    /// Silero-like thresholds.
+    #[derive(Debug)]
+    struct Scores(Vec<f32>);
+
+    struct Playing(Vec<f32>, usize);
+
+    impl VoiceDetector for Scores {
+        fn scorer(&self) -> Box<dyn VoiceScorer> {
+            Box::new(Playing(self.0.clone(), 0))
+        }
+    }
+
+    impl VoiceScorer for Playing {
+        fn score(&mut self, _frame: &[f32]) -> Result<f32, VoiceError> {
+            self.1 += 1;
+            Ok(self.0.get(self.1 - 1).copied().unwrap_or(0.0))
+        }
+
+        fn thresholds(&self) -> Thresholds {
+            Thresholds {
+                start: 0.5,
+                start_frames: 6,
+                stay: 0.35,
+            }
+        }
+    }
+
+    #[test]
+    fn a_detector_s_own_thresholds_start_and_keep_speech() {
+        let rules = Endpointing::default();
+        let frames = |scores: Vec<f32>| {
+            let mut vad = Endpointer::new(rules).hearing(&Scores(scores));
+            let mut found = vad.push(&vec![0.0; 100 * FRAME]);
+            assert!(found.len() <= 1, "{found:?}");
+            found.pop().map(|u| (u.start / FRAME, u.end / FRAME))
+        };
+        assert_eq!(frames(vec![0.9; 5]), None, "five voiced frames are too few");
+        let mut scores = vec![0.0; 20];
+        scores.extend([0.9; 6]);
+        scores.extend([0.4; 30]);
+        assert_eq!(
+            frames(scores),
+            Some((20 - PRE_ROLL_FRAMES, 56)),
+            "speech starts after six voiced frames and stays while frames score 0.35 or more"
         );
     }
 

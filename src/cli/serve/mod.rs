@@ -369,6 +369,7 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
             barge_in: !args.no_barge_in && voice.barge_in,
             speech_dir: speech_dir()?,
             turn: voice.turn.clone().unwrap_or_else(|| "silence".into()),
+            vad: voice.vad.clone().unwrap_or_else(|| "earshot".into()),
         }),
     };
     let http = match args.http.as_ref().or(config.http.listen.as_ref()) {

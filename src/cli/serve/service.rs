@@ -73,6 +73,8 @@ pub struct ListenOptions {
     pub speech_dir: PathBuf,
     /// How the end of a question is found (`silence`, `smart-turn`).
     pub turn: String,
+    /// What hears speech (`earshot`, `silero-vad`).
+    pub vad: String,
 }
 
 /// Where the Wyoming service listens and the speech model it loads.
@@ -341,6 +343,7 @@ async fn start_listening(
     };
     let settings = listen::ListenSettings {
         rules: Endpointing::default(),
+        detector: crate::models::open_vad(&options.vad).map_err(|e| e.to_string())?,
         judge: crate::models::open_turn(&options.turn)
             .map_err(|e| e.to_string())?
             .map(|judge| (judge, Judging::default())),

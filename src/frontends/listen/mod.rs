@@ -18,7 +18,7 @@ use crate::engine::Trace;
 use crate::tools::timers::Rang;
 use crate::voice::speech::Voice;
 use crate::voice::stream::{Hearing, Playing};
-use crate::voice::vad::{Endpointing, Judging, TurnJudge, Utterance, RATE};
+use crate::voice::vad::{Endpointing, Judging, TurnJudge, Utterance, VoiceDetector, RATE};
 use crate::voice::whisper::Whisper;
 use crate::voice::VoiceError;
 use segment::{Recent, Segmenter};
@@ -38,6 +38,8 @@ const STOP_GRACE: Duration = Duration::from_secs(1);
 pub struct ListenSettings {
     /// When an utterance is over (voice segmentation).
     pub rules: Endpointing,
+    /// Hears speech in what is heard (earshot's detector without one).
+    pub detector: Option<Arc<dyn VoiceDetector>>,
     /// Asked whether a pause ends the turn, and when (else the rules'
     /// fixed silence does).
     pub judge: Option<(Arc<dyn TurnJudge>, Judging)>,
@@ -160,7 +162,11 @@ pub fn converse(
 ) -> Result<usize, VoiceError> {
     let mut cut = match &settings.push_to_talk {
         Some(talking) => Segmenter::push_to_talk(talking.clone()),
-        None => Segmenter::voice(settings.rules, settings.judge.clone()),
+        None => Segmenter::voice(
+            settings.rules,
+            settings.detector.as_deref(),
+            settings.judge.clone(),
+        ),
     };
     let mut addressing = Addressing::new(settings.wake.as_deref());
     let mut recent = Recent::default();

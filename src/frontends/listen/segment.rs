@@ -1,7 +1,9 @@
 //! Cutting heard audio into questions: by voice (the endpointer), or by a
 //! key held down (push-to-talk); and the recent audio they are cut from.
 
-use crate::voice::vad::{Endpointer, Endpointing, Judging, TurnJudge, Utterance, RATE};
+use crate::voice::vad::{
+    Endpointer, Endpointing, Judging, TurnJudge, Utterance, VoiceDetector, RATE,
+};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -30,12 +32,21 @@ pub enum Segmenter {
 }
 
 impl Segmenter {
-    /// Cuts by voice with these rules, asking `judge` (if any) whether a
-    /// pause ends the turn.
-    pub fn voice(rules: Endpointing, judge: Option<(Arc<dyn TurnJudge>, Judging)>) -> Segmenter {
-        Segmenter::Voice(match judge {
+    /// Cuts by voice with these rules, hearing speech with `detector`
+    /// (earshot's without one) and asking `judge` (if any) whether a pause
+    /// ends the turn.
+    pub fn voice(
+        rules: Endpointing,
+        detector: Option<&dyn VoiceDetector>,
+        judge: Option<(Arc<dyn TurnJudge>, Judging)>,
+    ) -> Segmenter {
+        let endpointer = match judge {
             Some((judge, judging)) => Endpointer::judged(rules, judge, judging),
             None => Endpointer::new(rules),
+        };
+        Segmenter::Voice(match detector {
+            Some(detector) => endpointer.hearing(detector),
+            None => endpointer,
         })
     }
 

@@ -1,7 +1,7 @@
 """Client-defined tools through the real `openai` and `ollama` Python
 clients, for tests/it/http.rs. Prints one JSON object on stdout.
 
-    tools.py openai|ollama BASE_URL home      smart-home commands, whole and streamed
+    tools.py openai|ollama BASE_URL home      smart-home commands, streamed and whole in turn
     tools.py openai|ollama BASE_URL exchange  a call, its result, then the answer
     tools.py openai|ollama BASE_URL choices   tool_choice / format variants
     tools.py openai BASE_URL bad              bad input and the errors it gets
@@ -166,12 +166,15 @@ def conversation(text):
 
 
 def home(api):
+    """Each command once, streamed and whole in turn; the two APIs start
+    on opposite modes, so every command is asked both ways."""
     out = []
-    for command in COMMANDS:
-        for stream in (False, True):
-            reply = api.chat(conversation(command), stream, tools=TOOLS)
-            reply.update({"command": command, "stream": stream})
-            out.append(reply)
+    first_streamed = isinstance(api, Ollama)
+    for n, command in enumerate(COMMANDS):
+        stream = first_streamed != (n % 2 == 1)
+        reply = api.chat(conversation(command), stream, tools=TOOLS)
+        reply.update({"command": command, "stream": stream})
+        out.append(reply)
     return {"replies": out}
 
 
