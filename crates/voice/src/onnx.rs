@@ -1,9 +1,10 @@
 //! The onnxruntime shared library, loaded at run time through `ort` from a
 //! file `models/fetch` brings: one per process, shared by every ONNX model
-//! (Piper voices, the turn model).
+//! (Piper voices, the turn model, Silero VAD), and the sessions they run in.
 
 use super::VoiceError;
 use ort::environment::Environment;
+use ort::session::Session;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
@@ -39,6 +40,46 @@ pub fn runtime(path: &Path) -> Result<Environment, VoiceError> {
             Ok(environment)
         }
     }
+}
+
+/// `model` opened on the onnxruntime library at `library`, on one thread
+/// (`single_thread`) or onnxruntime's default; `what` names the model in
+/// errors ("turn model").
+pub fn session(
+    model: &Path,
+    library: &Path,
+    single_thread: bool,
+    what: &str,
+) -> Result<Session, VoiceError> {
+    if !model.is_file() {
+        return Err(VoiceError::Model(format!(
+            "{what} {} does not exist",
+            model.display()
+        )));
+    }
+    let environment = runtime(library)?;
+    let onnx = |e: ort::Error| VoiceError::Model(format!("{what}: {e}"));
+    let mut builder = Session::builder(&environment).map_err(onnx)?;
+    if single_thread {
+        builder = builder
+            .with_intra_threads(1)
+            .map_err(|e| VoiceError::Model(format!("{what}: {e}")))?;
+    }
+    builder.commit_from_file(model).map_err(|e| {
+        VoiceError::Model(format!("cannot load {what} {}: {e}", model.display()))
+    })
+}
+
+/// A session's input and output names, each list sorted.
+pub fn io_names(session: &Session) -> (Vec<String>, Vec<String>) {
+    let sorted = |mut names: Vec<String>| {
+        names.sort_unstable();
+        names
+    };
+    (
+        sorted(session.inputs().iter().map(|i| i.name().to_string()).collect()),
+        sorted(session.outputs().iter().map(|o| o.name().to_string()).collect()),
+    )
 }
 
 /// Whether two files hold the same bytes (two models' copies of one

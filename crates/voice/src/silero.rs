@@ -45,29 +45,8 @@ impl SileroVad {
     /// `[1, 1]` and `stateN`) with the onnxruntime library at `runtime`, on
     /// one thread.
     pub fn load(model: &Path, runtime: &Path) -> Result<SileroVad, VoiceError> {
-        if !model.is_file() {
-            return Err(VoiceError::Model(format!(
-                "voice detector {} does not exist",
-                model.display()
-            )));
-        }
-        let environment = crate::onnx::runtime(runtime)?;
-        let onnx = |e: ort::Error| VoiceError::Model(format!("voice detector: {e}"));
-        let session = Session::builder(&environment)
-            .map_err(onnx)?
-            .with_intra_threads(1)
-            .map_err(|e| VoiceError::Model(format!("voice detector: {e}")))?
-            .commit_from_file(model)
-            .map_err(|e| {
-                VoiceError::Model(format!(
-                    "cannot load voice detector {}: {e}",
-                    model.display()
-                ))
-            })?;
-        let mut inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
-        let mut outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
-        inputs.sort_unstable();
-        outputs.sort_unstable();
+        let session = crate::onnx::session(model, runtime, true, "voice detector")?;
+        let (inputs, outputs) = crate::onnx::io_names(&session);
         if inputs != ["input", "sr", "state"] || outputs != ["output", "stateN"] {
             return Err(VoiceError::Model(format!(
                 "{} is not a Silero VAD model: inputs {}, outputs {}",

@@ -40,31 +40,14 @@ impl SmartTurn {
     /// `[1, 80, 800]`, output `logits` `[1, 1]`, already a probability)
     /// with the onnxruntime library at `runtime`, on one thread.
     pub fn load(model: &Path, runtime: &Path) -> Result<SmartTurn, VoiceError> {
-        if !model.is_file() {
-            return Err(VoiceError::Model(format!(
-                "turn model {} does not exist",
-                model.display()
-            )));
-        }
-        let environment = crate::onnx::runtime(runtime)?;
-        let onnx = |e: ort::Error| VoiceError::Model(format!("turn model: {e}"));
-        let session = Session::builder(&environment)
-            .map_err(onnx)?
-            .with_intra_threads(1)
-            .map_err(|e| VoiceError::Model(format!("turn model: {e}")))?
-            .commit_from_file(model)
-            .map_err(|e| {
-                VoiceError::Model(format!("cannot load turn model {}: {e}", model.display()))
-            })?;
-        let names = |io: Vec<&str>| io.join(", ");
-        let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
-        let outputs: Vec<&str> = session.outputs().iter().map(|o| o.name()).collect();
+        let session = crate::onnx::session(model, runtime, true, "turn model")?;
+        let (inputs, outputs) = crate::onnx::io_names(&session);
         if inputs != ["input_features"] || outputs != ["logits"] {
             return Err(VoiceError::Model(format!(
                 "{} is not a Smart Turn model: inputs {}, outputs {}",
                 model.display(),
-                names(inputs),
-                names(outputs)
+                inputs.join(", "),
+                outputs.join(", ")
             )));
         }
         Ok(SmartTurn {

@@ -66,19 +66,7 @@ impl Piper {
         })?;
         let voice = VoiceConfig::parse(&json)
             .map_err(|e| VoiceError::Model(format!("voice config {}: {e}", config.display())))?;
-        if !model.is_file() {
-            return Err(VoiceError::Model(format!(
-                "voice model {} does not exist",
-                model.display()
-            )));
-        }
-        let environment = crate::onnx::runtime(runtime)?;
-        let session = Session::builder(&environment)
-            .map_err(|e| VoiceError::Model(format!("onnxruntime: {e}")))?
-            .commit_from_file(model)
-            .map_err(|e| {
-                VoiceError::Model(format!("cannot load voice model {}: {e}", model.display()))
-            })?;
+        let session = crate::onnx::session(model, runtime, false, "voice model")?;
         let inputs: Vec<&str> = session.inputs().iter().map(|i| i.name()).collect();
         for required in ["input", "input_lengths", "scales"] {
             if !inputs.contains(&required) {
