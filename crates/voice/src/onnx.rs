@@ -65,21 +65,21 @@ pub fn session(
             .with_intra_threads(1)
             .map_err(|e| VoiceError::Model(format!("{what}: {e}")))?;
     }
-    builder.commit_from_file(model).map_err(|e| {
-        VoiceError::Model(format!("cannot load {what} {}: {e}", model.display()))
-    })
+    builder
+        .commit_from_file(model)
+        .map_err(|e| VoiceError::Model(format!("cannot load {what} {}: {e}", model.display())))
 }
 
 /// A session's input and output names, each list sorted.
 pub fn io_names(session: &Session) -> (Vec<String>, Vec<String>) {
-    let sorted = |mut names: Vec<String>| {
+    let sorted = |names: &mut dyn Iterator<Item = &str>| {
+        let mut names: Vec<String> = names.map(str::to_string).collect();
         names.sort_unstable();
         names
     };
-    (
-        sorted(session.inputs().iter().map(|i| i.name().to_string()).collect()),
-        sorted(session.outputs().iter().map(|o| o.name().to_string()).collect()),
-    )
+    let inputs = sorted(&mut session.inputs().iter().map(|i| i.name()));
+    let outputs = sorted(&mut session.outputs().iter().map(|o| o.name()));
+    (inputs, outputs)
 }
 
 /// Whether two files hold the same bytes (two models' copies of one
