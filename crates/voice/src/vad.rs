@@ -47,8 +47,7 @@ pub trait VoiceScorer: Send {
     /// The probability that the next frame ([`FRAME`] samples) holds speech.
     fn score(&mut self, frame: &[f32]) -> Result<f32, VoiceError>;
 
-    /// The score that makes a frame voiced while nobody speaks, and the
-    /// score below which a frame counts as silence during speech.
+    /// Where this detector's scores start speech and end it.
     fn thresholds(&self) -> Thresholds;
 }
 
