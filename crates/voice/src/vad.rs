@@ -146,6 +146,17 @@ impl Utterance {
     }
 }
 
+/// The utterance under way while its speaker is silent, before the
+/// endpointer has decided whether the silence ends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pause {
+    /// The utterance so far: what would be transcribed if it ended now
+    /// (`decided` is where the pause has reached).
+    pub so_far: Utterance,
+    /// The silence since the last voiced frame, in milliseconds.
+    pub silent_ms: u32,
+}
+
 /// Finds utterances in a stream of 16 kHz samples fed in any sizes.
 pub struct Endpointer {
     scorer: Box<dyn VoiceScorer>,
@@ -234,6 +245,17 @@ impl Endpointer {
     /// frame, without pre-roll), as a sample offset from the stream's start.
     pub fn speech_onset(&self) -> Option<usize> {
         self.speech.map(|_| self.onset * FRAME)
+    }
+
+    /// The utterance under way, if its last frame was silent: what the
+    /// speech so far is, in case the pause turns out to end it.
+    pub fn pause(&self) -> Option<Pause> {
+        let (start, last) = self.speech?;
+        let silent = self.frames.checked_sub(last).filter(|&n| n > 0)?;
+        Some(Pause {
+            so_far: self.utterance(start, last, self.frames * FRAME),
+            silent_ms: (silent * FRAME * 1000 / RATE) as u32,
+        })
     }
 
     fn frame(&mut self, frame: &[f32]) -> Option<Utterance> {
@@ -454,6 +476,30 @@ mod tests {
             Some((20 - PRE_ROLL_FRAMES, 56)),
             "speech starts after six voiced frames and stays while frames score 0.35 or more"
         );
+    }
+
+    #[test]
+    fn a_pause_shows_the_utterance_so_far_until_the_silence_ends_it() {
+        let mut vad = Endpointer::new(Endpointing::default());
+        vad.push(&voiced());
+        assert_eq!(vad.pause(), None, "no pause while voiced");
+        vad.push(&vec![0.0; 10 * FRAME]);
+        let pause = vad.pause().expect("a pause after speech");
+        assert!((96..=160).contains(&pause.silent_ms), "{pause:?}");
+        assert_eq!(
+            pause.so_far.end + pause.silent_ms as usize * RATE / 1000,
+            pause.so_far.decided,
+            "the silence runs from the last voiced frame to now"
+        );
+        let over = ends(&mut Endpointer::new(Endpointing::default())).unwrap();
+        assert_eq!(
+            (pause.so_far.start, pause.so_far.end),
+            (over.start, over.end)
+        );
+        let done = vad.push(&vec![0.0; RATE]);
+        assert_eq!(done.len(), 1);
+        assert_eq!((done[0].start, done[0].end), (over.start, over.end));
+        assert_eq!(vad.pause(), None, "the utterance is over");
     }
 
     #[test]
