@@ -57,6 +57,7 @@ fn run_once(
         cancel: CancellationToken::new(),
         events: Some(events),
         session: None,
+        hold: None,
     };
     let outcome = runtime.block_on(engine::run_loop(request));
     while received.try_recv().is_ok() {}

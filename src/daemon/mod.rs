@@ -34,6 +34,10 @@ use tokio_util::task::TaskTracker;
 /// Session id used when a request names none.
 pub const DEFAULT_SESSION: &str = "default";
 
+/// Longest a held run's answer waits to be released before it is dropped
+/// ([`Ask::held`]): it holds the model's queue meanwhile.
+const HELD_LIMIT: Duration = Duration::from_secs(5);
+
 /// What the daemon is doing, as the D-Bus `State` property shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum State {
@@ -443,6 +447,7 @@ impl Daemon {
             return Err(AskError::ShuttingDown);
         }
         let barge_in = ask.barge_in;
+        let held = ask.held.clone();
         let Prepared {
             persona,
             session,
@@ -493,6 +498,7 @@ impl Daemon {
                 cancel: cancel.clone(),
                 events: Some(events),
                 session: Some(session.clone()),
+                hold: held,
             },
             timeout: limits.timeout,
             reply,
@@ -603,7 +609,15 @@ impl Daemon {
             (a, b) => a.or(b),
         };
         request.budget.deadline = timeout.and_then(|t| Instant::now().checked_add(t));
-        let outcome = engine::run_loop(request).await;
+        let held = request.hold.clone();
+        let cancel = request.cancel.clone();
+        let mut outcome = engine::run_loop(request).await;
+        if let Some(held) = held {
+            if !released(held, &cancel).await {
+                outcome.termination = Termination::Cancelled;
+                outcome.error = Some("withdrawn: the question went on".into());
+            }
+        }
         self.spoken_turn_ended(&session, id);
         let ran = Ran {
             loop_id: outcome.engine.clone(),
@@ -657,6 +671,16 @@ impl Daemon {
 
 /// Locks `mutex`, also after a panic elsewhere poisoned it (what it
 /// guards stays consistent: every update is a single insert or remove).
+/// Whether a held run is released before it is cancelled or has waited
+/// [`HELD_LIMIT`].
+async fn released(mut held: engine::hold::Hold, cancel: &CancellationToken) -> bool {
+    tokio::select! {
+        released = held.released() => released,
+        _ = cancel.cancelled() => false,
+        _ = tokio::time::sleep(HELD_LIMIT) => false,
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()

@@ -107,6 +107,10 @@ pub struct Ask {
     /// Tools the client runs itself: one model turn with them instead of
     /// the persona's loop; `history` then holds the whole conversation.
     pub client_tools: Option<ClientTools>,
+    /// Asked before it is certain (a transcript made in a pause): the loop
+    /// starts, but no tool runs and the answer neither counts nor is
+    /// remembered until released; unreleased, it is cancelled.
+    pub held: Option<crate::engine::hold::Hold>,
 }
 
 /// Tools a client defines and runs itself, and how the turn may use them.

@@ -44,6 +44,7 @@ fn ask(question: &str, pairs: &[(&str, Value)], tools: Toolset, replies: &[&str]
         cancel: CancellationToken::new(),
         events: None,
         session: None,
+        hold: None,
     });
     Asked {
         outcome,

@@ -85,6 +85,7 @@ fn ask_with(
         cancel: CancellationToken::new(),
         events: None,
         session: None,
+        hold: None,
     })
 }
 

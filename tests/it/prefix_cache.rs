@@ -66,6 +66,7 @@ fn run(
         cancel: CancellationToken::new(),
         events: None,
         session: Some(session.to_string()),
+        hold: None,
     });
     let text = events
         .iter()

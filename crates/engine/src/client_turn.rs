@@ -303,6 +303,7 @@ mod tests {
             cancel: tokio_util::sync::CancellationToken::new(),
             events: None,
             session: None,
+            hold: None,
         };
         let outcome = crate::run_loop(request).await;
         assert_eq!(outcome.tool_calls.len(), 1, "{outcome:?}");

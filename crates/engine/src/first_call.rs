@@ -35,6 +35,7 @@ pub async fn first_call(
         cancel: CancellationToken::new(),
         events: None,
         session: None,
+        hold: None,
     })
     .await;
     let first = recorder.first.lock().ok()?.take();

@@ -17,6 +17,7 @@ pub mod events;
 mod first_call;
 pub mod follow_up;
 pub mod grounding;
+pub mod hold;
 mod id;
 pub mod parse;
 pub mod protocol;
@@ -350,6 +351,8 @@ pub struct LoopRequest {
     pub events: Option<UnboundedSender<LoopEvent>>,
     /// The session it belongs to: its LLM calls share the session's prefix cache.
     pub session: Option<String>,
+    /// Started before the request is certain: no tool runs until released.
+    pub hold: Option<hold::Hold>,
 }
 
 /// How one request ended.
@@ -398,6 +401,7 @@ pub struct LoopOutcome {
 ///     cancel: CancellationToken::new(),
 ///     events: None,
 ///     session: None,
+///     hold: None,
 /// };
 /// let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
 /// let outcome = runtime.block_on(loopd_engine::run_loop(request));
@@ -417,6 +421,7 @@ pub async fn run_loop(request: LoopRequest) -> LoopOutcome {
     );
     run.engine = request.engine.id().to_string();
     run.session = request.session;
+    run.hold = request.hold;
     let result = request.engine.run(&mut run, &request.conversation).await;
     let (answer, termination, error) = match result {
         Ok(finish) if run.speak => (

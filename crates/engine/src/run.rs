@@ -128,6 +128,8 @@ pub struct Run {
     gate: Gate,
     pub(super) engine: String,
     pub(super) session: Option<String>,
+    /// Tools wait for its release ([`crate::hold`]).
+    pub(super) hold: Option<crate::hold::Hold>,
     call_answered_at: Option<Instant>,
     pub(super) started: Instant,
     pub(super) stats: LoopStats,
@@ -164,6 +166,7 @@ impl Run {
             gate: Gate::default(),
             engine: String::new(),
             session: None,
+            hold: None,
             call_answered_at: None,
             started: Instant::now(),
             stats: LoopStats::default(),
@@ -741,6 +744,17 @@ impl Run {
             )),
             prepared => prepared,
         };
+        let changes_things = prepared
+            .as_ref()
+            .is_ok_and(|tool| tool.changes_things(arguments));
+        if let Some(halt) = self.until_released(changes_things).await {
+            return Attempt {
+                result: Err(ToolError::Failed(halt.reason.clone())),
+                invalid,
+                interrupted: Some(halt),
+                started,
+            };
+        }
         let mut interrupted = None;
         let result = match prepared {
             Ok(tool) => {
@@ -777,6 +791,26 @@ impl Run {
             invalid,
             interrupted,
             started,
+        }
+    }
+
+    /// Waits, when the run is held and the tool `changes_things`, until it
+    /// is released; the halt when it is cancelled, runs out of time, or is
+    /// never released.
+    async fn until_released(&mut self, changes_things: bool) -> Option<Halt> {
+        let hold = self
+            .hold
+            .as_mut()
+            .filter(|h| changes_things && !h.is_released())?;
+        tokio::select! {
+            released = hold.released() => match released {
+                true => None,
+                false => Some(Halt::new(Termination::Cancelled, "the request was withdrawn")),
+            },
+            _ = self.cancel.cancelled() => Some(Halt::new(Termination::Cancelled, "cancelled")),
+            _ = until(self.budget.deadline) => {
+                Some(Halt::new(Termination::BudgetExhausted, "the deadline has passed"))
+            }
         }
     }
 

@@ -290,6 +290,38 @@ pub trait Tool: Send + Sync {
 
     /// Runs the tool. `arguments` already match the argument schema.
     fn call(&self, arguments: Value) -> Result<Value, ToolError>;
+
+    /// Whether this call would change something (set a timer), so that it
+    /// may not run for a question asked before it is certain; calls that
+    /// only read (the clock, the calculator) may.
+    fn changes_things(&self, _arguments: &Value) -> bool {
+        true
+    }
+}
+
+/// A tool whose calls only read ([`Tool::changes_things`]).
+struct Reading(Arc<dyn Tool>);
+
+impl Tool for Reading {
+    fn spec(&self) -> &ToolSpec {
+        self.0.spec()
+    }
+
+    fn call(&self, arguments: Value) -> Result<Value, ToolError> {
+        self.0.call(arguments)
+    }
+
+    fn changes_things(&self, _arguments: &Value) -> bool {
+        false
+    }
+}
+
+/// `tools`, marked as only reading.
+fn reading(tools: Vec<Arc<dyn Tool>>) -> Vec<Arc<dyn Tool>> {
+    tools
+        .into_iter()
+        .map(|tool| Arc::new(Reading(tool)) as Arc<dyn Tool>)
+        .collect()
 }
 
 /// A tool the client defines and runs itself (OpenAI's `tools`): offered
@@ -430,13 +462,13 @@ pub enum ToolboxError {
 /// unknown name, or for `files` when no readable root is configured.
 pub fn toolbox(name: &str, config: &ToolConfig) -> Result<ToolBox, ToolboxError> {
     let tools = match name {
-        "clock" => clock::tools(config),
-        "dates" => clock::date_tools(config),
-        "math" => math::tools(),
-        "measure" => math::measure_tools(),
-        "limits" => limits::tools(),
+        "clock" => reading(clock::tools(config)),
+        "dates" => reading(clock::date_tools(config)),
+        "math" => reading(math::tools()),
+        "measure" => reading(math::measure_tools()),
+        "limits" => reading(limits::tools()),
         "timers" => timers::tools(config),
-        "files" => files::tools(config)?,
+        "files" => reading(files::tools(config)?),
         _ => {
             return config.external.get(name).ok_or_else(|| {
                 let mut available: Vec<String> = TOOLBOXES.iter().map(|s| s.to_string()).collect();
@@ -480,6 +512,10 @@ impl Tool for Renamed {
 
     fn call(&self, arguments: Value) -> Result<Value, ToolError> {
         self.tool.call(arguments)
+    }
+
+    fn changes_things(&self, arguments: &Value) -> bool {
+        self.tool.changes_things(arguments)
     }
 }
 

@@ -953,13 +953,45 @@ pub fn tools(config: &ToolConfig) -> Vec<Arc<dyn Tool>> {
         timers: config.timers.clone(),
         owner: config.caller.clone().unwrap_or_else(|| "local".into()),
     };
-    vec![typed_tool(
+    let timers = desk.timers.clone();
+    let tool = typed_tool(
         "timer",
         "Sets, lists or cancels timers and alarms, in words: set a timer for 10 minutes, \
          wake me up at 7 am, how long is left on the pasta timer, cancel my alarm. \
          Pass the request as it was said.",
         move |args: TimerArgs| desk.handle(&args.request),
-    )]
+    );
+    vec![Arc::new(TimerTool { tool, timers })]
+}
+
+/// The `timer` tool, which says which requests would set or cancel a timer.
+struct TimerTool {
+    tool: Arc<dyn Tool>,
+    timers: Option<Arc<Timers>>,
+}
+
+impl Tool for TimerTool {
+    fn spec(&self) -> &crate::ToolSpec {
+        self.tool.spec()
+    }
+
+    fn call(&self, arguments: serde_json::Value) -> Result<serde_json::Value, ToolError> {
+        self.tool.call(arguments)
+    }
+
+    fn changes_things(&self, arguments: &serde_json::Value) -> bool {
+        let Some(timers) = &self.timers else {
+            return false;
+        };
+        let Some(request) = arguments["request"].as_str() else {
+            return true;
+        };
+        let now = timers.local((timers.now)());
+        matches!(
+            read(request, now),
+            Some(Command::Set { .. } | Command::Cancel { .. })
+        )
+    }
 }
 
 /// The timers of one caller.
@@ -1306,6 +1338,30 @@ mod tests {
             owner: owner.into(),
         };
         desk.handle(request).unwrap().answer
+    }
+
+    #[test]
+    fn only_setting_and_cancelling_change_things() {
+        let (timers, _) = store(None);
+        let config = ToolConfig {
+            timers: Some(timers.clone()),
+            ..ToolConfig::default()
+        };
+        let tool = tools(&config).remove(0);
+        let changes =
+            |request: &str| tool.changes_things(&serde_json::json!({ "request": request }));
+        assert!(changes("set a timer for 5 minutes"));
+        assert!(
+            changes("set a timer for"),
+            "a timer asked for without a time yet"
+        );
+        assert!(changes("cancel my alarm"));
+        assert!(!changes("how long is left on my timers"));
+        assert!(!changes("What is the capital of France?"));
+        assert!(timers.of("local").is_empty(), "asking sets nothing");
+        let without_a_store = tools(&ToolConfig::default()).remove(0);
+        assert!(!without_a_store
+            .changes_things(&serde_json::json!({ "request": "set a timer for 5 minutes" })));
     }
 
     #[test]

@@ -402,6 +402,7 @@ impl Bench<'_> {
             cancel: self.cancel.child_token(),
             events: None,
             session: Some(session.to_string()),
+            hold: None,
         })
         .await
     }

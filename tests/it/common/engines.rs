@@ -211,6 +211,7 @@ pub fn run_with(
         cancel,
         events: None,
         session: None,
+        hold: None,
     });
     assert!(
         matches!(events.last(), Some(LoopEvent::Final { .. })),
@@ -244,6 +245,7 @@ pub fn ask_everyday(
         cancel: CancellationToken::new(),
         events: None,
         session: None,
+        hold: None,
     });
     (outcome, brain)
 }
