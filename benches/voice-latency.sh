@@ -22,8 +22,11 @@ loopd=$PWD/target/release/loopd
 [ $# -gt 0 ] || set -- en-us piper-joe
 turn=${TURN:-silence}
 vad=${VAD:-earshot}
+# EARLY=0: transcribe and answer only once the turn has ended (--no-early).
+early=()
+[ "${EARLY:-1}" = 0 ] && early=(--no-early)
 out=$(mktemp -d)
-echo "voice-latency: speech heard by $vad, turn end by $turn; WAVs and results in $out" >&2
+echo "voice-latency: speech heard by $vad, turn end by $turn${early[*]:+, $early}; WAVs and results in $out" >&2
 
 # kind|question (" / " marks a pause)
 questions='plain|What is the capital of France?
@@ -62,7 +65,7 @@ with wave.open(out, "wb") as w:
     w.setparams(params)
     w.writeframes(silence(0.3) + silence(0.7).join(frames) + silence(2.0))
 PY
-        XDG_STATE_HOME=$out "$loopd" listen --voice "$voice" --turn "$turn" --vad "$vad" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
+        XDG_STATE_HOME=$out "$loopd" listen --voice "$voice" --turn "$turn" --vad "$vad" "${early[@]}" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
             python3 -c '
 import json, sys
 kind, question, voice = sys.argv[1:4]
@@ -102,7 +105,7 @@ for group in ["all", "plain", "tool", "paused"]:
     chosen = [t for t in turns if not t.get("failed") and group in ("all", t["kind"])]
     stages = {
         "turn end": [t["vad_ms"] for t in chosen],
-        "transcript": [t["vad_ms"] + t["stt_ms"] for t in chosen],
+        "transcript": [t.get("transcript_ms", t["vad_ms"] + t["stt_ms"]) for t in chosen],
         "first answer token": [t["first_answer_token_ms"] for t in chosen if t.get("first_answer_token_ms") is not None],
         "first audio": [t["first_audio_ms"] for t in chosen if t.get("first_audio_ms") is not None],
     }
@@ -114,6 +117,9 @@ print("\n".join(rows))
 cut = [t for t in turns if t["kind"] == "paused" and not t.get("failed")
        and words(t["asked"])[-1] not in words(t.get("transcript", ""))]
 failed = [t for t in turns if t.get("failed")]
+answered = [t for t in turns if not t.get("failed")]
+print(f"transcribed in the pause: {sum(bool(t.get('transcribed_early')) for t in answered)} of {len(answered)} turns; "
+      f"asked in the pause: {sum(bool(t.get('asked_early')) for t in answered)}")
 print(f"\nearly cut-offs on paused questions: {len(cut)} of {sum(t['kind'] == 'paused' for t in turns)}"
       + "".join(f"\n  {t['voice']}: heard {t.get('transcript')!r} of {t['asked']!r}" for t in cut))
 woken = [line.split() for line in open(sys.argv[2])]

@@ -8,6 +8,7 @@ use crate::brain::device;
 use crate::daemon::config::timers_file;
 use crate::daemon::Daemon;
 use crate::engine;
+use crate::frontends::listen::early::Transcriber;
 use crate::frontends::listen::{converse, Answering, ListenSettings, Turn};
 use crate::models;
 use crate::tools::timers::Timers;
@@ -66,6 +67,12 @@ pub struct ListenArgs {
     /// Stop after the first answered question.
     #[arg(long)]
     pub once: bool,
+
+    /// Transcribe and answer only once the turn has ended, not already in
+    /// the pause before it (which spends a core on speech the user may
+    /// still go on with).
+    #[arg(long)]
+    pub no_early: bool,
 
     /// Speech-to-text model: a known name or a directory (default: the
     /// manifest's default speech model).
@@ -151,7 +158,7 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
                 .map(|(_, ask)| ask)
                 .map_err(|e| e.message)
         }),
-        whisper,
+        transcriber: Transcriber::new(whisper),
         voice: crate::models::open_voice(&args.voice).map_err(|e| e.to_string())?,
         output: output.clone(),
     };
@@ -175,6 +182,7 @@ pub fn run(args: ListenArgs) -> Result<(), Failure> {
         })?,
         push_to_talk: talking,
         once: args.once,
+        early: !args.no_early,
     };
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
@@ -234,6 +242,9 @@ fn report(turn: &Turn, json: bool, warm_ms: f64) {
             "vad_ms": engine::round1(turn.vad_ms),
             "silence_ms": engine::round1(turn.silence_ms),
             "stt_ms": turn.stt_ms,
+            "transcript_ms": turn.transcript_ms,
+            "transcribed_early": turn.transcribed_early,
+            "asked_early": turn.asked_early,
             "first_answer_token_ms": turn.first_answer_token_ms,
             "first_audio_ms": turn.first_audio_ms,
             "barge_in_ms": turn.barge_in_ms,

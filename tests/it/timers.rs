@@ -216,9 +216,10 @@ fn a_timer_asked_for_aloud_is_spoken_when_it_rings() {
     let heard = crate::common::loopd(&["transcribe", output.to_str().unwrap()]);
     let heard = normalised(&String::from_utf8_lossy(&heard.stdout));
     // Whisper hears espeak-ng's "Timer set for 3 seconds" as that, as
-    // "timer set for free seconds" or as "time yourself for 3 seconds",
-    // depending on where the answer falls in its window.
-    let answer = ["timer set", "for 3 seconds"]
+    // "timer set for free seconds", "time yourself for 3 seconds" or "time
+    // yourself for free seconds", depending on where the answer falls in
+    // its window.
+    let answer = ["timer set", "for 3 seconds", "for free seconds"]
         .iter()
         .filter_map(|words| heard.find(words))
         .min();

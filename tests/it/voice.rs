@@ -202,7 +202,8 @@ fn listen_answers_a_spoken_question_aloud() {
             .unwrap_or_else(|| panic!("{key} in {out}"))
     };
     assert!(stage("stt_ms") > 0.0);
-    assert!(stage("first_answer_token_ms") > stage("stt_ms") + stage("vad_ms"));
+    assert!(stage("transcript_ms") >= stage("vad_ms"));
+    assert!(stage("first_answer_token_ms") >= stage("transcript_ms"));
     assert!(stage("first_audio_ms") >= stage("first_answer_token_ms"));
     let heard_back = loopd(&["transcribe", answer.to_str().unwrap()]);
     assert!(heard_back.status.success(), "{}", text(&heard_back.stderr));

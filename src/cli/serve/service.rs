@@ -337,7 +337,7 @@ async fn start_listening(
                 ..Ask::default()
             })
         }),
-        whisper,
+        transcriber: listen::early::Transcriber::new(whisper),
         voice: voice.unwrap_or_else(|| Voice::Espeak(Espeak::default())),
         output,
     };
@@ -352,6 +352,7 @@ async fn start_listening(
         follow_up: options.follow_up,
         push_to_talk: None,
         once: false,
+        early: true,
     };
     listen::start(parts, input, settings, description)
 }

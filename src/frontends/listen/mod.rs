@@ -3,24 +3,26 @@
 //!
 //! [`converse`] hears audio chunk by chunk (a microphone, or a WAV file at
 //! its recorded pace), cuts it into utterances ([`segment`]), transcribes
-//! each, decides whether it is a question for loopd ([`wake`]), and sends it
+//! each (beginning in the pause before the turn ends: [`early`]), decides whether it is a question for loopd ([`wake`]), and sends it
 //! to the daemon as any front end's request. While the loop streams its
 //! answer, [`speaker`] speaks it sentence by sentence. Speech heard while an
 //! answer runs or plays is a barge-in: playback stops at once, the loop is
 //! cancelled, and what was said is the next question.
 
+pub mod early;
 pub mod segment;
 pub mod speaker;
 pub mod wake;
 
-use crate::daemon::{Answer, Ask, AskError, Daemon, Ran};
+use crate::daemon::{Answer, Ask, AskError, Daemon, Ran, Ticket};
+use crate::engine::hold::Hold;
 use crate::engine::Trace;
 use crate::tools::timers::Rang;
 use crate::voice::speech::Voice;
 use crate::voice::stream::{Hearing, Playing};
-use crate::voice::vad::{Endpointing, Judging, TurnJudge, Utterance, VoiceDetector, RATE};
-use crate::voice::whisper::Whisper;
+use crate::voice::vad::{Endpointing, Judging, Pause, TurnJudge, Utterance, VoiceDetector, RATE};
 use crate::voice::VoiceError;
+use early::{Ahead, Transcriber};
 use segment::{Recent, Segmenter};
 use speaker::{speak_answer, Speaker, Spoken};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,6 +58,8 @@ pub struct ListenSettings {
     pub push_to_talk: Option<Arc<AtomicBool>>,
     /// Stop after the first answered question.
     pub once: bool,
+    /// Transcribe, and ask, in the pause before the turn ends ([`early`]).
+    pub early: bool,
 }
 
 /// Makes the daemon request for a question heard.
@@ -71,7 +75,7 @@ pub struct Answering {
     /// A request for a question.
     pub ask: MakeAsk,
     /// Speech to text.
-    pub whisper: Whisper,
+    pub transcriber: Transcriber,
     /// Text to speech.
     pub voice: Voice,
     /// Where answers are played.
@@ -106,8 +110,16 @@ pub struct Turn {
     /// The silence heard after the speech before the turn was over, in ms
     /// of the audio itself (the endpointer's rule, not this machine's speed).
     pub silence_ms: f64,
-    /// How long transcription took, in ms.
+    /// How long Whisper ran for the transcript, in ms.
     pub stt_ms: f64,
+    /// From the end of speech to the transcript, in ms: the turn's end and
+    /// what was left of transcribing then.
+    pub transcript_ms: f64,
+    /// The transcript was begun in the pause, before the turn ended.
+    pub transcribed_early: bool,
+    /// The question was asked in the pause, and its answer begun before the
+    /// turn ended.
+    pub asked_early: bool,
     /// From the end of speech to the first answer token, in ms.
     pub first_answer_token_ms: Option<f64>,
     /// From the end of speech to the first answer audio, in ms.
@@ -125,6 +137,9 @@ struct Pending {
     vad_ms: f64,
     silence_ms: f64,
     stt_ms: f64,
+    transcript_ms: f64,
+    transcribed_early: bool,
+    asked_early: bool,
     cancel: CancellationToken,
     hush: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<Answered>,
@@ -171,6 +186,7 @@ pub fn converse(
     let mut addressing = Addressing::new(settings.wake.as_deref());
     let mut recent = Recent::default();
     let mut pending: Option<Pending> = None;
+    let mut ahead: Option<Ahead> = None;
     let mut answered = 0;
     let mut ringing: Vec<String> = Vec::new();
 
@@ -205,9 +221,17 @@ pub fn converse(
                 parts,
                 &mut addressing,
                 settings,
+                ahead.take(),
             )? {
                 finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
                 pending = Some(p);
+            }
+        }
+        if settings.early && (pending.is_none() || settings.barge_in) {
+            let pause = cut.pause();
+            parts.transcriber.heard(pause.as_ref(), &recent);
+            if pending.is_none() {
+                keep_ahead(&mut ahead, pause.as_ref(), parts, &addressing);
             }
         }
         take_rings(&mut parts.rings, &mut ringing);
@@ -236,6 +260,7 @@ pub fn converse(
             parts,
             &mut addressing,
             settings,
+            ahead.take(),
         )? {
             finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
             pending = Some(p);
@@ -249,6 +274,48 @@ pub fn converse(
     }
     finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
     Ok(answered)
+}
+
+/// Asks the question heard before a pause, held, once its transcript is
+/// ready; withdraws one asked before an earlier pause when the speech went on.
+fn keep_ahead(
+    ahead: &mut Option<Ahead>,
+    pause: Option<&Pause>,
+    parts: &mut Answering,
+    addressing: &Addressing,
+) {
+    if let (Some(asked), Some(pause)) = (ahead.as_ref(), pause) {
+        if asked.heard_before(pause) {
+            return;
+        }
+    }
+    if let Some(stale) = ahead.take() {
+        stale.withdraw();
+    }
+    let Some(pause) = pause else { return };
+    if let Some(transcript) = parts.transcriber.ready(pause) {
+        *ahead = Ahead::ask(pause, &transcript, addressing, |question, held| {
+            submit(parts, question, Some(held))
+        });
+    }
+}
+
+/// Asks the daemon `question` (held, when asked ahead of the turn's end).
+fn submit(parts: &mut Answering, question: &str, held: Option<Hold>) -> Option<Ticket> {
+    let mut ask = match (parts.ask)(question) {
+        Ok(ask) => ask,
+        Err(e) => {
+            tracing::warn!("cannot ask {question:?}: {e}");
+            return None;
+        }
+    };
+    ask.held = held;
+    let _inside = parts.runtime.enter();
+    parts
+        .daemon
+        .submit(ask)
+        .inspect_err(|e| tracing::warn!("the daemon refused {question:?}: {e}"))
+        .ok()
 }
 
 /// Moves the local user's timers that went off into `ringing`.
@@ -274,7 +341,8 @@ fn take_rings(
     }
 }
 
-/// Transcribes an utterance and, when it is a question, starts answering it.
+/// Transcribes an utterance and, when it is a question, starts answering it
+/// (or releases the answer asked `ahead` in its last pause).
 fn hear(
     utterance: &Utterance,
     recent: &Recent,
@@ -282,14 +350,22 @@ fn hear(
     parts: &mut Answering,
     addressing: &mut Addressing,
     settings: &ListenSettings,
+    ahead: Option<Ahead>,
 ) -> Result<Option<Pending>, VoiceError> {
     let speech_ended = heard_at(utterance.end, recent.heard(), arrived);
-    let transcribing = Instant::now();
-    let vad_ms = ms(transcribing.saturating_duration_since(speech_ended));
-    let transcript = parts.whisper.transcribe(recent.of(utterance))?;
-    let stt_ms = ms(transcribing.elapsed());
-    let transcript = transcript.trim().to_string();
-    tracing::debug!("heard: {transcript:?} (stt {stt_ms} ms)");
+    let vad_ms = ms(Instant::now().saturating_duration_since(speech_ended));
+    let transcribed = parts.transcriber.transcribe(utterance, recent);
+    let transcript_ms = ms(speech_ended.elapsed());
+    let stt_ms = ms(transcribed.ran);
+    let transcript = transcribed.text?.trim().to_string();
+    tracing::debug!(
+        "heard: {transcript:?} (stt {stt_ms} ms{}; ready {transcript_ms} ms after speech)",
+        if transcribed.early {
+            ", begun in the pause"
+        } else {
+            ""
+        }
+    );
     let question = match addressing.classify(&transcript, Instant::now()) {
         Heard::Question(q) => q,
         Heard::Woken => {
@@ -304,24 +380,14 @@ fn hear(
         }
         Heard::Ignored => return Ok(None),
     };
-    let ask = match (parts.ask)(&question) {
-        Ok(ask) => ask,
-        Err(e) => {
-            tracing::warn!("cannot ask {question:?}: {e}");
-            return Ok(None);
-        }
+    let asked_ahead = ahead.and_then(|asked| asked.settle(utterance, &question));
+    let asked_early = asked_ahead.is_some();
+    let Some(mut ticket) = asked_ahead.or_else(|| submit(parts, &question, None)) else {
+        return Ok(None);
     };
-    let ticket = {
-        let _inside = parts.runtime.enter();
-        parts.daemon.submit(ask)
-    };
-    let mut ticket = match ticket {
-        Ok(t) => t,
-        Err(e) => {
-            tracing::warn!("the daemon refused {question:?}: {e}");
-            return Ok(None);
-        }
-    };
+    if asked_early {
+        tracing::debug!("answering {question:?}, asked in the pause");
+    }
     let speaker = Speaker::start(parts.voice.clone(), parts.output.clone());
     let cancel = ticket.canceller();
     let hush = speaker.hush_switch();
@@ -349,6 +415,9 @@ fn hear(
         vad_ms,
         silence_ms: utterance.endpoint_delay_ms(),
         stt_ms,
+        transcript_ms,
+        transcribed_early: transcribed.early,
+        asked_early,
         cancel,
         hush,
         task,
@@ -382,6 +451,9 @@ fn finish_pending(
         vad_ms: p.vad_ms,
         silence_ms: p.silence_ms,
         stt_ms: p.stt_ms,
+        transcript_ms: p.transcript_ms,
+        transcribed_early: p.transcribed_early,
+        asked_early: p.asked_early,
         first_answer_token_ms: done.first_token.map(since_speech),
         first_audio_ms: spoken.first_audio.map(since_speech),
         barge_in_ms: p.barge_in_ms,

@@ -2,7 +2,7 @@
 //! key held down (push-to-talk); and the recent audio they are cut from.
 
 use crate::voice::vad::{
-    Endpointer, Endpointing, Judging, TurnJudge, Utterance, VoiceDetector, RATE,
+    Endpointer, Endpointing, Judging, Pause, TurnJudge, Utterance, VoiceDetector, RATE,
 };
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -108,6 +108,15 @@ impl Segmenter {
                 end: *heard,
                 decided: *heard,
             }),
+        }
+    }
+
+    /// The utterance under way while its speaker is silent (by voice
+    /// only: a held key says when it ends).
+    pub fn pause(&self) -> Option<Pause> {
+        match self {
+            Segmenter::Voice(vad) => vad.pause(),
+            Segmenter::PushToTalk { .. } => None,
         }
     }
 
