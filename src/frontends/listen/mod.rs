@@ -3,8 +3,10 @@
 //!
 //! [`converse`] hears audio chunk by chunk (a microphone, or a WAV file at
 //! its recorded pace), cuts it into utterances ([`segment`]), transcribes
-//! each (beginning in the pause before the turn ends: [`early`]), decides whether it is a question for loopd ([`wake`]), and sends it
-//! to the daemon as any front end's request. While the loop streams its
+//! each (beginning in the pause before the turn ends, where it also asks
+//! the question, held: [`early`]), decides whether it is a question for
+//! loopd ([`wake`]), and sends it to the daemon as any front end's
+//! request. While the loop streams its
 //! answer, [`speaker`] speaks it sentence by sentence. Speech heard while an
 //! answer runs or plays is a barge-in: playback stops at once, the loop is
 //! cancelled, and what was said is the next question.
