@@ -669,8 +669,6 @@ impl Daemon {
     }
 }
 
-/// Locks `mutex`, also after a panic elsewhere poisoned it (what it
-/// guards stays consistent: every update is a single insert or remove).
 /// Whether a held run is released before it is cancelled or has waited
 /// [`HELD_LIMIT`].
 async fn released(mut held: engine::hold::Hold, cancel: &CancellationToken) -> bool {
@@ -681,6 +679,8 @@ async fn released(mut held: engine::hold::Hold, cancel: &CancellationToken) -> b
     }
 }
 
+/// Locks `mutex`, also after a panic elsewhere poisoned it (what it
+/// guards stays consistent: every update is a single insert or remove).
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
