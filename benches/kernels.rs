@@ -4,7 +4,8 @@
 //! second, and what each extra row costs against one: decode is one row,
 //! checking a draft of k tokens is k + 1, prefill is many. Weights come
 //! from memory, as in a model: the product runs over [`COPIES`] copies of
-//! the matrix, more bytes than the caches hold.
+//! the matrix, more bytes than the caches hold (`COPIES=1` in the
+//! environment: from the caches instead).
 //!
 //! `cargo bench --bench kernels`
 
@@ -37,8 +38,12 @@ fn main() {
         let q = QTensor::quantize(&w, dtype).unwrap();
         let bytes = q.storage_size_in_bytes() as f64;
         let w = QMatrix::from_qtensor(&q).unwrap();
-        let copies: Vec<QMatrix> = vec![w; COPIES];
-        let bytes = bytes * COPIES as f64;
+        let copies = std::env::var("COPIES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(COPIES);
+        let copies: Vec<QMatrix> = vec![w; copies];
+        let bytes = bytes * copies.len() as f64;
         let inputs: Vec<Q8Rows> = ROWS
             .iter()
             .map(|&m| Q8Rows::quantize(&values(m * k, 2), k).unwrap())

@@ -135,6 +135,21 @@ impl Simd for Neon {
 
     #[inline]
     #[target_feature(enable = "neon")]
+    unsafe fn crumbs<const AT: u32>(raw: Pair<uint8x16_t>) -> Pair<uint8x16_t> {
+        let mask = vdupq_n_u8(0x30);
+        raw.map(|r| {
+            let moved = match AT {
+                0 => vshlq_n_u8::<4>(r),
+                2 => vshlq_n_u8::<2>(r),
+                4 => r,
+                _ => vshrq_n_u8::<2>(r),
+            };
+            vandq_u8(moved, mask)
+        })
+    }
+
+    #[inline]
+    #[target_feature(enable = "neon")]
     unsafe fn izero() -> Pair<int32x4_t> {
         [vdupq_n_s32(0); 2]
     }
@@ -276,6 +291,13 @@ impl Simd for NeonDot {
     type Bytes = Pair<uint8x16_t>;
     type Ints = Pair<int32x4_t>;
     type Floats = Pair<float32x4_t>;
+
+    #[inline]
+    #[target_feature(enable = "neon,dotprod")]
+    unsafe fn crumbs<const AT: u32>(raw: Pair<uint8x16_t>) -> Pair<uint8x16_t> {
+        // SAFETY: this CPU has NEON and more.
+        unsafe { <Neon as Simd>::crumbs::<AT>(raw) }
+    }
 
     like_neon! {
         load(bytes: &[u8]) -> Pair<uint8x16_t>;

@@ -35,6 +35,10 @@ pub trait Simd {
     unsafe fn bits(mask: u32, value: u8) -> Self::Bytes;
     /// Bitwise or.
     unsafe fn or(a: Self::Bytes, b: Self::Bytes) -> Self::Bytes;
+    /// Bits `AT..AT + 2` of each byte (`AT` is 0, 2, 4 or 6) moved to bits
+    /// 4 and 5, the rest 0: the two high bits of a 6-bit quant, kept four
+    /// to a byte.
+    unsafe fn crumbs<const AT: u32>(raw: Self::Bytes) -> Self::Bytes;
     /// All zero.
     unsafe fn izero() -> Self::Ints;
     /// Adds to each row's sum its 4 bytes of `w` (unsigned, below 128)
@@ -254,10 +258,15 @@ pub unsafe fn tile<S: Lanes, F: Format, const R: usize>(
         let group = S::blocks(w, g);
         for sub in 0..F::SUBS {
             let x: [&BlockQ8; R] = std::array::from_fn(|r| &a[r][g * F::SUBS + sub]);
-            let mut low = [unsafe { S::izero() }; R];
+            // One activation row's sums run as two chains (even and odd `k`),
+            // so that a product need not wait for the one before it (VNNI adds
+            // into its accumulator); several rows' chains overlap already.
+            let chains = if R == 1 { 2 } else { 1 };
+            let mut low = [[unsafe { S::izero() }; R]; 2];
             let mut high = low;
             for k in 0..4 {
                 let (wl, wh) = unsafe { S::unpack::<F>(group, sub, k) };
+                let (low, high) = (&mut low[k % chains], &mut high[k % chains]);
                 for r in 0..R {
                     let (al, ah) = (&x[r].qs[4 * k..], &x[r].qs[QK / 2 + 4 * k..]);
                     unsafe {
@@ -271,6 +280,15 @@ pub unsafe fn tile<S: Lanes, F: Format, const R: usize>(
                     }
                 }
             }
+            if chains == 2 {
+                for r in 0..R {
+                    unsafe {
+                        low[0][r] = S::iadd(low[0][r], low[1][r]);
+                        high[0][r] = S::iadd(high[0][r], high[1][r]);
+                    }
+                }
+            }
+            let (low, high) = (low[0], high[0]);
             let scales = unsafe { S::scales::<F>(group, sub) };
             for r in 0..R {
                 let x = x[r];

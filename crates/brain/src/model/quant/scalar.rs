@@ -28,6 +28,10 @@ impl Simd for Scalar {
         std::array::from_fn(|i| a[i] | b[i])
     }
 
+    unsafe fn crumbs<const AT: u32>(raw: [u8; 32]) -> [u8; 32] {
+        raw.map(|b| (b >> AT & 3) << 4)
+    }
+
     unsafe fn izero() -> [i32; 8] {
         [0; 8]
     }

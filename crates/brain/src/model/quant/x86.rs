@@ -84,6 +84,19 @@ impl Simd for Avx2 {
 
     #[inline]
     #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn crumbs<const AT: u32>(raw: __m256i) -> __m256i {
+        // Shifts of 16-bit lanes: the mask keeps only bits from the byte's own.
+        let moved = match AT {
+            0 => _mm256_slli_epi16::<4>(raw),
+            2 => _mm256_slli_epi16::<2>(raw),
+            4 => raw,
+            _ => _mm256_srli_epi16::<2>(raw),
+        };
+        _mm256_and_si256(moved, _mm256_set1_epi8(0x30))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
     unsafe fn izero() -> __m256i {
         _mm256_setzero_si256()
     }
@@ -224,6 +237,13 @@ impl Simd for Vnni {
         fmadd(a: __m256, b: __m256, c: __m256) -> __m256;
         fmadd_scalar(a: __m256, s: f32, c: __m256) -> __m256;
         store(a: __m256) -> [f32; 8];
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")]
+    unsafe fn crumbs<const AT: u32>(raw: __m256i) -> __m256i {
+        // SAFETY: this CPU has AVX2 and more.
+        unsafe { <Avx2 as Simd>::crumbs::<AT>(raw) }
     }
 
     #[inline]
