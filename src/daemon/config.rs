@@ -56,6 +56,7 @@
 //! speech_model = "whisper-tiny.en"
 //! voice = "piper-joe"           # or an espeak-ng voice (default "en-us")
 //! turn = "smart-turn"           # hear when a question is finished (default "silence")
+//! early = true                  # transcribe and answer in the pause before the turn ends
 //! ```
 
 use serde::Deserialize;
@@ -142,6 +143,10 @@ pub struct VoiceSection {
     /// What hears speech: `earshot` (built in), or Silero VAD
     /// (`silero-vad`).
     pub vad: Option<String>,
+    /// Transcribe, and answer held, in the pause before the turn ends; off,
+    /// only once it has ended (a core is not spent on speech the user may
+    /// go on with).
+    pub early: bool,
 }
 
 impl Default for VoiceSection {
@@ -159,6 +164,7 @@ impl Default for VoiceSection {
             voice: None,
             turn: None,
             vad: None,
+            early: true,
         }
     }
 }
@@ -427,6 +433,7 @@ mod tests {
         assert_eq!(config.mcp.len(), 1);
         assert!(config.dbus.system);
         assert_eq!(config.bus.listen.as_deref(), Some("127.0.0.1:8181"));
+        assert!(config.voice.early);
     }
 
     #[test]
@@ -436,6 +443,7 @@ mod tests {
         assert_eq!(c.memory.turns, 4);
         assert!(c.dbus.enabled && !c.dbus.system);
         assert_eq!(c.bus.listen, None);
+        assert!(c.voice.early, "answering in the pause is on by default");
     }
 
     #[test]
@@ -460,6 +468,8 @@ mod tests {
             [bus]
             url = "ws://10.0.0.2:8181/core"
             handle_utterances = true
+            [voice]
+            early = false
         "#;
         let c = Config::parse(text, "t").unwrap();
         assert_eq!(c.model.as_deref(), Some("qwen"));
@@ -472,6 +482,7 @@ mod tests {
         assert!(c.dbus.system);
         assert!(c.bus.handle_utterances);
         assert_eq!(c.tools.timezone.as_deref(), Some("Asia/Tokyo"));
+        assert!(!c.voice.early);
     }
 
     #[test]

@@ -370,6 +370,7 @@ fn options(args: &ServeArgs, config: &Config) -> Result<ServiceOptions, String> 
             speech_dir: speech_dir()?,
             turn: voice.turn.clone().unwrap_or_else(|| "silence".into()),
             vad: voice.vad.clone().unwrap_or_else(|| "earshot".into()),
+            early: voice.early,
         }),
     };
     let http = match args.http.as_ref().or(config.http.listen.as_ref()) {

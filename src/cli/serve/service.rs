@@ -75,6 +75,8 @@ pub struct ListenOptions {
     pub turn: String,
     /// What hears speech (`earshot`, `silero-vad`).
     pub vad: String,
+    /// Transcribe and answer in the pause before the turn ends.
+    pub early: bool,
 }
 
 /// Where the Wyoming service listens and the speech model it loads.
@@ -352,7 +354,7 @@ async fn start_listening(
         follow_up: options.follow_up,
         push_to_talk: None,
         once: false,
-        early: true,
+        early: options.early,
     };
     listen::start(parts, input, settings, description)
 }
