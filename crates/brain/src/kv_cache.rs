@@ -156,8 +156,11 @@ impl KvCache {
         self.tokens.extend_from_slice(tokens);
     }
 
+    /// Makes room for `needed` positions and a growth step more, so that a
+    /// prompt's decoding does not copy the cache straight after its prefill
+    /// (room not written to takes no memory: see [`zeros`]).
     fn grow(&mut self, needed: usize) -> Result<()> {
-        let wanted = needed
+        let wanted = (needed + GROWTH_STEP)
             .max(self.capacity * 2)
             .next_multiple_of(GROWTH_STEP)
             .min(self.shape.max_tokens);
@@ -373,8 +376,10 @@ mod tests {
         let tenth = half::f16::from_f32(0.1).to_f32();
         assert_eq!(read(&k), vec![1.0, tenth, 2.5, -3.0]);
         let buffer = &cache.layers[0].as_ref().unwrap().k;
-        assert_eq!(buffer.dims(), [1, 1, GROWTH_STEP, 2]);
-        assert!(read(&buffer.narrow(2, 2, GROWTH_STEP - 2).unwrap())
+        // Two positions and a growth step of room beyond them.
+        let room = (2 + GROWTH_STEP).next_multiple_of(GROWTH_STEP);
+        assert_eq!(buffer.dims(), [1, 1, room, 2]);
+        assert!(read(&buffer.narrow(2, 2, room - 2).unwrap())
             .iter()
             .all(|&x| x == 0.0));
     }

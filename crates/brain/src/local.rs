@@ -97,10 +97,6 @@ fn available_memory() -> Option<usize> {
     Some(kib * 1024)
 }
 
-/// Prompt tokens computed per forward pass during prefill: bounds the
-/// attention scores' memory and lets cancellation land between chunks.
-const PREFILL_CHUNK: usize = 256;
-
 /// How many of the highest logits greedy decoding tries, one by one,
 /// against a grammar before it computes the whole mask.
 const GREEDY_TRIES: usize = 16;
@@ -476,14 +472,16 @@ impl Worker {
         };
         usage.prefill_tokens = prompt.len() - reused;
         let gen_err = |e: candle_core::Error| BrainError::Generation(e.to_string());
-        let mut logits = None;
-        for chunk in prompt[reused..].chunks(PREFILL_CHUNK) {
+        let logits = self
+            .model
+            .prefill(&prompt[reused..], cache, || !stopped())
+            .map_err(gen_err)?;
+        let Some(mut logits) = logits else {
             if stopped() {
                 return Ok(cancelled(String::new(), usage));
             }
-            logits = Some(self.model.forward(chunk, cache).map_err(gen_err)?);
-        }
-        let mut logits = logits.ok_or_else(|| BrainError::Generation("empty prefill".into()))?;
+            return Err(BrainError::Generation("empty prefill".into()));
+        };
         usage.prefill_time = prefill_started.elapsed();
 
         let mut sampler = Sampler::new(options);

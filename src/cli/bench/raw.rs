@@ -10,9 +10,6 @@ use crate::brain::tokenizer::Tokenizer;
 use serde_json::json;
 use std::time::Instant;
 
-/// Prefill is computed in chunks of this many tokens, as the brain does.
-const PREFILL_CHUNK: usize = 256;
-
 /// Run lengths whose one-pass check is timed against one decoded token:
 /// what speculative decoding pays to check a draft.
 const CHECK_ROWS: [usize; 3] = [2, 4, 8];
@@ -58,10 +55,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     for _ in 0..args.repeat {
         let mut cache = model.new_cache();
         let started = Instant::now();
-        let mut logits = None;
-        for chunk in prompt.chunks(PREFILL_CHUNK) {
-            logits = Some(model.forward(chunk, &mut cache).map_err(err)?);
-        }
+        let logits = model.prefill(&prompt, &mut cache, || true).map_err(err)?;
         let mut next = argmax(
             &logits
                 .expect("prompt is not empty")

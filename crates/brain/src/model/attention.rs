@@ -33,6 +33,11 @@ pub struct AttentionShape {
 /// decode step over threads costs more than it saves.
 const PARALLEL_THRESHOLD: usize = 1 << 22;
 
+/// Work from this many multiply-adds up to [`PARALLEL_THRESHOLD`] is spread
+/// over the products' helper threads ([`super::quant::spread`]), which stay
+/// awake through a decode step.
+const SPREAD_THRESHOLD: usize = 1 << 16;
+
 /// Attention of `q` `(1, heads, seq, head_dim)`, each query multiplied by
 /// `scale`, over `keys` and `values` `(1, kv_heads, start + seq, head_dim)`,
 /// all with the last dimension contiguous. Returns `(1, seq, heads *
@@ -66,8 +71,9 @@ pub fn attend(
         );
     }
     let (q_head_stride, q_row_stride) = (q_stride[1], q_stride[2]);
-    let k_data = widen(keys, shape, total)?;
-    let v_data = widen(values, shape, total)?;
+    let (mut k_data, mut v_data) = WIDENED.take();
+    widen(keys, shape, total, &mut k_data)?;
+    widen(values, shape, total, &mut v_data)?;
     let strides = (total * head_dim, head_dim);
 
     let group = heads / kv_heads;
@@ -97,24 +103,46 @@ pub fn attend(
         }
     };
     let work = seq * heads * total * head_dim;
-    let rows = out.chunks_mut(head_dim).enumerate();
     if work >= PARALLEL_THRESHOLD {
         out.par_chunks_mut(head_dim).enumerate().for_each(row);
+    } else if work >= SPREAD_THRESHOLD {
+        super::quant::spread(out.chunks_mut(head_dim).enumerate().collect(), row);
     } else {
-        rows.for_each(row);
+        out.chunks_mut(head_dim).enumerate().for_each(row);
     }
     drop(q_guard);
+    if k_data.capacity() <= KEEP_WIDENED {
+        WIDENED.set((k_data, v_data));
+    }
     Tensor::from_vec(out, (1, seq, heads * head_dim), &Device::Cpu)
 }
 
+/// The longest widened buffers kept for the next attention (4 MiB of f32):
+/// a long context's are given back.
+const KEEP_WIDENED: usize = 1 << 20;
+
+thread_local! {
+    /// The keys and values the last attention on this thread widened, whose
+    /// buffers the next one reuses: decoding would otherwise allocate two
+    /// buffers one position longer than the last for every layer and token,
+    /// and the allocator's list of freed blocks kept for reuse would fill
+    /// with lengths never asked for again.
+    static WIDENED: std::cell::Cell<(Vec<f32>, Vec<f32>)> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
+}
+
 /// The keys (or values) of a cache view `(1, kv_heads, total, head_dim)`,
-/// f16 or f32, as contiguous f32 rows: `[kv_head][position][head_dim]`.
-/// Each element is widened once here, not once per query head that reads it.
-fn widen(t: &Tensor, shape: AttentionShape, total: usize) -> Result<Vec<f32>> {
+/// f16 or f32, as contiguous f32 rows `[kv_head][position][head_dim]` in
+/// `out`. Each element is widened once here, not once per query head that
+/// reads it.
+fn widen(t: &Tensor, shape: AttentionShape, total: usize, out: &mut Vec<f32>) -> Result<()> {
     let (guard, layout) = t.storage_and_layout();
     let (head_stride, position_stride) = key_strides(t, layout.stride(), shape, total)?;
     let head_dim = shape.head_dim;
-    let mut out = vec![0f32; shape.kv_heads * total * head_dim];
+    let len = shape.kv_heads * total * head_dim;
+    if out.len() < len {
+        out.resize(len, 0.0);
+    }
+    out.truncate(len);
     let rows = out.chunks_exact_mut(head_dim).enumerate();
     let source = |row: usize| {
         layout.start_offset() + (row / total) * head_stride + (row % total) * position_stride
@@ -136,7 +164,7 @@ fn widen(t: &Tensor, shape: AttentionShape, total: usize) -> Result<Vec<f32>> {
             t.device().location()
         ),
     }
-    Ok(out)
+    Ok(())
 }
 
 /// (head stride, position stride) of a keys/values view, checked.

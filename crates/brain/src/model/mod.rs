@@ -26,6 +26,10 @@ use hparams::GEMMA3_LOCAL_ROPE_BASE;
 use linear::{project_all, Linear};
 use rope::Rope;
 
+/// Prompt tokens computed per forward pass during prefill: bounds the
+/// attention scores' memory and lets cancellation land between chunks.
+pub const PREFILL_CHUNK: usize = 256;
+
 /// How a block computes queries, keys and values.
 enum QkvProjection {
     Separate { q: Linear, k: Linear, v: Linear },
@@ -331,6 +335,29 @@ impl Model {
             dtype,
             device: self.device.clone(),
         })
+    }
+
+    /// Runs a prompt after what `cache` holds, [`PREFILL_CHUNK`] tokens per
+    /// pass, asking `go_on` before each; the logits after its last token, or
+    /// `None` when stopped or given no tokens. The allocator's kept blocks
+    /// are given back after it: sized for the prompt's activations, decoding
+    /// never asks for them again.
+    pub fn prefill(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+        go_on: impl Fn() -> bool,
+    ) -> Result<Option<Tensor>> {
+        let mut logits = None;
+        for chunk in tokens.chunks(PREFILL_CHUNK) {
+            if !go_on() {
+                logits = None;
+                break;
+            }
+            logits = Some(self.forward(chunk, cache)?);
+        }
+        loopd_alloc::release_kept();
+        Ok(logits)
     }
 
     /// Runs `tokens` after what `cache` holds, stores their keys and values

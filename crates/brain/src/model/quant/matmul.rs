@@ -5,6 +5,8 @@
 //! columns for all rows. Many rows (prefill): each work item is a tile of
 //! [`Kernel::tile_rows`] activation rows against every matrix, so each
 //! weight block is read and unpacked once per tile rather than once per row.
+//! The few-row products run on the team (`super::team`), whose helpers do
+//! not fall asleep between them.
 
 use super::formats::Format;
 use super::{with_packed, BlockQ8, Kernel, Packed, Q8Rows, QMatrix};
@@ -69,7 +71,18 @@ pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
-fn run<T: Send>(items: Vec<T>, work: impl Fn(T) + Send + Sync) {
+/// Works through `items`: for few rows (a decode step, a draft's check, a
+/// short prompt) on the team (`super::team`) when it is free, which stays
+/// awake between products; otherwise, and for prefill's long tiles, on the
+/// pool.
+fn run<T: Send>(few_rows: bool, items: Vec<T>, work: impl Fn(T) + Send + Sync) {
+    let items = match super::team::team() {
+        Some(team) if few_rows => match team.for_each(items, &work) {
+            Ok(()) => return,
+            Err(items) => items,
+        },
+        _ => items,
+    };
     match pool() {
         Some(pool) => pool.install(|| items.into_par_iter().for_each(work)),
         None => items.into_iter().for_each(work),
@@ -94,7 +107,7 @@ fn by_columns(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<
                 .map(move |(i, chunk)| (*w, i * 8 * CHUNK, chunk))
         })
         .collect();
-    run(items, |(w, first, out)| {
+    run(true, items, |(w, first, out)| {
         let cols = first..first + out.len() / m;
         rectangle(kernel, w, cols, x, 0..m, |r, c, v| out[c * m + r] = v);
     });
@@ -129,7 +142,7 @@ fn by_rows(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<f32
             )
         })
         .collect();
-    run(items, |(first, chunks)| {
+    run(false, items, |(first, chunks)| {
         for (w, out) in weights.iter().zip(chunks) {
             let n = w.rows();
             let rows = first..first + out.len() / n;

@@ -11,12 +11,15 @@
 //! rows for every format: scalar Rust everywhere, AVX2 and AVX-512 VNNI on
 //! x86-64 (the latter also on 512-bit vectors that span two groups of rows,
 //! for prefill), NEON with or without `sdot` on aarch64, chosen at run time
-//! ([`Kernel`]). [`matmul`] spreads the work over one rayon pool.
+//! ([`Kernel`]). [`matmul`] spreads the work over one rayon pool, or, for
+//! the few rows of a decode step, over a team of helper threads (`team`) that
+//! stay awake from one product to the next.
 
 mod activations;
 mod formats;
 mod kernel;
 mod matmul;
+mod team;
 #[cfg(test)]
 mod tests;
 
@@ -29,6 +32,7 @@ mod x86;
 pub use activations::{BlockQ8, Q8Rows, QK};
 pub use kernel::Kernel;
 pub use matmul::{install, matmul};
+pub use team::spread;
 
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::Result;
