@@ -353,7 +353,7 @@ fn a_turn_model_ends_a_finished_question_sooner_and_waits_out_a_pause() {
         waited["answer"].as_str().unwrap().contains("156"),
         "{waited}"
     );
-    // Transcription begins 96 ms into a pause, before either rule ends the
+    // Transcription begins 48 ms into a pause, before either rule ends the
     // turn (whether the question is asked before it ends depends on this
     // machine's speed: the bench reports it).
     for turn in [&judged, &fixed, &waited, &cut] {

@@ -61,6 +61,28 @@ fn say_writes_speech_and_transcribe_hears_it() {
     assert!(out["language"].is_null(), "tiny.en has no language: {out}");
 }
 
+/// A transcription given up (newer speech made it stale) stops and says
+/// so; the same model then transcribes as before.
+#[test]
+fn an_abandoned_transcription_gives_up_and_the_next_is_whole() {
+    use loopd::voice::whisper::Whisper;
+    use std::sync::atomic::AtomicBool;
+    let dir = TempDir::new("abandon");
+    let question = dir.join("q.wav");
+    say("what is twelve times twelve", &question);
+    let speech = Pcm::read_wav(&question).unwrap().resampled(16_000).unwrap();
+    let mut whisper = Whisper::load(&whisper_dir(), &candle_core::Device::Cpu).unwrap();
+    let given_up = whisper
+        .transcribe_unless(&speech.samples, &AtomicBool::new(true))
+        .unwrap();
+    assert_eq!(given_up, None);
+    let heard = whisper
+        .transcribe_unless(&speech.samples, &AtomicBool::new(false))
+        .unwrap()
+        .expect("not abandoned");
+    assert_eq!(normalised(&heard), "what is 12 times 12", "{heard}");
+}
+
 #[test]
 fn whisper_base_transcribes_each_language_in_that_language() {
     resolve_speech(Some("whisper-base")).unwrap_or_else(|e| {

@@ -4,7 +4,8 @@
 //! ([`Ahead`]): the model starts answering while the endpointer is still
 //! deciding whether the pause ends the turn, but no tool runs and nothing
 //! is said until it does. Speech that goes on makes both stale: they are
-//! dropped, and the next pause begins again.
+//! dropped (a transcription still running is given up, so that it does not
+//! hold up the next), and the next pause begins again.
 
 use super::segment::Recent;
 use super::wake::{Addressing, Heard};
@@ -13,14 +14,17 @@ use crate::engine::hold::{self, Release};
 use crate::voice::vad::{Pause, Utterance};
 use crate::voice::whisper::Whisper;
 use crate::voice::VoiceError;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Silence after speech before the speech so far is transcribed, in ms:
-/// longer than most gaps between words, shorter than any turn's end (the
-/// turn model is asked after 160 ms, the fixed rule waits 480 ms).
-pub const TRANSCRIBE_AFTER_MS: u32 = 96;
+/// soon enough that the transcript is mostly ready when the turn model
+/// (asked after 160 ms) ends the turn, well before the fixed rule's 480 ms.
+/// A transcription begun in a gap between words is given up when the
+/// speech goes on.
+pub const TRANSCRIBE_AFTER_MS: u32 = 48;
 
 /// What a transcription gave, and how long Whisper ran for it.
 pub struct Transcribed {
@@ -32,11 +36,20 @@ pub struct Transcribed {
     pub early: bool,
 }
 
-/// A transcription begun in a pause: running, or done (and whether its
-/// text was handed out).
+/// A transcription begun in a pause: running (and the flag that gives it
+/// up), or done (and whether its text was handed out).
 enum Begun {
-    Running(JoinHandle<Transcribed>),
+    Running(JoinHandle<Transcribed>, Arc<AtomicBool>),
     Done(Transcribed, bool),
+}
+
+impl Begun {
+    /// Gives it up if it is still running: newer speech made it stale.
+    fn abandon(&self) {
+        if let Begun::Running(_, abandoned) = self {
+            abandoned.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Speech to text for a conversation: in pauses ahead of the turn's end,
@@ -58,7 +71,8 @@ impl Transcriber {
     }
 
     /// After each chunk: begins transcribing the utterance under way once
-    /// its speaker has paused long enough, one transcription at a time.
+    /// its speaker has paused long enough, giving up one begun in an earlier
+    /// pause that is still running.
     pub fn heard(&mut self, pause: Option<&Pause>, recent: &Recent) {
         self.settle();
         let Some(pause) = pause.filter(|p| p.silent_ms >= TRANSCRIBE_AFTER_MS) else {
@@ -67,16 +81,18 @@ impl Transcriber {
         let span = span(&pause.so_far);
         match &self.begun {
             Some((heard, _)) if *heard == span => return,
-            Some((_, Begun::Running(_))) => return,
-            _ => {}
+            Some((_, begun)) => begun.abandon(),
+            None => {}
         }
         let samples = recent.of(&pause.so_far).to_vec();
         let whisper = self.whisper.clone();
+        let abandoned = Arc::new(AtomicBool::new(false));
+        let flag = abandoned.clone();
         let spawned = std::thread::Builder::new()
             .name("loopd-stt".into())
-            .spawn(move || run(&whisper, &samples, true));
+            .spawn(move || run(&whisper, &samples, Some(flag.as_ref())));
         match spawned {
-            Ok(task) => self.begun = Some((span, Begun::Running(task))),
+            Ok(task) => self.begun = Some((span, Begun::Running(task, abandoned))),
             Err(e) => tracing::debug!("cannot transcribe in the pause: {e}"),
         }
     }
@@ -101,24 +117,25 @@ impl Transcriber {
         let early = match self.begun.take() {
             Some((heard, begun)) if heard == span(utterance) => match begun {
                 Begun::Done(done, _) => Some(done),
-                Begun::Running(task) => task.join().ok(),
+                Begun::Running(task, _) => task.join().ok(),
             },
-            other => {
-                self.begun = other;
+            Some((_, stale)) => {
+                stale.abandon();
                 None
             }
+            None => None,
         };
         match early {
             Some(transcribed) if transcribed.text.is_ok() => transcribed,
-            _ => run(&self.whisper, recent.of(utterance), false),
+            _ => run(&self.whisper, recent.of(utterance), None),
         }
     }
 
     /// Takes in a transcription that has finished.
     fn settle(&mut self) {
-        if let Some((heard, Begun::Running(task))) = self
+        if let Some((heard, Begun::Running(task, _))) = self
             .begun
-            .take_if(|(_, begun)| matches!(begun, Begun::Running(task) if task.is_finished()))
+            .take_if(|(_, begun)| matches!(begun, Begun::Running(task, _) if task.is_finished()))
         {
             self.begun = task
                 .join()
@@ -128,15 +145,23 @@ impl Transcriber {
     }
 }
 
-fn run(whisper: &Mutex<Whisper>, samples: &[f32], early: bool) -> Transcribed {
+/// Transcribes `samples`; in a pause (`abandoned` given) it may be given
+/// up, and then its text is an error no one reads.
+fn run(whisper: &Mutex<Whisper>, samples: &[f32], abandoned: Option<&AtomicBool>) -> Transcribed {
     let started = Instant::now();
     let mut whisper = whisper
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let text = match abandoned {
+        None => whisper.transcribe(samples),
+        Some(abandoned) => whisper
+            .transcribe_unless(samples, abandoned)
+            .and_then(|heard| heard.ok_or_else(|| VoiceError::Model("given up".into()))),
+    };
     Transcribed {
-        text: whisper.transcribe(samples),
+        text,
         ran: started.elapsed(),
-        early,
+        early: abandoned.is_some(),
     }
 }
 

@@ -14,6 +14,7 @@ use candle_core::{Device, IndexOp, Tensor, D};
 use net::{Decoding, WhisperNet};
 use serde::Deserialize;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The sample rate Whisper hears.
 pub const SAMPLE_RATE: usize = 16_000;
@@ -162,9 +163,25 @@ impl Whisper {
     /// language spoken when the model is multilingual; empty when nothing
     /// was said.
     pub fn transcribe(&mut self, samples: &[f32]) -> Result<String, VoiceError> {
+        let heard = self.transcribe_unless(samples, &AtomicBool::new(false))?;
+        Ok(heard.unwrap_or_default())
+    }
+
+    /// [`Whisper::transcribe`], given up as soon as `abandoned` is set (it is
+    /// looked at between the encoder's layers and the decoder's tokens):
+    /// `None` then. For a transcription that newer speech has made stale,
+    /// so that it does not hold up the next.
+    pub fn transcribe_unless(
+        &mut self,
+        samples: &[f32],
+        abandoned: &AtomicBool,
+    ) -> Result<Option<String>, VoiceError> {
+        let go_on = || !abandoned.load(Ordering::Relaxed);
         let mut text = String::new();
         for window in samples.chunks(N_SAMPLES) {
-            let part = self.transcribe_window(window)?;
+            let Some(part) = self.transcribe_window(window, &go_on)? else {
+                return Ok(None);
+            };
             let part = part.trim();
             if !part.is_empty() {
                 if !text.is_empty() {
@@ -173,7 +190,7 @@ impl Whisper {
                 text.push_str(part);
             }
         }
-        Ok(text)
+        Ok(Some(text))
     }
 
     /// One window of at most 30 seconds. The encoder first hears only the
@@ -181,34 +198,44 @@ impl Whisper {
     /// work for a short question); when the decoder then runs away —
     /// repeats itself or fills its budget — the window is decoded again
     /// with the full 30 seconds Whisper was trained on.
-    fn transcribe_window(&mut self, samples: &[f32]) -> Result<String, VoiceError> {
+    fn transcribe_window(
+        &mut self,
+        samples: &[f32],
+        go_on: &dyn Fn() -> bool,
+    ) -> Result<Option<String>, VoiceError> {
         self.language = None;
         let heard = samples.len().div_ceil(HOP_LENGTH);
         let trimmed = (heard + TRIM_PADDING_FRAMES).next_multiple_of(2);
         if trimmed < N_FRAMES {
             let budget = MIN_TOKENS.max(heard * TOKENS_PER_SECOND / FRAMES_PER_SECOND);
-            if let Decoded::Text(text) = self.decode(samples, trimmed, budget)? {
-                return Ok(text);
+            match self.decode(samples, trimmed, budget, go_on)? {
+                Decoded::Text(text) => return Ok(Some(text)),
+                Decoded::Stopped => return Ok(None),
+                Decoded::RanAway(_) => {}
             }
         }
         let budget = self.net.dims.text_positions / 2;
-        match self.decode(samples, N_FRAMES, budget)? {
-            Decoded::Text(text) | Decoded::RanAway(text) => Ok(text),
+        match self.decode(samples, N_FRAMES, budget, go_on)? {
+            Decoded::Text(text) | Decoded::RanAway(text) => Ok(Some(text)),
+            Decoded::Stopped => Ok(None),
         }
     }
 
     /// Greedy decoding of `samples` heard through `frames` mel frames, at
-    /// most `budget` tokens.
+    /// most `budget` tokens, while `go_on` says so.
     fn decode(
         &mut self,
         samples: &[f32],
         frames: usize,
         budget: usize,
+        go_on: &dyn Fn() -> bool,
     ) -> Result<Decoded, VoiceError> {
         let n_mels = self.net.dims.mel_bins;
         let mel = mel::log_mel(samples, frames, HOP_LENGTH, N_FFT, &self.filters);
         let mel = Tensor::from_vec(mel, (1, n_mels, frames), &self.device)?;
-        let features = self.net.encode(&mel)?;
+        let Some(features) = self.net.encode_while(&mel, go_on)? else {
+            return Ok(Decoded::Stopped);
+        };
         let mut decoding = self.net.start(&features)?;
         let first = self.logits(&self.net.step(&mut decoding, &[self.specials.start])?)?;
         let no_speech_prob = match self.specials.no_speech {
@@ -233,6 +260,9 @@ impl Whisper {
         let mut logprob_sum = 0.0;
         let mut finished = false;
         for step in 0..budget.min(self.room(&decoding)) {
+            if !go_on() {
+                return Ok(Decoded::Stopped);
+            }
             let mut logits = self.logits(&hidden)?.broadcast_add(&self.suppress)?;
             if step == 0 {
                 logits = logits.broadcast_add(&self.suppress_begin)?;
@@ -305,6 +335,8 @@ enum Decoded {
     Text(String),
     /// Repeating itself or out of tokens.
     RanAway(String),
+    /// Given up when asked to stop.
+    Stopped,
 }
 
 /// The most likely token and its log-probability.

@@ -175,6 +175,17 @@ impl WhisperNet {
     /// What the encoder hears in a log-mel spectrogram (`1 × mel_bins ×
     /// frames`): `frames / 2` states of `width`.
     pub fn encode(&self, mel: &Tensor) -> Result<Tensor, VoiceError> {
+        self.encode_while(mel, &|| true)?
+            .ok_or_else(|| VoiceError::Model("the encoder stopped by itself".into()))
+    }
+
+    /// [`WhisperNet::encode`], asking `go_on` before each layer: `None` once
+    /// it says no.
+    pub fn encode_while(
+        &self,
+        mel: &Tensor,
+        go_on: &dyn Fn() -> bool,
+    ) -> Result<Option<Tensor>, VoiceError> {
         let x = self.conv1.forward(mel)?.gelu()?;
         let x = self.conv2.forward(&x)?.gelu()?;
         let x = x.squeeze(0)?.t()?;
@@ -187,9 +198,12 @@ impl WhisperNet {
         }
         let mut x = (x + self.audio_positions.narrow(0, 0, frames)?)?;
         for block in &self.encoder {
+            if !go_on() {
+                return Ok(None);
+            }
             x = block.forward(&x, self.dims.encoder_heads)?;
         }
-        Ok(self.encoder_norm.forward(&x)?)
+        Ok(Some(self.encoder_norm.forward(&x)?))
     }
 
     /// A decoder ready to read the audio the encoder heard as `features`.
@@ -574,6 +588,15 @@ mod tests {
         for (a, b) in at_once.iter().flatten().zip(one_by_one.iter().flatten()) {
             assert!((a - b).abs() < 1e-4, "{at_once:?}\n{one_by_one:?}");
         }
+    }
+
+    #[test]
+    fn the_encoder_stops_when_told() {
+        let net = WhisperNet::load(&tiny(), &Device::Cpu).unwrap();
+        let mel = Tensor::randn(0f32, 1.0, (1, 4, 12), &Device::Cpu).unwrap();
+        assert!(net.encode_while(&mel, &|| false).unwrap().is_none());
+        let heard = net.encode_while(&mel, &|| true).unwrap().unwrap();
+        assert_eq!(heard.dims(), [6, 8]);
     }
 
     #[test]
