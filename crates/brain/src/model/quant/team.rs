@@ -30,7 +30,8 @@ struct Shared {
     /// The job's generation, whether it is closed, and how many helpers
     /// joined it.
     state: AtomicU64,
-    /// The current job, a `*const &(dyn Fn() + Sync)` that stays valid
+    /// The current job, a `*const &(dyn Fn(usize) + Sync)` (called with the
+    /// thread's share: 0 for the asking thread) that stays valid
     /// until the job is closed and every helper that joined has finished.
     job: AtomicPtr<()>,
     /// Helpers done with the current job.
