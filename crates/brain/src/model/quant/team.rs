@@ -261,6 +261,11 @@ fn help(shared: &'static Shared) {
                 doze(shared, seen);
                 break;
             }
+            if spins.is_multiple_of(512) {
+                // Lets a thread waiting for this core (the asking thread
+                // on a busy machine, a voice's synthesis) have it.
+                std::thread::yield_now();
+            }
             std::hint::spin_loop();
         }
     }
