@@ -8,6 +8,7 @@
 //! It also needs no mask tensor and no copies of the keys for grouped-query
 //! heads.
 
+use super::vector;
 use candle_core::{CpuStorage, Device, Result, Storage, Tensor};
 use half::slice::HalfFloatSliceExt;
 use rayon::prelude::*;
@@ -88,9 +89,18 @@ pub fn attend(
             .map(|x| x * scale)
             .collect();
         let query = &query[..];
-        let key = |j: usize| &k_data[kv * strides.0 + j * strides.1..][..head_dim];
-        let value = |j: usize| &v_data[kv * strides.0 + j * strides.1..][..head_dim];
-        let mut scores: Vec<f32> = (first..=pos).map(|j| dot(query, key(j))).collect();
+        let from = kv * strides.0 + first * strides.1;
+        let keys = &k_data[from..][..(pos + 1 - first) * head_dim];
+        let values = &v_data[from..][..(pos + 1 - first) * head_dim];
+        let mut scores = Vec::with_capacity(pos + 1 - first);
+        let mut fours = keys.chunks_exact(4 * head_dim);
+        for four in fours.by_ref() {
+            let four: [&[f32]; 4] = std::array::from_fn(|n| &four[n * head_dim..]);
+            scores.extend(vector::dots4(query, four));
+        }
+        for key in fours.remainder().chunks_exact(head_dim) {
+            scores.push(vector::dot(query, key));
+        }
         let max = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mut sum = 0f32;
         for s in scores.iter_mut() {
@@ -98,8 +108,18 @@ pub fn attend(
             sum += *s;
         }
         let inv = 1.0 / sum;
-        for (offset, p) in scores.iter().enumerate() {
-            axpy(out_row, p * inv, value(first + offset));
+        let mut weights = scores.chunks_exact(4);
+        let mut fours = values.chunks_exact(4 * head_dim);
+        for (p, four) in weights.by_ref().zip(fours.by_ref()) {
+            let four: [&[f32]; 4] = std::array::from_fn(|n| &four[n * head_dim..]);
+            vector::add_scaled4(out_row, std::array::from_fn(|n| p[n] * inv), four);
+        }
+        for (p, value) in weights
+            .remainder()
+            .iter()
+            .zip(fours.remainder().chunks_exact(head_dim))
+        {
+            vector::add_scaled(out_row, p * inv, value);
         }
     };
     let work = seq * heads * total * head_dim;
@@ -179,34 +199,6 @@ fn key_strides(
         candle_core::bail!("attention keys/values have shape {dims:?} stride {stride:?}");
     }
     Ok((stride[1], stride[2]))
-}
-
-/// Dot product with eight independent accumulators (vectorises, and the
-/// summation order depends only on the length).
-#[inline]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 8];
-    let (a8, a_rest) = a.split_at(a.len() / 8 * 8);
-    let (b8, b_rest) = b.split_at(a8.len());
-    for (x, y) in a8.chunks_exact(8).zip(b8.chunks_exact(8)) {
-        for k in 0..8 {
-            acc[k] += x[k] * y[k];
-        }
-    }
-    let mut total =
-        ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-    for (x, y) in a_rest.iter().zip(b_rest) {
-        total += x * y;
-    }
-    total
-}
-
-/// `out += p * v`.
-#[inline]
-fn axpy(out: &mut [f32], p: f32, v: &[f32]) {
-    for (o, x) in out.iter_mut().zip(v) {
-        *o += p * x;
-    }
 }
 
 #[cfg(test)]
@@ -330,11 +322,5 @@ mod tests {
             all_last,
             last.flatten_all().unwrap().to_vec1::<f32>().unwrap()
         );
-    }
-
-    #[test]
-    fn dot_handles_tails() {
-        let a: Vec<f32> = (0..11).map(|x| x as f32).collect();
-        assert_eq!(dot(&a, &[1f32; 11]), 55.0);
     }
 }

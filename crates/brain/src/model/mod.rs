@@ -14,6 +14,7 @@ mod hparams;
 mod linear;
 pub mod quant;
 mod rope;
+mod vector;
 
 pub use hparams::{Arch, HyperParams, RopeStyle, SUPPORTED};
 
