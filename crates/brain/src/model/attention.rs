@@ -163,20 +163,36 @@ fn widen(t: &Tensor, shape: AttentionShape, total: usize, out: &mut Vec<f32>) ->
         out.resize(len, 0.0);
     }
     out.truncate(len);
-    let rows = out.chunks_exact_mut(head_dim).enumerate();
-    let source = |row: usize| {
-        layout.start_offset() + (row / total) * head_stride + (row % total) * position_stride
-    };
-    match &*guard {
-        Storage::Cpu(CpuStorage::F16(data)) => {
-            for (row, out) in rows {
-                data[source(row)..][..head_dim].convert_to_f32_slice(out);
+    let start = layout.start_offset();
+    // Each head's positions, one contiguous run of the cache when its rows
+    // are adjacent.
+    let run = |kv: usize, out: &mut [f32], row: &dyn Fn(usize, &mut [f32])| {
+        if position_stride == head_dim {
+            row(start + kv * head_stride, out);
+        } else {
+            for (position, out) in out.chunks_exact_mut(head_dim).enumerate() {
+                row(start + kv * head_stride + position * position_stride, out);
             }
         }
+    };
+    let heads: Vec<(usize, &mut [f32])> = out.chunks_mut(total * head_dim).enumerate().collect();
+    let spread = len >= SPREAD_WIDENING;
+    match &*guard {
+        Storage::Cpu(CpuStorage::F16(data)) => {
+            let work = |(kv, out): (usize, &mut [f32])| {
+                run(kv, out, &|from, out| {
+                    data[from..][..out.len()].convert_to_f32_slice(out)
+                })
+            };
+            for_heads(heads, spread, work);
+        }
         Storage::Cpu(CpuStorage::F32(data)) => {
-            for (row, out) in rows {
-                out.copy_from_slice(&data[source(row)..][..head_dim]);
-            }
+            let work = |(kv, out): (usize, &mut [f32])| {
+                run(kv, out, &|from, out| {
+                    out.copy_from_slice(&data[from..][..out.len()])
+                })
+            };
+            for_heads(heads, spread, work);
         }
         _ => candle_core::bail!(
             "row-wise attention reads f16 or f32 keys on the CPU, not {:?} on {:?}",
@@ -185,6 +201,18 @@ fn widen(t: &Tensor, shape: AttentionShape, total: usize, out: &mut Vec<f32>) ->
         ),
     }
     Ok(())
+}
+
+/// Widening from this many values up is spread over the helper threads.
+const SPREAD_WIDENING: usize = 1 << 15;
+
+/// Runs `work` on each head's item, spread over the helpers or here.
+fn for_heads<T: Send>(heads: Vec<T>, spread: bool, work: impl Fn(T) + Sync) {
+    if spread {
+        super::quant::spread(heads, work);
+    } else {
+        heads.into_iter().for_each(work);
+    }
 }
 
 /// (head stride, position stride) of a keys/values view, checked.
