@@ -121,7 +121,23 @@ impl KvCache {
     /// positions, old and new: `(1, kv_heads, len + new, head_dim)`. Call for
     /// every layer, then [`KvCache::commit`] the tokens.
     pub fn append(&mut self, layer: usize, k: &Tensor, v: &Tensor) -> Result<(Tensor, Tensor)> {
-        let new = k.dim(2)?;
+        let dtype = self.shape.dtype;
+        self.append_with(layer, k.dim(2)?, |keys, values, start| {
+            keys.slice_set(&k.to_dtype(dtype)?.contiguous()?, 2, start)?;
+            values.slice_set(&v.to_dtype(dtype)?.contiguous()?, 2, start)
+        })
+    }
+
+    /// [`KvCache::append`] for `new` positions that `write` stores itself:
+    /// it is given the layer's whole key and value buffers, `(1, kv_heads,
+    /// capacity, head_dim)` of the cache's element type, and the first
+    /// position to write.
+    pub fn append_with(
+        &mut self,
+        layer: usize,
+        new: usize,
+        write: impl FnOnce(&Tensor, &Tensor, usize) -> Result<()>,
+    ) -> Result<(Tensor, Tensor)> {
         let start = self.len();
         let end = start + new;
         if end > self.shape.max_tokens {
@@ -143,11 +159,7 @@ impl KvCache {
         let Some(slot) = self.layers[layer].as_mut() else {
             candle_core::bail!("KV cache layer {layer} is missing");
         };
-        let dtype = self.shape.dtype;
-        slot.k
-            .slice_set(&k.to_dtype(dtype)?.contiguous()?, 2, start)?;
-        slot.v
-            .slice_set(&v.to_dtype(dtype)?.contiguous()?, 2, start)?;
+        write(&slot.k, &slot.v, start)?;
         Ok((slot.k.narrow(2, 0, end)?, slot.v.narrow(2, 0, end)?))
     }
 

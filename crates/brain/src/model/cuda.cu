@@ -138,3 +138,80 @@ extern "C" __global__ void loopd_silu_times(
     const float g = gate[r * gate_row_stride + c];
     out[i] = g / (1.0f + expf(-g)) * up[r * up_row_stride + c];
 }
+
+// Queries, keys and values of one new position, finished in one kernel: the
+// projection's biases added (where `biased`), the first `rope_dims` values of
+// each query and key head turned by the position's angles (`cos`, `sin`:
+// rope_dims / 2 each; `adjacent` pairs 2i, 2i+1, else i, i + rope_dims / 2),
+// the queries written to `q_out` and the keys and values straight into the
+// cache, whose head h starts at k_cache + h * head_stride (the position's
+// row, values alike). One block per head: query heads, then key heads, then
+// value heads.
+extern "C" __global__ void loopd_rope_store(
+    const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+    const float* __restrict__ q_bias, const float* __restrict__ k_bias,
+    const float* __restrict__ v_bias, int biased, const float* __restrict__ cos,
+    const float* __restrict__ sin, float* __restrict__ q_out, float* __restrict__ k_cache,
+    float* __restrict__ v_cache, int heads, int kv_heads, int head_dim, int rope_dims,
+    int adjacent, long long head_stride) {
+    const int b = blockIdx.x;
+    const float* src;
+    const float* bias;
+    float* dst;
+    bool turn = true;
+    if (b < heads) {
+        src = q + b * head_dim;
+        bias = q_bias + b * head_dim;
+        dst = q_out + b * head_dim;
+    } else if (b < heads + kv_heads) {
+        const int h = b - heads;
+        src = k + h * head_dim;
+        bias = k_bias + h * head_dim;
+        dst = k_cache + h * head_stride;
+    } else {
+        const int h = b - heads - kv_heads;
+        src = v + h * head_dim;
+        bias = v_bias + h * head_dim;
+        dst = v_cache + h * head_stride;
+        turn = false;
+    }
+    const int half = rope_dims / 2;
+    for (int d = threadIdx.x; d < head_dim; d += blockDim.x) {
+        if (turn && d < half) {
+            const int i = adjacent ? 2 * d : d;
+            const int j = adjacent ? 2 * d + 1 : d + half;
+            const float x0 = biased ? src[i] + bias[i] : src[i];
+            const float x1 = biased ? src[j] + bias[j] : src[j];
+            dst[i] = x0 * cos[d] - x1 * sin[d];
+            dst[j] = x0 * sin[d] + x1 * cos[d];
+        } else if (!turn || d >= rope_dims) {
+            dst[d] = biased ? src[d] + bias[d] : src[d];
+        }
+    }
+}
+
+// The residual sum and its RMS norm in one kernel: for each of `rows` rows
+// of `width`, out[r] = x[r] + y[r] and out[rows + r] = that sum scaled to a
+// root mean square of one (eps added to the mean square) times `weight`.
+// One block per row.
+extern "C" __global__ void loopd_add_rms_norm(
+    const float* __restrict__ x, const float* __restrict__ y, const float* __restrict__ weight,
+    float* __restrict__ out, int rows, int width, float eps) {
+    __shared__ float spare[32];
+    const int r = blockIdx.x;
+    const float* xr = x + (long long)r * width;
+    const float* yr = y + (long long)r * width;
+    float* sum = out + (long long)r * width;
+    float* normed = out + ((long long)rows + r) * width;
+    float squares = 0.0f;
+    for (int d = threadIdx.x; d < width; d += blockDim.x) {
+        const float s = xr[d] + yr[d];
+        sum[d] = s;
+        squares += s * s;
+    }
+    squares = block_reduce<false>(squares, spare);
+    const float scale = rsqrtf(squares / width + eps);
+    for (int d = threadIdx.x; d < width; d += blockDim.x) {
+        normed[d] = sum[d] * scale * weight[d];
+    }
+}

@@ -52,6 +52,16 @@ impl Linear {
         }
     }
 
+    /// `x · weightᵀ`, and the bias still to be added to it: for a kernel
+    /// that adds the bias with other work. Packed weights add it themselves
+    /// (their products write it in the same pass) and return no bias.
+    pub(super) fn forward_unbiased(&self, x: &Tensor) -> Result<(Tensor, Option<&Tensor>)> {
+        match &self.weight {
+            Weight::Candle(w) => Ok((w.forward(x)?, self.bias.as_ref())),
+            Weight::Packed(_) => Ok((self.forward(x)?, None)),
+        }
+    }
+
     /// Whether the weights are packed for loopd's kernels.
     pub(super) fn is_packed(&self) -> bool {
         matches!(self.weight, Weight::Packed(_))

@@ -419,45 +419,51 @@ impl Model {
             }
             _ => causal.clone(),
         };
+        let mut pending = None;
         for (i, block) in self.blocks.iter().enumerate() {
             let (rope, mask) = match (block.sliding, &self.local_rope) {
                 (true, Some(local)) => (local, windowed.as_ref()),
                 _ => (&self.rope, causal.as_ref()),
             };
-            x = self.block_forward(block, i, x, start, rope, mask, cache)?;
+            (x, pending) = self.block_forward(block, i, x, pending, start, rope, mask, cache)?;
         }
         cache.commit(tokens);
         let last = x.narrow(1, seq - rows, rows)?;
-        let last = rms_norm(&last, &self.output_norm, self.hp.norm_eps)?;
+        let pending = pending.map(|p| p.narrow(1, seq - rows, rows)).transpose()?;
+        let (_, last) = add_norm(last, pending, &self.output_norm, self.hp.norm_eps)?;
         self.output.forward(&last)?.squeeze(0)?.to_dtype(DType::F32)
     }
 
-    /// One block. Takes `x` by value, and drops every intermediate as soon
-    /// as it is used, so that few activation buffers are alive at once.
+    /// One block, given the residual stream `x` and the last block's output
+    /// not yet added to it (`pending`: the sum is made with the norm that
+    /// follows it); returns the stream and this block's output, likewise
+    /// not yet added. Takes its inputs by value, and drops every
+    /// intermediate as soon as it is used, so that few activation buffers
+    /// are alive at once.
     #[allow(clippy::too_many_arguments)]
     fn block_forward(
         &self,
         block: &Block,
         index: usize,
         x: Tensor,
+        pending: Option<Tensor>,
         start: usize,
         rope: &Rope,
         mask: Option<&Tensor>,
         cache: &mut KvCache,
-    ) -> Result<Tensor> {
+    ) -> Result<(Tensor, Option<Tensor>)> {
         let eps = self.hp.norm_eps;
-        let h = rms_norm(&x, &block.attn_norm, eps)?;
+        let (x, h) = add_norm(x, pending, &block.attn_norm, eps)?;
         let mut attn = self.attention(block, index, h, start, rope, mask, cache)?;
         if let Some(norm) = &block.post_attn_norm {
             attn = rms_norm(&attn, norm, eps)?;
         }
-        let x = (x + attn)?;
-        let h = rms_norm(&x, &block.ffn_norm, eps)?;
+        let (x, h) = add_norm(x, Some(attn), &block.ffn_norm, eps)?;
         let mut ffn = feed_forward(&block.ffn, h)?;
         if let Some(norm) = &block.post_ffn_norm {
             ffn = rms_norm(&ffn, norm, eps)?;
         }
-        x + ffn
+        Ok((x, Some(ffn)))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -474,39 +480,6 @@ impl Model {
         let hp = &self.hp;
         let (_, seq, _) = x.dims3()?;
         let (hd, heads, kv_heads) = (hp.head_dim, hp.heads, hp.kv_heads);
-        let (q, k, v) = match &block.qkv {
-            QkvProjection::Separate { q, k, v } => {
-                let mut out = project_all(&[q, k, v], &x)?.into_iter();
-                match (out.next(), out.next(), out.next()) {
-                    (Some(q), Some(k), Some(v)) => (q, k, v),
-                    _ => candle_core::bail!("projection returned too few outputs"),
-                }
-            }
-            QkvProjection::Fused(qkv) => {
-                let all = qkv.forward(&x)?;
-                (
-                    all.narrow(D::Minus1, 0, heads * hd)?,
-                    all.narrow(D::Minus1, heads * hd, kv_heads * hd)?,
-                    all.narrow(D::Minus1, (heads + kv_heads) * hd, kv_heads * hd)?,
-                )
-            }
-        };
-        drop(x);
-        let split_heads = |t: Tensor, n: usize| t.reshape((1, seq, n, hd));
-        let mut q = split_heads(q, heads)?;
-        let mut k = split_heads(k, kv_heads)?;
-        let v = split_heads(v, kv_heads)?.transpose(1, 2)?;
-        if let Some(norm) = &block.q_norm {
-            q = rms_norm(&q.contiguous()?, norm, hp.norm_eps)?;
-        }
-        if let Some(norm) = &block.k_norm {
-            k = rms_norm(&k.contiguous()?, norm, hp.norm_eps)?;
-        }
-        let q = rope.rotate(q, start)?;
-        let k = rope.rotate(k, start)?;
-        let (keys, values) = cache.append(index, &k, &v)?;
-        drop((k, v));
-        let scale = 1.0 / (hd as f64).sqrt();
         let shape = AttentionShape {
             heads,
             kv_heads,
@@ -519,6 +492,50 @@ impl Model {
                 None
             },
         };
+        let Projected { q, k, v, biases } = project_qkv(block, &x, heads * hd, kv_heads * hd)?;
+        drop(x);
+        #[cfg(feature = "cuda")]
+        let fused = if gpu_fusion() && block.q_norm.is_none() && block.k_norm.is_none() {
+            let new = cuda::NewPosition {
+                q: &q,
+                k: &k,
+                v: &v,
+                biases: biases.as_ref().map(|b| b.each_ref()),
+            };
+            cuda::rope_store(new, shape, rope, cache, index)?
+        } else {
+            None
+        };
+        #[cfg(not(feature = "cuda"))]
+        let fused = None;
+        let (q, keys, values) = match fused {
+            Some(done) => done,
+            None => {
+                let (q, k, v) = match biases {
+                    Some([qb, kb, vb]) => (
+                        q.broadcast_add(&qb)?,
+                        k.broadcast_add(&kb)?,
+                        v.broadcast_add(&vb)?,
+                    ),
+                    None => (q, k, v),
+                };
+                let split_heads = |t: Tensor, n: usize| t.reshape((1, seq, n, hd));
+                let mut q = split_heads(q, heads)?;
+                let mut k = split_heads(k, kv_heads)?;
+                let v = split_heads(v, kv_heads)?.transpose(1, 2)?;
+                if let Some(norm) = &block.q_norm {
+                    q = rms_norm(&q.contiguous()?, norm, hp.norm_eps)?;
+                }
+                if let Some(norm) = &block.k_norm {
+                    k = rms_norm(&k.contiguous()?, norm, hp.norm_eps)?;
+                }
+                let q = rope.rotate(q, start)?;
+                let k = rope.rotate(k, start)?;
+                let (keys, values) = cache.append(index, &k, &v)?;
+                (q, keys, values)
+            }
+        };
+        let scale = 1.0 / (hd as f64).sqrt();
         let out = if self.row_wise_attention {
             attention::attend(&q, &keys, &values, shape, scale as f32)?
         } else {
@@ -527,6 +544,76 @@ impl Model {
         drop(q);
         block.attn_out.forward(&out)
     }
+}
+
+/// A block's queries, keys and values of one input.
+struct Projected {
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    /// The biases of `q`, `k` and `v`, where a GPU kernel is to add them.
+    biases: Option<[Tensor; 3]>,
+}
+
+/// The queries (`q_width` wide), keys and values (`kv_width`) of `x`.
+fn project_qkv(block: &Block, x: &Tensor, q_width: usize, kv_width: usize) -> Result<Projected> {
+    let split = |all: &Tensor| -> Result<[Tensor; 3]> {
+        Ok([
+            all.narrow(D::Minus1, 0, q_width)?,
+            all.narrow(D::Minus1, q_width, kv_width)?,
+            all.narrow(D::Minus1, q_width + kv_width, kv_width)?,
+        ])
+    };
+    let ([q, k, v], biases) = match &block.qkv {
+        QkvProjection::Separate { q, k, v } if x.device().is_cpu() => {
+            let mut out = project_all(&[q, k, v], x)?.into_iter();
+            match (out.next(), out.next(), out.next()) {
+                (Some(q), Some(k), Some(v)) => ([q, k, v], None),
+                _ => candle_core::bail!("projection returned too few outputs"),
+            }
+        }
+        QkvProjection::Separate { q, k, v } => {
+            let ((q, qb), (k, kb), (v, vb)) = (
+                q.forward_unbiased(x)?,
+                k.forward_unbiased(x)?,
+                v.forward_unbiased(x)?,
+            );
+            match (qb, kb, vb) {
+                (Some(qb), Some(kb), Some(vb)) => {
+                    ([q, k, v], Some([qb, kb, vb].map(Tensor::clone)))
+                }
+                (qb, kb, vb) => {
+                    let add = |t: Tensor, b: Option<&Tensor>| {
+                        b.map_or(Ok(t.clone()), |b| t.broadcast_add(b))
+                    };
+                    ([add(q, qb)?, add(k, kb)?, add(v, vb)?], None)
+                }
+            }
+        }
+        QkvProjection::Fused(qkv) => {
+            let (all, bias) = qkv.forward_unbiased(x)?;
+            (split(&all)?, bias.map(split).transpose()?)
+        }
+    };
+    Ok(Projected { q, k, v, biases })
+}
+
+/// `x + y` (where there is a `y`) and the sum's RMS norm times `weight`:
+/// one kernel on CUDA.
+fn add_norm(x: Tensor, y: Option<Tensor>, weight: &Tensor, eps: f64) -> Result<(Tensor, Tensor)> {
+    let Some(y) = y else {
+        let h = rms_norm(&x, weight, eps)?;
+        return Ok((x, h));
+    };
+    #[cfg(feature = "cuda")]
+    if gpu_fusion() {
+        if let Some(both) = cuda::add_rms_norm(&x, &y, weight, eps as f32)? {
+            return Ok(both);
+        }
+    }
+    let x = (x + y)?;
+    let h = rms_norm(&x, weight, eps)?;
+    Ok((x, h))
 }
 
 /// Attention on a GPU: one kernel for a decoded token on CUDA, tensor

@@ -82,6 +82,14 @@ impl Rope {
         x.transpose(1, 2)
     }
 
+    /// The angles' cosines and sines, `(positions, dims / 2)`, how values
+    /// are paired, and how many of a head's values turn: for a kernel that
+    /// turns them itself.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub fn tables(&self) -> (&Tensor, &Tensor, RopeStyle, usize) {
+        (&self.cos, &self.sin, self.style, self.dims)
+    }
+
     /// Rotates `x`, `(1, heads, seq, head_dim)`, with candle's kernels.
     pub fn apply(&self, x: &Tensor, start: usize) -> Result<Tensor> {
         let (_, _, seq, head_dim) = x.dims4()?;
