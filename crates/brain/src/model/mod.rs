@@ -492,15 +492,15 @@ impl Model {
                 None
             },
         };
-        let Projected { q, k, v, biases } = project_qkv(block, &x, heads * hd, kv_heads * hd)?;
+        let projected = project_qkv(block, &x, heads * hd, kv_heads * hd)?;
         drop(x);
         #[cfg(feature = "cuda")]
         let fused = if gpu_fusion() && block.q_norm.is_none() && block.k_norm.is_none() {
             let new = cuda::NewPosition {
-                q: &q,
-                k: &k,
-                v: &v,
-                biases: biases.as_ref().map(|b| b.each_ref()),
+                q: &projected.q,
+                k: &projected.k,
+                v: &projected.v,
+                biases: projected.biases.as_ref().map(|b| b.each_ref()),
             };
             cuda::rope_store(new, shape, rope, cache, index)?
         } else {
@@ -510,30 +510,7 @@ impl Model {
         let fused = None;
         let (q, keys, values) = match fused {
             Some(done) => done,
-            None => {
-                let (q, k, v) = match biases {
-                    Some([qb, kb, vb]) => (
-                        q.broadcast_add(&qb)?,
-                        k.broadcast_add(&kb)?,
-                        v.broadcast_add(&vb)?,
-                    ),
-                    None => (q, k, v),
-                };
-                let split_heads = |t: Tensor, n: usize| t.reshape((1, seq, n, hd));
-                let mut q = split_heads(q, heads)?;
-                let mut k = split_heads(k, kv_heads)?;
-                let v = split_heads(v, kv_heads)?.transpose(1, 2)?;
-                if let Some(norm) = &block.q_norm {
-                    q = rms_norm(&q.contiguous()?, norm, hp.norm_eps)?;
-                }
-                if let Some(norm) = &block.k_norm {
-                    k = rms_norm(&k.contiguous()?, norm, hp.norm_eps)?;
-                }
-                let q = rope.rotate(q, start)?;
-                let k = rope.rotate(k, start)?;
-                let (keys, values) = cache.append(index, &k, &v)?;
-                (q, keys, values)
-            }
+            None => rope_and_store(block, index, projected, shape, rope, cache, hp.norm_eps)?,
         };
         let scale = 1.0 / (hd as f64).sqrt();
         let out = if self.row_wise_attention {
@@ -544,6 +521,52 @@ impl Model {
         drop(q);
         block.attn_out.forward(&out)
     }
+}
+
+/// Finishes a block's new queries, keys and values with candle's
+/// operations (biases, q/k norms, rope) and stores the keys and values in
+/// `cache`: the queries `(1, heads, seq, head_dim)` and the layer's keys and
+/// values of every position.
+fn rope_and_store(
+    block: &Block,
+    index: usize,
+    projected: Projected,
+    shape: AttentionShape,
+    rope: &Rope,
+    cache: &mut KvCache,
+    eps: f64,
+) -> Result<(Tensor, Tensor, Tensor)> {
+    let Projected { q, k, v, biases } = projected;
+    let AttentionShape {
+        heads,
+        kv_heads,
+        head_dim,
+        seq,
+        start,
+        ..
+    } = shape;
+    let (q, k, v) = match biases {
+        Some([qb, kb, vb]) => (
+            q.broadcast_add(&qb)?,
+            k.broadcast_add(&kb)?,
+            v.broadcast_add(&vb)?,
+        ),
+        None => (q, k, v),
+    };
+    let split_heads = |t: Tensor, n: usize| t.reshape((1, seq, n, head_dim));
+    let mut q = split_heads(q, heads)?;
+    let mut k = split_heads(k, kv_heads)?;
+    let v = split_heads(v, kv_heads)?.transpose(1, 2)?;
+    if let Some(norm) = &block.q_norm {
+        q = rms_norm(&q.contiguous()?, norm, eps)?;
+    }
+    if let Some(norm) = &block.k_norm {
+        k = rms_norm(&k.contiguous()?, norm, eps)?;
+    }
+    let q = rope.rotate(q, start)?;
+    let k = rope.rotate(k, start)?;
+    let (keys, values) = cache.append(index, &k, &v)?;
+    Ok((q, keys, values))
 }
 
 /// A block's queries, keys and values of one input.
