@@ -126,18 +126,27 @@ fn by_columns(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<
     }
 }
 
-/// Work items are tiles of rows, each against all matrices.
+/// Work items are tiles of rows, each against all matrices. Where the
+/// matrices outgrow the caches, an item is a run of tiles instead, two for
+/// each thread, and `rectangle` takes the weights a cache-sized block at a
+/// time over every tile of the run: each weight comes from memory once per
+/// run rather than once per tile.
 fn by_rows(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<f32>]) {
+    let tiles = x.rows.div_ceil(kernel.tile_rows());
+    let bytes: usize = weights.iter().map(|w| w.bytes()).sum();
+    let run_rows = match bytes > LARGE_BYTES {
+        true => tiles.div_ceil(2 * threads()) * kernel.tile_rows(),
+        false => kernel.tile_rows(),
+    };
     let mut per_matrix: Vec<_> = outs
         .iter_mut()
         .zip(weights)
-        .map(|(out, w)| out.chunks_mut(kernel.tile_rows() * w.rows()))
+        .map(|(out, w)| out.chunks_mut(run_rows * w.rows()))
         .collect();
-    let tiles = x.rows.div_ceil(kernel.tile_rows());
-    let items: Vec<(usize, Vec<&mut [f32]>)> = (0..tiles)
+    let items: Vec<(usize, Vec<&mut [f32]>)> = (0..x.rows.div_ceil(run_rows))
         .map(|t| {
             (
-                t * kernel.tile_rows(),
+                t * run_rows,
                 per_matrix.iter_mut().flat_map(|it| it.next()).collect(),
             )
         })
@@ -165,7 +174,16 @@ fn rectangle(
     with_packed!(w, w => rectangle_of(kernel, w, cols, x, rows, put))
 }
 
-/// [`rectangle`] for one format.
+/// Weight bytes that every tile of a run of rows meets before the next
+/// block: about half a core's 1 MiB L2, beside the activation rows.
+const BLOCK_BYTES: usize = 512 << 10;
+
+/// Matrices larger than this together are taken by runs of row tiles in
+/// prefill (`by_rows`): more than the caches of both cores hold.
+const LARGE_BYTES: usize = 4 << 20;
+
+/// [`rectangle`] for one format: the columns a block at a time, each block
+/// against every tile of `rows`.
 fn rectangle_of<F: Format>(
     kernel: Kernel,
     w: &Packed<F>,
@@ -174,11 +192,40 @@ fn rectangle_of<F: Format>(
     rows: Range<usize>,
     mut put: impl FnMut(usize, usize, f32),
 ) {
+    let group_bytes = std::mem::size_of::<F>() * (w.cols / F::WEIGHTS);
+    let block = 8 * (BLOCK_BYTES / group_bytes.max(1)).max(1);
+    let mut first = cols.start;
+    while first < cols.end {
+        let last = (first + block).min(cols.end);
+        tiles_of(
+            kernel,
+            w,
+            first..last,
+            cols.start,
+            x,
+            rows.clone(),
+            &mut put,
+        );
+        first = last;
+    }
+}
+
+/// Every tile of `rows` against the columns `cols`, handed to `put` counted
+/// from `rows.start` and `origin`.
+fn tiles_of<F: Format>(
+    kernel: Kernel,
+    w: &Packed<F>,
+    cols: Range<usize>,
+    origin: usize,
+    x: &Q8Rows,
+    rows: Range<usize>,
+    put: &mut impl FnMut(usize, usize, f32),
+) {
     let mut r = rows.start;
     while r < rows.end {
         let mut put_at = |i: usize, c: usize, v: f32| {
             if c < cols.end {
-                put(r - rows.start + i, c - cols.start, v)
+                put(r - rows.start + i, c - origin, v)
             }
         };
         let step = (rows.end - r).min(kernel.tile_rows());

@@ -209,6 +209,26 @@ fn a_rows_product_does_not_depend_on_the_batch() {
     }
 }
 
+/// A prefill against matrices larger than the caches takes the weights a
+/// block at a time over runs of row tiles: every row's product is still
+/// the one it has alone, across blocks, runs and a last partial tile.
+#[test]
+fn a_large_matrix_taken_a_block_at_a_time_gives_each_row_its_own_product() {
+    let mut rng = StdRng::seed_from_u64(21);
+    let (k, n, m) = (4096, 1100, 75);
+    let (w, _) = weights(&mut rng, GgmlDType::Q8_0, n, k);
+    assert!(w.bytes() > 4 << 20, "the matrix must outgrow the caches");
+    let xs = random(&mut rng, m * k);
+    for &kernel in Kernel::available() {
+        let all = matmul(kernel, &[&w], &Q8Rows::quantize(&xs, k).unwrap()).unwrap();
+        for r in [0, 23, 24, 50, 74] {
+            let one = Q8Rows::quantize(&xs[r * k..(r + 1) * k], k).unwrap();
+            let alone = matmul(kernel, &[&w], &one).unwrap().remove(0);
+            assert_eq!(alone, all[0][r * n..(r + 1) * n], "{kernel:?} row {r}");
+        }
+    }
+}
+
 /// The 512-bit kernel runs the 256-bit one's arithmetic lane for lane, on
 /// two groups of rows at once: its products are the same bit for bit, so
 /// the choice between them never changes what a model says.
