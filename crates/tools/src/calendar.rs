@@ -54,8 +54,14 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     if let Some(at) = time_plus(&words, &found) {
         return Ok(at);
     }
-    let dates: Vec<NaiveDate> = found.iter().map(|(_, m)| date_of(*m)).collect();
+    if let Some(month) = days_in_month(&words, today) {
+        return Ok(month);
+    }
+    let mut dates: Vec<NaiveDate> = found.iter().map(|(_, m)| date_of(*m)).collect();
     let counting = matches!(asked, Asked::Count { .. });
+    if counting {
+        share_the_year(&mut dates, &words, &found);
+    }
     let only_a_date = when::moment(&text, now).is_some();
     let asks = if found.is_empty() {
         asks_about_today(&text)
@@ -146,25 +152,118 @@ fn asked(text: &str) -> Asked {
 }
 
 /// Whether a question that names no date asks about today: its day,
-/// date, weekday, month or year.
+/// date, weekday, month or year; not when something happened or will
+/// (`In what year did the war end?`).
 fn asks_about_today(text: &str) -> bool {
-    [
-        "what day",
-        "which day",
-        "what date",
-        "the date",
-        "todays date",
-        "what year",
-        "which year",
-        "what month",
-        "which month",
-        "day of the week",
-        "what weekday",
-        "day is it",
-        "day is today",
-    ]
-    .iter()
-    .any(|phrase| text.contains(phrase))
+    let about_an_event = text.split(' ').any(|w| {
+        matches!(
+            w,
+            "did" | "was" | "were" | "does" | "do" | "will" | "would" | "had" | "born" | "happen"
+        )
+    });
+    !about_an_event
+        && [
+            "what day",
+            "which day",
+            "what date",
+            "the date",
+            "todays date",
+            "what year",
+            "which year",
+            "what month",
+            "which month",
+            "day of the week",
+            "what weekday",
+            "day is it",
+            "day is today",
+        ]
+        .iter()
+        .any(|phrase| text.contains(phrase))
+}
+
+/// Two dates counted between, one written with its year and one without
+/// (`between March 1 and April 15, 2025`): the one without is taken in the
+/// other's year, the earlier of the two where the question names the
+/// earlier first.
+fn share_the_year(dates: &mut [NaiveDate], words: &[String], found: &[(usize, Moment)]) {
+    let [first, second, ..] = dates else {
+        return;
+    };
+    let written = |i: usize| {
+        let start = if i == 0 { 0 } else { found[i - 1].0 };
+        words[start..found[i].0]
+            .iter()
+            .any(|w| w.len() == 4 && w.parse::<i32>().is_ok_and(|y| y > 999))
+    };
+    let in_year = |date: NaiveDate, year: i32| date.with_year(year);
+    match (written(0), written(1)) {
+        (false, true) => {
+            if let Some(mut moved) = in_year(*first, second.year()) {
+                if moved > *second {
+                    moved = in_year(moved, second.year() - 1).unwrap_or(moved);
+                }
+                *first = moved;
+            }
+        }
+        (true, false) => {
+            if let Some(mut moved) = in_year(*second, first.year()) {
+                if moved < *first {
+                    moved = in_year(moved, first.year() + 1).unwrap_or(moved);
+                }
+                *second = moved;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `How many days are in February 2028?`, `how many days does April
+/// have`: the days of that month, in the year named, or else of its next
+/// occurrence (this month's, if it is now).
+fn days_in_month(words: &[String], today: NaiveDate) -> Option<CalendarAnswer> {
+    let at = words.iter().position(|w| w == "days")?;
+    if at == 0 || words[at - 1] != "many" {
+        return None;
+    }
+    let rest = &words[at + 1..];
+    let rest: Vec<&str> = rest
+        .iter()
+        .map(String::as_str)
+        .filter(|w| {
+            !matches!(
+                *w,
+                "are" | "is" | "there" | "in" | "does" | "the" | "month" | "of" | "have" | "has"
+            )
+        })
+        .collect();
+    let (name, year) = match rest.as_slice() {
+        [name] => (*name, None),
+        [name, year] => (
+            *name,
+            Some(
+                year.parse::<i32>()
+                    .ok()
+                    .filter(|y| (1..=9999).contains(y))?,
+            ),
+        ),
+        _ => return None,
+    };
+    let month = name.parse::<chrono::Month>().ok()?.number_from_month();
+    let year = year.unwrap_or(if month >= today.month() {
+        today.year()
+    } else {
+        today.year() + 1
+    });
+    let first = NaiveDate::from_ymd_opt(year, month, 1)?;
+    let next = first.checked_add_months(chrono::Months::new(1))?;
+    let days = (next - first).num_days();
+    Some(CalendarAnswer {
+        answer: format!("{} {year} has {days} days.", first.format("%B")),
+        days: Some(days),
+        date: Some(first.format("%Y-%m-%d").to_string()),
+        weekday: None,
+        time: None,
+    })
 }
 
 /// Whether the words ask about a day (`what day is it`, `what's the
@@ -365,6 +464,37 @@ mod tests {
             ask("days between 2024-01-01 and 2024-12-25").days,
             Some(359)
         );
+        assert_eq!(
+            ask("How many days are there between March 1 and April 15, 2025?").days,
+            Some(45)
+        );
+        assert_eq!(
+            ask("How many days from December 20 to January 5, 2025?").days,
+            Some(16)
+        );
+        assert_eq!(
+            ask("How many days from January 15, 2025 to March 1?").days,
+            Some(45)
+        );
+    }
+
+    #[test]
+    fn the_days_of_a_month() {
+        let february = ask("How many days are in February 2028?");
+        assert_eq!(february.days, Some(29));
+        assert_eq!(february.answer, "February 2028 has 29 days.");
+        assert_eq!(ask("how many days does April have").days, Some(30));
+        assert_eq!(
+            ask("How many days are there in February?").answer,
+            "February 2027 has 28 days."
+        );
+    }
+
+    #[test]
+    fn a_year_something_happened_in_is_not_this_year() {
+        assert!(answer("In what year did World War II end?", now()).is_err());
+        assert!(answer("What year was the Eiffel Tower built?", now()).is_err());
+        assert_eq!(ask("What year is it?").date.as_deref(), Some("2026-11-25"));
     }
 
     #[test]

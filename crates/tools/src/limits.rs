@@ -22,6 +22,25 @@ const TOPICS: &[(&[&str], &str)] = &[
     (&["news", "headlines"], "read the news"),
     (&["traffic", "commute"], "check the traffic"),
     (&["league", "playoffs", "standings"], "follow sports"),
+    (
+        &[
+            "stock",
+            "stocks",
+            "shares",
+            "nasdaq",
+            "bitcoin",
+            "crypto",
+            "cryptocurrency",
+        ],
+        "check prices or markets",
+    ),
+];
+
+/// Currencies, two of which (or one beside "exchange" or "rate") make a
+/// question about an exchange rate, which changes every day.
+const CURRENCIES: &[&str] = &[
+    "dollar", "dollars", "euro", "euros", "yen", "yuan", "rupee", "rupees", "peso", "pesos",
+    "franc", "francs", "sterling", "usd", "eur", "gbp", "jpy",
 ];
 
 /// Things to do that need another device or an account, by the verb a
@@ -121,6 +140,8 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .iter()
         .any(|w| has(w))
         && SPORTS.iter().any(|w| has(w));
+    let currencies = CURRENCIES.iter().filter(|c| has(c)).count();
+    let exchange = currencies >= 2 || (currencies == 1 && (has("exchange") || has("rate")));
     let lacking = TOPICS
         .iter()
         .find(|(cues, _)| cues.iter().any(|cue| has(cue)))
@@ -128,7 +149,8 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .map(|(_, what)| *what)
         .or(weather_now.then_some("check the weather"))
         .or(timer.then_some("set timers or alarms"))
-        .or(sports.then_some("follow sports"));
+        .or(sports.then_some("follow sports"))
+        .or(exchange.then_some("check exchange rates"));
     match lacking {
         Some(what) => Ok(UnavailableOutput {
             answer: format!(
@@ -170,6 +192,18 @@ mod tests {
             ("Call my mom.", "make calls"),
             ("Send a text to John saying I'm late.", "send messages"),
             ("Order me a pizza.", "order or book things"),
+            (
+                "What's the stock price of Apple?",
+                "check prices or markets",
+            ),
+            (
+                "How much is a euro in dollars right now?",
+                "check exchange rates",
+            ),
+            (
+                "What's the exchange rate for the yen?",
+                "check exchange rates",
+            ),
         ] {
             let answer = ask(request).unwrap();
             assert!(
@@ -189,6 +223,8 @@ mod tests {
             "How do I set the table?",
             "My test scores were 88, 92 and 79. What's my average?",
             "What's the capital of France?",
+            "If a 40 dollar shirt is 25 percent off, what does it cost?",
+            "How many pounds is 10 kilograms?",
             "John drives for 3 hours at 60 mph, then spends 2 hours in standstill traffic on \
              his way home and 1 more hour at 30 mph. How far is he from home?",
         ] {

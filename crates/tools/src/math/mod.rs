@@ -228,9 +228,25 @@ fn expression_error(expression: &str, detail: &str) -> ToolError {
 }
 
 /// The calculator's function names, which are not words of a question.
-const FUNCTIONS: [&str; 17] = [
-    "sqrt", "sin", "cos", "tan", "log", "abs", "round", "mean", "avg", "average", "sum", "max",
-    "min", "median", "range", "count", "total",
+const FUNCTIONS: [&str; 18] = [
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "log",
+    "abs",
+    "round",
+    "mean",
+    "avg",
+    "average",
+    "sum",
+    "max",
+    "min",
+    "median",
+    "range",
+    "count",
+    "total",
+    "factorial",
 ];
 
 /// exmex's float operators with calculator conventions: `log` is base 10,
@@ -245,10 +261,20 @@ impl MakeOperators<f64> for CalculatorOps {
             .filter(|op| op.repr() != "log")
             .collect();
         ops.push(Operator::make_unary("log", |a| a.log10()));
+        ops.push(Operator::make_unary("factorial", factorial));
         ops.push(Operator::make_constant("pi", std::f64::consts::PI));
         ops.push(Operator::make_constant("tau", std::f64::consts::TAU));
         ops
     }
+}
+
+/// `n!` for a whole `n` from 0 to 170 (the largest whose factorial is a
+/// finite f64); NaN otherwise, which the calculator reports.
+fn factorial(n: f64) -> f64 {
+    if n.fract() != 0.0 || !(0.0..=170.0).contains(&n) {
+        return f64::NAN;
+    }
+    (1..=n as u32).map(f64::from).product()
 }
 
 /// Number literals: `12`, `0.5`, `.5`, `1.5e-3`. An `e` not followed by
@@ -781,6 +807,10 @@ mod tests {
     #[test]
     fn calculate_knows_functions_and_constants() {
         assert_eq!(calc("sqrt(16)").unwrap(), 4.0);
+        assert_eq!(calc("factorial(5)").unwrap(), 120.0);
+        assert_eq!(calc("factorial(0)").unwrap(), 1.0);
+        assert!(calc("factorial(2.5)").is_err());
+        assert!(calc("factorial(171)").is_err());
         assert_eq!(calc("abs(-7.5)").unwrap(), 7.5);
         assert_eq!(calc("log(1000)").unwrap(), 3.0);
         assert_eq!(calc("ln(e)").unwrap(), 1.0);

@@ -34,6 +34,31 @@ static QUESTION_START: LazyLock<Regex> = LazyLock::new(|| {
 static AND_A_HALF: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(\d+)\s+and\s+a\s+half\b").expect("a valid regex"));
 
+/// An amount that is a fraction of a unit: `a quarter cup`, `three
+/// quarters of a cup`, `a third of a mile`.
+static FRACTION_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(a|an|one|two|three|four|five|six|seven|eight|nine|\d+)\s+)(half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?)\s+(?:of\s+(?:a|an)\s+)?",
+    )
+    .expect("a valid regex")
+});
+
+/// `half a cup`, `half an hour`.
+static HALF_A: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bhalf\s+(?:a|an)\s+").expect("a valid regex"));
+
+/// The count of parts a fraction names: `a`, `three`, `3`.
+fn numerator(word: &str) -> Option<u64> {
+    match word.to_ascii_lowercase().as_str() {
+        "a" | "an" => Some(1),
+        other => other
+            .parse()
+            .ok()
+            .or_else(|| crate::numbers::small(other))
+            .filter(|n| *n <= 1000),
+    }
+}
+
 /// `3 m in ft`, `26.2 miles to kilometers`.
 static AMOUNT_IN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -64,6 +89,17 @@ static HOW_MANY_IS: LazyLock<Regex> = LazyLock::new(|| {
 pub fn conversion(text: &str) -> Option<Conversion> {
     let text = text.trim().trim_end_matches(['?', '.', '!']);
     let text = AND_A_HALF.replace_all(text, "$1.5");
+    let text = FRACTION_AMOUNT.replace_all(&text, |found: &Captures| {
+        let parts = found.get(1).map_or(Some(1), |n| numerator(n.as_str()));
+        match parts {
+            Some(parts) => format!(
+                "{} ",
+                parts as f64 / f64::from(fraction_denominator(&found[2]))
+            ),
+            None => found[0].to_string(),
+        }
+    });
+    let text = HALF_A.replace_all(&text, "0.5 ");
     let text = QUESTION_START.replace(&text, "");
     let amount = |written: Option<regex::Match>| match written {
         Some(n) => n.as_str().replace(',', "").parse().ok(),
@@ -133,7 +169,78 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         ),
         (r"[?$€£]", ""),
         (r"(?i)\s*\b(dollars?|euros?|cents|bucks)\b", ""),
-        (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+of\s+(.+?)\s*$", "($1)/($2)*100"),
+        (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+(?:of|out\s+of)\s+(.+?)\s*$", "($1)/($2)*100"),
+        (
+            r"(?i)^\s*what\s+percent(?:age)?\s+of\s+(-?\d+(?:\.\d+)?)\s+is\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "($2)/($1)*100",
+        ),
+        (
+            r"(?i)^\s*(-?\d+(?:\.\d+)?)\s+is\s+what\s+percent(?:age)?\s+of\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "($1)/($2)*100",
+        ),
+        (
+            r"(?i)^\s*multiply\s+(-?\d+(?:\.\d+)?)\s+(?:by|and|with|times)\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "$1 * $2",
+        ),
+        (
+            r"(?i)^\s*divide\s+(-?\d+(?:\.\d+)?)\s+(?:by|into)\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "$1 / $2",
+        ),
+        (
+            r"(?i)^\s*(?:subtract|take(?:\s+away)?)\s+(-?\d+(?:\.\d+)?)\s+from\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "$2 - $1",
+        ),
+        (
+            r"(?i)^\s*add\s+(-?\d+(?:\.\d+)?)\s+to\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "$1 + $2",
+        ),
+        (
+            r"(?i)^\s*(?:increase|raise)\s+(\d+(?:\.\d+)?)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*\.?\s*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:increased|raised|marked\s+up)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*\.?\s*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^\s*(?:decrease|reduce|lower|discount)\s+(\d+(?:\.\d+)?)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*\.?\s*$",
+            "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:decreased|reduced|lowered|discounted|marked\s+down)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*\.?\s*$",
+            "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^\s*(?:if\s+)?(?:a|an|the|my)?\s*(\d+(?:\.\d+)?)(?:\s+[a-z]+){0,3}\s+(?:is|are|was)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*$",
+            "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^\s*(?:an?|the|my)?\s*(\d+(?:\.\d+)?)(?:\s+[a-z]+){0,3}\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|tax|gratuity|service\s+charge)\s*,?\s*(?:comes\s+to\s+how\s+much|is\s+how\s+much|(?:what(?:s|\s+is)\s+)?(?:the\s+)?total|how\s+much\s+(?:in\s+total|altogether|is\s+that|do\s+i\s+pay))\s*\.?\s*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+to\s+(?:the\s+nearest\s+)?(\d+)\s+decimals?(?:\s+places?)?\s*\.?\s*$",
+            "round($1*10^$2)/10^$2",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+(?:to\s+the\s+nearest\s+(?:whole\s+number|integer|1|unit)|to\s+a\s+whole\s+number)\s*\.?\s*$",
+            "round($1)",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+to\s+the\s+nearest\s+(10|100|1000)\s*\.?\s*$",
+            "round($1/$2)*$2",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+to\s+the\s+nearest\s+hundred\s*\.?\s*$",
+            "round($1/100)*100",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+to\s+the\s+nearest\s+thousand\s*\.?\s*$",
+            "round($1/1000)*1000",
+        ),
+        (r"(?i)\b(\d+)\s+factorial\b", "factorial($1)"),
+        (r"(?i)\bfactorial\s+of\s+(\d+)\b", "factorial($1)"),
+        (r"(\d+)\s*!(\s|$)", "factorial($1)$2"),
         (r"(?i)^\s*(?:add|sum(?:\s+up)?)\s+(.+)$", "sum($1)"),
         (r"(?i)([\d.]+)\s*%\s*off\s+([\d.]+)", "$2*(1-$1/100)"),
         (r"(?i)([\d.]+)\s+percent\s+off\s+([\d.]+)", "$2*(1-$1/100)"),
@@ -159,10 +266,6 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\bplus\b", "+"),
         (r"(?i)\bminus\b", "-"),
         (r"(?i)\bpercent\b", "%"),
-        (r"(?i)\bhalf\s+of\b", "0.5 *"),
-        (r"(?i)\bthree\s+quarters\s+of\b", "0.75 *"),
-        (r"(?i)\ba\s+quarter\s+of\b", "0.25 *"),
-        (r"(?i)\ba\s+third\s+of\b", "(1/3) *"),
         (r"(?i)\bdouble\b", "2 *"),
         (r"(?i)\btriple\b", "3 *"),
     ]
@@ -170,6 +273,32 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     .map(|(pattern, to)| (Regex::new(pattern).expect("a valid regex"), to))
     .collect()
 });
+
+/// `a third of`, `two fifths of`, `3 quarters of`, `half of`.
+static FRACTION_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(a|an|one|\d+)\s+)?(half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?|hundredths?)\s+of\b",
+    )
+    .expect("a valid regex")
+});
+
+/// The whole a fraction word divides into: `third` → 3.
+fn fraction_denominator(word: &str) -> u32 {
+    let word = word.to_ascii_lowercase();
+    let stem = word.trim_end_matches('s');
+    match stem {
+        "half" | "halve" => 2,
+        "third" => 3,
+        "quarter" | "fourth" => 4,
+        "fifth" => 5,
+        "sixth" => 6,
+        "seventh" => 7,
+        "eighth" => 8,
+        "ninth" => 9,
+        "tenth" => 10,
+        _ => 100,
+    }
+}
 
 static LIST_FUNCTION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -198,6 +327,16 @@ pub fn as_arithmetic(
         ));
     }
     let mut text = crate::numbers::in_digits(text.trim());
+    text = FRACTION_OF
+        .replace_all(&text, |found: &Captures| {
+            let parts = found
+                .get(1)
+                .map_or(Some(1), |n| numerator(n.as_str()))
+                .unwrap_or(1);
+            let whole = fraction_denominator(&found[2]);
+            format!("({parts}/{whole}) *")
+        })
+        .into_owned();
     for (pattern, to) in WORDS.iter() {
         text = pattern.replace_all(&text, *to).into_owned();
     }
@@ -288,7 +427,43 @@ mod tests {
         assert_eq!(read("sqrt 2"), "sqrt(2)");
         assert_eq!(read("2 to the 10th power"), "2 ^10");
         assert_eq!(read("9 to the power of 3"), "9 ^ 3");
-        assert_eq!(read("half of 350"), "0.5 * 350");
+        assert_eq!(read("half of 350"), "(1/2) * 350");
+        assert_eq!(read("What is a third of 90?"), "(1/3) * 90");
+        assert_eq!(read("Two fifths of 200"), "(2/5) * 200");
+        assert_eq!(read("three quarters of 48"), "(3/4) * 48");
+        assert_eq!(read("Multiply 125 by 16."), "125 * 16");
+        assert_eq!(read("Divide 144 by 12"), "144 / 12");
+        assert_eq!(read("Subtract 58 from 230."), "230 - 58");
+        assert_eq!(read("Add 15 to 27"), "15 + 27");
+        assert_eq!(read("What percent of 50 is 10?"), "(10)/(50)*100");
+        assert_eq!(read("12 is what percentage of 48?"), "(12)/(48)*100");
+        assert_eq!(
+            read("What is 200 increased by 15 percent?"),
+            "200*(1+15/100)"
+        );
+        assert_eq!(read("Reduce 80 by 25%"), "80*(1-25/100)");
+        assert_eq!(read("What's 5 factorial?"), "factorial(5)");
+        assert_eq!(read("6!"), "factorial(6)");
+        assert_eq!(
+            read("Round 3.14159 to two decimal places."),
+            "round(3.14159*10^2)/10^2"
+        );
+        assert_eq!(
+            read("round 17.6 to the nearest whole number"),
+            "round(17.6)"
+        );
+        assert_eq!(
+            read("round 1234 to the nearest hundred"),
+            "round(1234/100)*100"
+        );
+        assert_eq!(
+            read("A 60 dollar meal with a 15 percent tip comes to how much?"),
+            "60*(1+15/100)"
+        );
+        assert_eq!(
+            read("If a 40 dollar shirt is 25 percent off, what does it cost?"),
+            "40*(1-25/100)"
+        );
         assert_eq!(read("15 percent of 80"), "15 % of 80");
         assert_eq!(read("3 x 4"), "3 * 4");
         assert_eq!(read("$1,234.50 + 2,000"), "1234.50 + 2000");
@@ -300,7 +475,7 @@ mod tests {
         assert_eq!(read("what is (25 times 4) divided by 8?"), "(25 * 4) / 8");
         assert_eq!(
             read("What's half of (1234 plus 5678)?"),
-            "0.5 * (1234 + 5678)"
+            "(1/2) * (1234 + 5678)"
         );
     }
 
@@ -395,6 +570,18 @@ mod tests {
         assert_eq!(
             asked("How many minutes is 2 and a half hours?"),
             (2.5, "hours".into(), "minutes".into())
+        );
+        assert_eq!(
+            asked("How many tablespoons are in a quarter cup?"),
+            (0.25, "cup".into(), "tablespoons".into())
+        );
+        assert_eq!(
+            asked("How many teaspoons are in three quarters of a cup?"),
+            (0.75, "cup".into(), "teaspoons".into())
+        );
+        assert_eq!(
+            asked("How many minutes are in half an hour?"),
+            (0.5, "hour".into(), "minutes".into())
         );
         assert_eq!(conversion("17 times 23"), None);
         assert_eq!(
