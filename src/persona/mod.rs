@@ -393,7 +393,10 @@ mod tests {
     fn the_builtin_persona_is_react_with_timers_math_clock_and_limits() {
         let p = Persona::builtin();
         assert_eq!(p.engine, "react");
-        assert_eq!(p.toolboxes, vec!["timers", "math", "clock", "limits"]);
+        assert_eq!(
+            p.toolboxes,
+            vec!["timers", "math", "clock", "limits", "words"]
+        );
         assert!(p.system_prompt.unwrap().starts_with("You are loopd"));
     }
 

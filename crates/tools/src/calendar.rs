@@ -11,6 +11,21 @@ use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeDelt
 use schemars::JsonSchema;
 use serde::Serialize;
 
+/// Words of a question about the user's own plans (`what's on my
+/// calendar today`), which no date arithmetic answers.
+const PERSONAL: &[&str] = &[
+    "calendar",
+    "schedule",
+    "agenda",
+    "appointment",
+    "appointments",
+    "meeting",
+    "meetings",
+];
+
+/// Days only the user knows the date of.
+const PERSONAL_DAYS: &[&str] = &["birthday", "anniversary"];
+
 /// Longest run of words tried as one date.
 const MAX_DATE_WORDS: usize = 7;
 
@@ -47,6 +62,12 @@ enum Asked {
 /// Answers `question` as of `now`; `Err` says what could not be read.
 pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnswer, String> {
     let words = words(question);
+    if words.iter().any(|w| PERSONAL.contains(&w.as_str())) {
+        return Err(format!(
+            "`{}` asks about the user's own plans, which this calendar does not hold",
+            question.trim()
+        ));
+    }
     let text = words.join(" ");
     let found = moments(&words, now);
     let asked = asked(&text);
@@ -56,6 +77,20 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     }
     if let Some(month) = days_in_month(&words, today) {
         return Ok(month);
+    }
+    if found.is_empty() {
+        if let Some(day) = words.iter().find(|w| PERSONAL_DAYS.contains(&w.as_str())) {
+            return Ok(CalendarAnswer {
+                answer: format!(
+                    "I don't know the date of your {day}. Ask me with its date, like: how many \
+                     days until March 3?"
+                ),
+                days: None,
+                date: None,
+                weekday: None,
+                time: None,
+            });
+        }
     }
     let mut dates: Vec<NaiveDate> = found.iter().map(|(_, m)| date_of(*m)).collect();
     let counting = matches!(asked, Asked::Count { .. });
@@ -176,6 +211,8 @@ fn asks_about_today(text: &str) -> bool {
             "what weekday",
             "day is it",
             "day is today",
+            "the month",
+            "the year",
         ]
         .iter()
         .any(|phrase| text.contains(phrase))
@@ -270,11 +307,10 @@ fn days_in_month(words: &[String], today: NaiveDate) -> Option<CalendarAnswer> {
 /// date tomorrow`, `when is Halloween`), not merely name one (`will it
 /// rain tomorrow`).
 fn asks_about_dates(words: &[String]) -> bool {
+    let relative = |w: &String| matches!(w.as_str(), "today" | "tonight" | "tomorrow" | "now");
     words.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "day" | "date" | "weekday" | "month" | "year" | "when"
-        )
+        matches!(w.as_str(), "day" | "date" | "weekday" | "month" | "year")
+            || (w == "when" && !words.iter().any(relative))
     })
 }
 
@@ -494,6 +530,20 @@ mod tests {
     fn a_year_something_happened_in_is_not_this_year() {
         assert!(answer("In what year did World War II end?", now()).is_err());
         assert!(answer("What year was the Eiffel Tower built?", now()).is_err());
+        assert!(answer("What's on my calendar today?", now()).is_err());
+        assert!(answer("When is sunset today?", now()).is_err());
+        assert!(ask("How many days until my birthday?")
+            .answer
+            .starts_with("I don't know the date of your birthday."));
+        assert_eq!(
+            ask("How many days until my birthday on March 3?").days,
+            Some(98)
+        );
+        assert_eq!(
+            ask("When is Christmas?").date.as_deref(),
+            Some("2026-12-25")
+        );
+        assert_eq!(ask("What's the month?").date.as_deref(), Some("2026-11-25"));
         assert_eq!(ask("What year is it?").date.as_deref(), Some("2026-11-25"));
     }
 

@@ -295,6 +295,9 @@ impl Clock {
     /// A question in words: the time now (here, or in the place named
     /// after "in"), else a calendar question ([`calendar::answer`]).
     fn clock(&self, args: ClockArgs) -> Result<calendar::CalendarAnswer, ToolError> {
+        if let Some((first, second)) = asks_difference(&args.question) {
+            return self.difference(&first, &second);
+        }
         let bare_place = find_zone(args.question.trim().trim_end_matches(['?', '.']))
             .ok()
             .map(|_| {
@@ -337,6 +340,38 @@ impl Clock {
         }
         let zone = self.zone(None)?;
         calendar::answer(&args.question, self.now_in(zone)).map_err(ToolError::Failed)
+    }
+
+    /// How far the clocks of two places are apart now: `London is 5
+    /// hours ahead of New York.`
+    fn difference(&self, first: &str, second: &str) -> Result<calendar::CalendarAnswer, ToolError> {
+        let place = |name: &str| {
+            find_zone(name).map_err(|_| {
+                ToolError::Failed(format!(
+                    "unknown place `{name}`: name a city with a timezone of its own, such as \
+                     Paris, New York or Tokyo"
+                ))
+            })
+        };
+        let (a, b) = (place(first)?, place(second)?);
+        let instant = (self.now)();
+        let offset = |zone: Zone| i64::from(zone.at(instant).offset().local_minus_utc()) / 60;
+        let minutes = offset(a) - offset(b);
+        let (a_name, b_name) = (first, second);
+        let span = spoken_span(0, minutes.abs() / 60, minutes.abs() % 60);
+        let answer = match minutes.cmp(&0) {
+            std::cmp::Ordering::Equal => format!("{a_name} and {b_name} keep the same time now."),
+            std::cmp::Ordering::Greater => format!("{a_name} is {span} ahead of {b_name}."),
+            std::cmp::Ordering::Less => format!("{a_name} is {span} behind {b_name}."),
+        };
+        let here = self.now_in(a);
+        Ok(calendar::CalendarAnswer {
+            answer,
+            days: None,
+            date: Some(here.format("%Y-%m-%d").to_string()),
+            weekday: None,
+            time: Some(here.format("%H:%M").to_string()),
+        })
     }
 
     fn weekday(&self, args: WeekdayArgs) -> Result<WeekdayOutput, ToolError> {
@@ -626,6 +661,36 @@ fn parse_moment(text: &str, now: DateTime<FixedOffset>) -> Result<Moment, ToolEr
     })
 }
 
+/// The two places a question about their time difference names: `the
+/// time difference between London and New York`, `how many hours ahead is
+/// Tokyo of Paris`.
+fn asks_difference(question: &str) -> Option<(String, String)> {
+    static BETWEEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\btime\s+difference\s+(?:between|from)\s+(.+?)\s+(?:and|to)\s+(.+?)\s*[?.!]*\s*$",
+        )
+        .expect("a valid regex")
+    });
+    static AHEAD: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?i)\bhow\s+(?:many\s+hours|far)\s+(?:ahead|behind)\s+is\s+(.+?)\s+(?:of|from|than)\s+(.+?)\s*[?.!]*\s*$",
+        )
+        .expect("a valid regex")
+    });
+    let found = BETWEEN
+        .captures(question)
+        .or_else(|| AHEAD.captures(question))?;
+    let place = |i: usize| {
+        found[i]
+            .trim()
+            .trim_start_matches("the ")
+            .trim_end_matches(" now")
+            .trim_end_matches(" right")
+            .to_string()
+    };
+    Some((place(1), place(2)))
+}
+
 /// Whether `question` asks for the time now, and where: `Some(None)` for
 /// here, `Some(Some(place))` for the place after "in".
 fn asks_time(question: &str) -> Option<Option<String>> {
@@ -790,6 +855,18 @@ mod tests {
         assert_eq!(ask("London")["time"], "13:00");
         assert_eq!(ask("How many days until Christmas?")["days"], 174);
         assert_eq!(ask("What year is it?")["date"], "2024-07-04");
+        assert_eq!(
+            ask("What's the time difference between London and New York?")["answer"],
+            "London is 5 hours ahead of New York."
+        );
+        assert_eq!(
+            ask("How many hours ahead is Tokyo of Paris?")["answer"],
+            "Tokyo is 7 hours ahead of Paris."
+        );
+        assert_eq!(
+            ask("time difference between Mumbai and London")["answer"],
+            "Mumbai is 4 hours and 30 minutes ahead of London."
+        );
         let unknown = call(
             "clock",
             None,

@@ -22,6 +22,7 @@ pub mod mcp;
 pub mod numbers;
 pub mod timers;
 pub mod when;
+pub mod words;
 
 pub use external::{ExternalToolboxes, Source};
 
@@ -419,7 +420,7 @@ impl ToolConfig {
 
 /// Names of the built-in toolboxes.
 pub const TOOLBOXES: &[&str] = &[
-    "clock", "math", "files", "dates", "measure", "limits", "timers",
+    "clock", "math", "files", "dates", "measure", "limits", "timers", "words",
 ];
 
 /// Whether `name` could name a toolbox: letters, digits, `-`, `_`, `.`.
@@ -467,6 +468,7 @@ pub fn toolbox(name: &str, config: &ToolConfig) -> Result<ToolBox, ToolboxError>
         "math" => reading(math::tools()),
         "measure" => reading(math::measure_tools()),
         "limits" => reading(limits::tools()),
+        "words" => reading(words::tools()),
         "timers" => timers::tools(config),
         "files" => reading(files::tools(config)?),
         _ => {

@@ -21,6 +21,10 @@ const TOPICS: &[(&[&str], &str)] = &[
     ),
     (&["news", "headlines"], "read the news"),
     (&["traffic", "commute"], "check the traffic"),
+    (
+        &["sunset", "sunrise", "sundown", "dawn", "dusk"],
+        "tell sunrise or sunset times",
+    ),
     (&["league", "playoffs", "standings"], "follow sports"),
     (
         &[
@@ -34,6 +38,23 @@ const TOPICS: &[(&[&str], &str)] = &[
         ],
         "check prices or markets",
     ),
+];
+
+/// Words of a question about the user's own plans, which live in an
+/// account this device does not have.
+const PLANS: &[&str] = &[
+    "calendar",
+    "schedule",
+    "agenda",
+    "appointment",
+    "appointments",
+    "meeting",
+    "meetings",
+];
+
+/// Goods whose price changes from day to day.
+const COMMODITIES: &[&str] = &[
+    "gold", "silver", "oil", "gas", "gasoline", "petrol", "diesel",
 ];
 
 /// Currencies, two of which (or one beside "exchange" or "rate") make a
@@ -140,6 +161,17 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .iter()
         .any(|w| has(w))
         && SPORTS.iter().any(|w| has(w));
+    let numbers = args.request.chars().any(|c| c.is_ascii_digit());
+    let places = !numbers
+        && (has("nearby") || has("restaurant") || has("restaurants") || (has("near") && has("me")));
+    let plans = PLANS.iter().any(|w| has(w)) && (has("my") || has("i"));
+    let priced = has("price") || has("prices") || has("cost") || has("trading");
+    let live_price = !numbers
+        && priced
+        && (["today", "now", "current", "currently", "latest"]
+            .iter()
+            .any(|w| has(w))
+            || COMMODITIES.iter().any(|w| has(w)));
     let currencies = CURRENCIES.iter().filter(|c| has(c)).count();
     let exchange = currencies >= 2 || (currencies == 1 && (has("exchange") || has("rate")));
     let lacking = TOPICS
@@ -150,7 +182,10 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .or(weather_now.then_some("check the weather"))
         .or(timer.then_some("set timers or alarms"))
         .or(sports.then_some("follow sports"))
-        .or(exchange.then_some("check exchange rates"));
+        .or(exchange.then_some("check exchange rates"))
+        .or(live_price.then_some("check prices or markets"))
+        .or(places.then_some("look up places"))
+        .or(plans.then_some("read your calendar"));
     match lacking {
         Some(what) => Ok(UnavailableOutput {
             answer: format!(
@@ -192,6 +227,14 @@ mod tests {
             ("Call my mom.", "make calls"),
             ("Send a text to John saying I'm late.", "send messages"),
             ("Order me a pizza.", "order or book things"),
+            ("Find a good Italian restaurant nearby.", "look up places"),
+            ("What's the price of gold today?", "check prices or markets"),
+            (
+                "How much does gas cost right now?",
+                "check prices or markets",
+            ),
+            ("What's on my calendar today?", "read your calendar"),
+            ("When is sunset today?", "tell sunrise or sunset times"),
             (
                 "What's the stock price of Apple?",
                 "check prices or markets",
@@ -225,6 +268,11 @@ mod tests {
             "What's the capital of France?",
             "If a 40 dollar shirt is 25 percent off, what does it cost?",
             "How many pounds is 10 kilograms?",
+            "A pack of 6 sodas costs 4.20. How much is each soda?",
+            "What's the price of 3 apples at 50 cents each?",
+            "How much does 12 gallons of gas cost at 3.50 a gallon?",
+            "Four friends split a 96 dollar restaurant bill. How much does each pay?",
+            "What day of the week is it on the calendar?",
             "John drives for 3 hours at 60 mph, then spends 2 hours in standstill traffic on \
              his way home and 1 more hour at 30 mph. How far is he from home?",
         ] {

@@ -259,6 +259,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"²", "^2"),
         (r"³", "^3"),
         (r"(?i)\bto\s+the\s+(\d+)(?:st|nd|rd|th)?(?:\s+power)?\b", "^$1"),
+        (r"(?i)\bto\s+the\s+second(?:\s+power)?\b", "^2"),
+        (r"(?i)\bto\s+the\s+third(?:\s+power)?\b", "^3"),
+        (r"(?i)\bto\s+the\s+fourth(?:\s+power)?\b", "^4"),
+        (r"(?i)\bto\s+the\s+fifth(?:\s+power)?\b", "^5"),
+        (r"(?i)\bto\s+the\s+sixth(?:\s+power)?\b", "^6"),
         (r"(?i)\b(?:to\s+the\s+power\s+of|raised\s+to(?:\s+the\s+power\s+of)?)\b", "^"),
         (r"(?i)\b(?:multiplied\s+by|times)\b", "*"),
         (r"(\d)\s+[xX]\s+(\d)", "$1 * $2"),
@@ -272,6 +277,12 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     .into_iter()
     .map(|(pattern, to)| (Regex::new(pattern).expect("a valid regex"), to))
     .collect()
+});
+
+/// `1 and a half`, `2 and a quarter`, `3 and three quarters`.
+static AND_A_PART: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+and\s+(?:a|one|3|three)\s+(half|quarter|quarters)\b")
+        .expect("a valid regex")
 });
 
 /// `a third of`, `two fifths of`, `3 quarters of`, `half of`.
@@ -327,6 +338,16 @@ pub fn as_arithmetic(
         ));
     }
     let mut text = crate::numbers::in_digits(text.trim());
+    text = AND_A_PART
+        .replace_all(&text, |found: &Captures| {
+            let part = match found[2].to_ascii_lowercase().as_str() {
+                "half" => "0.5",
+                "quarter" => "0.25",
+                _ => "0.75",
+            };
+            format!("({} + {part})", &found[1])
+        })
+        .into_owned();
     text = FRACTION_OF
         .replace_all(&text, |found: &Captures| {
             let parts = found
@@ -443,6 +464,9 @@ mod tests {
         );
         assert_eq!(read("Reduce 80 by 25%"), "80*(1-25/100)");
         assert_eq!(read("What's 5 factorial?"), "factorial(5)");
+        assert_eq!(read("What's 1 and a half times 8?"), "(1 + 0.5) * 8");
+        assert_eq!(read("2 and three quarters plus 1"), "(2 + 0.75) + 1");
+        assert_eq!(read("What is 5 to the third power?"), "5 ^3");
         assert_eq!(read("6!"), "factorial(6)");
         assert_eq!(
             read("Round 3.14159 to two decimal places."),
