@@ -195,6 +195,14 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1 + $2",
         ),
         (
+            r"(?i)^\s*(?:split|divide|share)\s+(?:the\s+bill\s+of\s+)?(\d+(?:\.\d+)?)\s+(\d+)\s+ways\s*\.?\s*$",
+            "$1 / $2",
+        ),
+        (
+            r"(?i)^\s*(?:split|divide|share)\s+(?:the\s+bill\s+of\s+)?(\d+(?:\.\d+)?)\s+(?:between|among|amongst)\s+(\d+)(?:\s+(?:people|persons|friends|of\s+us))?\s*\.?\s*$",
+            "$1 / $2",
+        ),
+        (
             r"(?i)^\s*(?:increase|raise)\s+(\d+(?:\.\d+)?)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*\.?\s*$",
             "$1*(1+$2/100)",
         ),
@@ -456,6 +464,8 @@ mod tests {
         assert_eq!(read("Divide 144 by 12"), "144 / 12");
         assert_eq!(read("Subtract 58 from 230."), "230 - 58");
         assert_eq!(read("Add 15 to 27"), "15 + 27");
+        assert_eq!(read("Split 120 dollars three ways."), "120 / 3");
+        assert_eq!(read("split $85 between 5 people"), "85 / 5");
         assert_eq!(read("What percent of 50 is 10?"), "(10)/(50)*100");
         assert_eq!(read("12 is what percentage of 48?"), "(12)/(48)*100");
         assert_eq!(
