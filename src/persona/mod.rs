@@ -395,7 +395,7 @@ mod tests {
         assert_eq!(p.engine, "react");
         assert_eq!(
             p.toolboxes,
-            vec!["timers", "math", "clock", "limits", "words"]
+            vec!["timers", "math", "clock", "words", "limits"]
         );
         assert!(p.system_prompt.unwrap().starts_with("You are loopd"));
     }

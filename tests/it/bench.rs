@@ -4,7 +4,7 @@ use crate::common::{loopd, text, TempDir};
 use serde_json::Value;
 
 const TASKS: &str = r#"{"id": "mul", "question": "What is 47 multiplied by 23?", "answer": 1081, "tools": ["math"], "follow_up": "And what is that divided by 47?"}
-{"id": "percent", "question": "What is 15 percent of 240?", "answer": 36, "tolerance": 0, "tools": ["math"]}
+{"id": "div", "question": "What is 240 divided by 8?", "answer": 30, "tolerance": 0, "tools": ["math"]}
 "#;
 
 fn number(v: &Value, field: &str) -> u64 {
@@ -104,7 +104,7 @@ fn compare_cache_reports_runs_summaries_a_table_and_a_plot() {
             run["task"].as_str().unwrap(),
             run["follow_up"].as_bool().unwrap(),
         ) {
-            ("mul", false) | ("percent", false) => assert!(run["correct"].is_boolean()),
+            ("mul", false) | ("div", false) => assert!(run["correct"].is_boolean()),
             ("mul", true) => assert!(run["correct"].is_null()),
             other => panic!("unexpected run {other:?}"),
         }

@@ -138,7 +138,7 @@ fn failures_inside_a_tool_are_tool_errors() {
 fn every_builtin_spec_describes_itself_and_its_arguments() {
     let root = TempDir::new("tools-specs");
     let tools = every_tool(&root);
-    assert_eq!(tools.specs().len(), 13);
+    assert_eq!(tools.specs().len(), 14);
     for spec in tools.specs() {
         assert!(!spec.description.trim().is_empty(), "{}", spec.name);
         let arguments = &spec.argument_schema;
@@ -201,7 +201,7 @@ fn files_needs_a_root_and_reads_inside_it() {
             .err()
             .map(|e| e.to_string()),
         Some(
-            "unknown toolbox `weather` (available: clock, math, files, dates, measure, limits, timers)"
+            "unknown toolbox `weather` (available: clock, math, files, dates, measure, limits, timers, words)"
                 .into()
         )
     );
@@ -250,7 +250,7 @@ fn tools_list_json_is_the_ovos_tool_list_with_toolboxes() {
         })
         .collect();
     assert_eq!(listed, expected);
-    assert_eq!(listed.len(), 13);
+    assert_eq!(listed.len(), 14);
 }
 
 #[test]

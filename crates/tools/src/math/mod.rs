@@ -70,6 +70,11 @@ pub struct CalculateOutput {
     /// The conversion done, when the expression was one (`3 m in ft`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversion: Option<String>,
+    /// The answer to say, for a question in words about a percentage
+    /// (`What is 3 percent of 900?` → `It's 27.`), which a small model
+    /// puts into words wrongly as often as not ("27% of 900 is 27").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer: Option<String>,
 }
 
 /// Evaluates an arithmetic expression. An equation is read for its
@@ -78,23 +83,27 @@ pub struct CalculateOutput {
 /// A conversion (`3 m in ft`) is done by [`convert_units`].
 pub fn calculate(args: CalculateArgs) -> Result<CalculateOutput, ToolError> {
     let expression = computation(&args.expression);
+    let in_words = spoken::in_words(expression);
     if let Some(asked) = spoken::conversion(expression) {
         let converted = convert_units(ConvertArgs {
             value: asked.value,
-            from: asked.from,
-            to: asked.to,
+            from: asked.from.clone(),
+            to: asked.to.clone(),
         });
         if let Ok(converted) = converted {
             return Ok(CalculateOutput {
                 result: converted.result,
                 conversion: Some(converted.conversion),
+                answer: None,
             });
         }
     }
-    let value = evaluate(expression)?;
+    let value = round_significant(evaluate(expression)?, 12);
     Ok(CalculateOutput {
-        result: round_significant(value, 12),
+        result: value,
         conversion: None,
+        answer: (in_words && spoken::about_percent(expression))
+            .then(|| spoken::result(expression, value)),
     })
 }
 

@@ -133,6 +133,69 @@ pub fn conversion(text: &str) -> Option<Conversion> {
     Some(Conversion { value, from, to })
 }
 
+/// Whether `text` is a question or phrase in words (`what is 3 percent of
+/// 900`, `17 times 23`) rather than an expression (`17*23`, `sqrt(16)`,
+/// `3 m in ft`): it has a word of three letters or more that is no
+/// function of the calculator's.
+pub fn in_words(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|word| word.chars().count() >= 3)
+        .any(|word| {
+            let word = word.to_ascii_lowercase();
+            !super::FUNCTIONS.contains(&word.as_str()) && !matches!(word.as_str(), "tau" | "sqrt")
+        })
+}
+
+/// Whether a question is about a percentage (`15 percent of 80`, `what
+/// percent of 50 is 10`, `25% off`).
+pub fn about_percent(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.contains('%') || lower.contains("percent")
+}
+
+/// `value` as it is said: at most two decimals (three significant digits
+/// below 0.01), no trailing zeros.
+pub fn number(value: f64) -> String {
+    let rounded = if value != 0.0 && value.abs() < 0.01 {
+        super::round_significant(value, 3)
+    } else {
+        (value * 100.0).round() / 100.0
+    };
+    let text = format!("{rounded}");
+    if text.contains('e') {
+        format!("{value}")
+    } else {
+        text
+    }
+}
+
+/// The answer to say for a question in words whose value is `value`: `It's
+/// 27.`, `It's 20 percent.` when the question asks what percent, `It's 12
+/// dollars.` when it counts money.
+pub fn result(question: &str, value: f64) -> String {
+    let lower = question.to_lowercase();
+    let said = number(value);
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    let unit = if has(&["what percent", "as a percent", "in percent"]) {
+        " percent"
+    } else if has(&["$", "dollar"]) {
+        if said == "1" {
+            " dollar"
+        } else {
+            " dollars"
+        }
+    } else if has(&["€", "euro"]) {
+        if said == "1" {
+            " euro"
+        } else {
+            " euros"
+        }
+    } else {
+        ""
+    };
+    format!("It's {said}{unit}.")
+}
+
 /// A unit as named in a question, without the words around it
 /// (`the`, `of`, `are there`).
 fn unit_words(text: &str) -> String {
@@ -511,6 +574,31 @@ mod tests {
             read("What's half of (1234 plus 5678)?"),
             "(1/2) * (1234 + 5678)"
         );
+    }
+
+    #[test]
+    fn answers_to_questions_in_words_are_said() {
+        assert!(in_words("What is 3 percent of 900?"));
+        assert!(in_words("17 times 23"));
+        assert!(!in_words("17*23"));
+        assert!(!in_words("sqrt(16) + round(2.5)"));
+        assert!(!in_words("3 m in ft"));
+        assert!(about_percent("What is 3 percent of 900?"));
+        assert!(about_percent("25% off 88"));
+        assert!(!about_percent("What is 17 times 23?"));
+        assert_eq!(number(27.0), "27");
+        assert_eq!(number(86.333333), "86.33");
+        assert_eq!(number(0.004567), "0.00457");
+        assert_eq!(result("What is 3 percent of 900?", 27.0), "It's 27.");
+        assert_eq!(
+            result("What percent of 50 is 10?", 20.0),
+            "It's 20 percent."
+        );
+        assert_eq!(
+            result("Split 120 dollars three ways.", 40.0),
+            "It's 40 dollars."
+        );
+        assert_eq!(result("What's 20% of $5?", 1.0), "It's 1 dollar.");
     }
 
     #[test]
