@@ -12,8 +12,9 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 /// Words of a question about the user's own plans (`what's on my
-/// calendar today`), which no date arithmetic answers.
-const PERSONAL: &[&str] = &[
+/// calendar today`), which no date arithmetic answers and which live in an
+/// account this device does not have.
+pub(crate) const PERSONAL: &[&str] = &[
     "calendar",
     "schedule",
     "agenda",

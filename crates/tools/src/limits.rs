@@ -40,18 +40,6 @@ const TOPICS: &[(&[&str], &str)] = &[
     ),
 ];
 
-/// Words of a question about the user's own plans, which live in an
-/// account this device does not have.
-const PLANS: &[&str] = &[
-    "calendar",
-    "schedule",
-    "agenda",
-    "appointment",
-    "appointments",
-    "meeting",
-    "meetings",
-];
-
 /// Goods whose price changes from day to day.
 const COMMODITIES: &[&str] = &[
     "gold", "silver", "oil", "gas", "gasoline", "petrol", "diesel",
@@ -164,7 +152,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let numbers = args.request.chars().any(|c| c.is_ascii_digit());
     let places = !numbers
         && (has("nearby") || has("restaurant") || has("restaurants") || (has("near") && has("me")));
-    let plans = PLANS.iter().any(|w| has(w)) && (has("my") || has("i"));
+    let plans = super::calendar::PERSONAL.iter().any(|w| has(w)) && (has("my") || has("i"));
     let priced = has("price") || has("prices") || has("cost") || has("trading");
     let live_price = !numbers
         && priced

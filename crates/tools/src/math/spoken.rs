@@ -174,8 +174,12 @@ pub fn number(value: f64) -> String {
 /// dollars.` when it counts money.
 pub fn result(question: &str, value: f64) -> String {
     let lower = question.to_lowercase();
-    let said = number(value);
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    let money = has(&["$", "dollar", "€", "euro"]) && !has(&["what percent", "as a percent"]);
+    let said = match money && value.fract() != 0.0 && value.abs() >= 0.01 {
+        true => format!("{value:.2}"),
+        false => number(value),
+    };
     let unit = if has(&["what percent", "as a percent", "in percent"]) {
         " percent"
     } else if has(&["$", "dollar"]) {
@@ -599,6 +603,10 @@ mod tests {
             "It's 40 dollars."
         );
         assert_eq!(result("What's 20% of $5?", 1.0), "It's 1 dollar.");
+        assert_eq!(
+            result("What's an 18 percent tip on 60 dollars?", 10.8),
+            "It's 10.80 dollars."
+        );
     }
 
     #[test]
