@@ -63,7 +63,10 @@ enum Asked {
 /// Answers `question` as of `now`; `Err` says what could not be read.
 pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnswer, String> {
     let words = words(question);
-    if words.iter().any(|w| PERSONAL.contains(&w.as_str())) {
+    let names_a_date = words
+        .iter()
+        .any(|w| w.chars().any(|c| c.is_ascii_digit()) || w.parse::<chrono::Month>().is_ok());
+    if !names_a_date && words.iter().any(|w| PERSONAL.contains(&w.as_str())) {
         return Err(format!(
             "`{}` asks about the user's own plans, which this calendar does not hold",
             question.trim()
@@ -532,6 +535,10 @@ mod tests {
         assert!(answer("In what year did World War II end?", now()).is_err());
         assert!(answer("What year was the Eiffel Tower built?", now()).is_err());
         assert!(answer("What's on my calendar today?", now()).is_err());
+        assert_eq!(
+            ask("How many days until the meeting on March 3?").days,
+            Some(98)
+        );
         assert!(answer("When is sunset today?", now()).is_err());
         assert!(ask("How many days until my birthday?")
             .answer

@@ -27,15 +27,7 @@ const TOPICS: &[(&[&str], &str)] = &[
     ),
     (&["league", "playoffs", "standings"], "follow sports"),
     (
-        &[
-            "stock",
-            "stocks",
-            "shares",
-            "nasdaq",
-            "bitcoin",
-            "crypto",
-            "cryptocurrency",
-        ],
+        &["nasdaq", "bitcoin", "crypto", "cryptocurrency"],
         "check prices or markets",
     ),
 ];
@@ -160,6 +152,11 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             .iter()
             .any(|w| has(w))
             || COMMODITIES.iter().any(|w| has(w)));
+    let markets = ["stock", "stocks", "shares"].iter().any(|w| has(w))
+        && (priced
+            || ["market", "doing", "worth", "up", "down"]
+                .iter()
+                .any(|w| has(w)));
     let currencies = CURRENCIES.iter().filter(|c| has(c)).count();
     let exchange = currencies >= 2 || (currencies == 1 && (has("exchange") || has("rate")));
     let lacking = TOPICS
@@ -171,7 +168,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .or(timer.then_some("set timers or alarms"))
         .or(sports.then_some("follow sports"))
         .or(exchange.then_some("check exchange rates"))
-        .or(live_price.then_some("check prices or markets"))
+        .or((live_price || markets).then_some("check prices or markets"))
         .or(places.then_some("look up places"))
         .or(plans.then_some("read your calendar"));
     match lacking {
@@ -216,6 +213,7 @@ mod tests {
             ("Send a text to John saying I'm late.", "send messages"),
             ("Order me a pizza.", "order or book things"),
             ("Find a good Italian restaurant nearby.", "look up places"),
+            ("How is Tesla stock doing?", "check prices or markets"),
             ("What's the price of gold today?", "check prices or markets"),
             (
                 "How much does gas cost right now?",
@@ -259,6 +257,7 @@ mod tests {
             "A pack of 6 sodas costs 4.20. How much is each soda?",
             "What's the price of 3 apples at 50 cents each?",
             "How much does 12 gallons of gas cost at 3.50 a gallon?",
+            "How many cups of stock go into a risotto?",
             "Four friends split a 96 dollar restaurant bill. How much does each pay?",
             "What day of the week is it on the calendar?",
             "John drives for 3 hours at 60 mph, then spends 2 hours in standstill traffic on \

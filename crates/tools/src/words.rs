@@ -49,6 +49,26 @@ static ASKED: LazyLock<[Regex; 2]> = LazyLock::new(|| {
     .map(|pattern| Regex::new(&pattern).expect("a valid regex"))
 });
 
+/// First words after "spell" that are no word to spell: `spell it for
+/// me`, `spell check this`, `spell out the answer`.
+const NOT_A_WORD: &[&str] = &[
+    "it",
+    "that",
+    "this",
+    "these",
+    "those",
+    "out",
+    "check",
+    "checker",
+    "me",
+    "my",
+    "your",
+    "them",
+    "something",
+    "anything",
+    "words",
+];
+
 /// Politeness and punctuation around a request: `please`, `?`.
 fn bare(question: &str) -> &str {
     let mut text = question.trim();
@@ -72,6 +92,10 @@ pub fn spell(args: SpellArgs) -> Result<SpellOutput, ToolError> {
         .iter()
         .find_map(|asked| asked.captures(bare(question)))
         .map(|found| found[1].trim_matches(['\'', '’', '"']).to_string())
+        .filter(|word| {
+            let first = word.split_whitespace().next().unwrap_or_default();
+            !NOT_A_WORD.contains(&first.to_lowercase().as_str())
+        })
         .filter(|word| word.chars().filter(|c| c.is_alphabetic()).count() <= 40)
         .ok_or_else(|| {
             ToolError::Failed(format!(
@@ -127,6 +151,9 @@ mod tests {
             "How is the weather?",
             "How do you spell the word for a group of crows in Latin and why is it so hard?",
             "Spell 1234",
+            "Can you spell check this?",
+            "Spell it for me.",
+            "spell out the answer",
         ] {
             assert!(ask(question).is_err(), "{question}");
         }
