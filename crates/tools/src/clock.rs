@@ -357,12 +357,11 @@ impl Clock {
         let instant = (self.now)();
         let offset = |zone: Zone| i64::from(zone.at(instant).offset().local_minus_utc()) / 60;
         let minutes = offset(a) - offset(b);
-        let (a_name, b_name) = (first, second);
         let span = spoken_span(0, minutes.abs() / 60, minutes.abs() % 60);
         let answer = match minutes.cmp(&0) {
-            std::cmp::Ordering::Equal => format!("{a_name} and {b_name} keep the same time now."),
-            std::cmp::Ordering::Greater => format!("{a_name} is {span} ahead of {b_name}."),
-            std::cmp::Ordering::Less => format!("{a_name} is {span} behind {b_name}."),
+            std::cmp::Ordering::Equal => format!("{first} and {second} keep the same time now."),
+            std::cmp::Ordering::Greater => format!("{first} is {span} ahead of {second}."),
+            std::cmp::Ordering::Less => format!("{first} is {span} behind {second}."),
         };
         let here = self.now_in(a);
         Ok(calendar::CalendarAnswer {
