@@ -142,7 +142,7 @@ pub fn in_words(text: &str) -> bool {
         .filter(|word| word.chars().count() >= 3)
         .any(|word| {
             let word = word.to_ascii_lowercase();
-            !super::FUNCTIONS.contains(&word.as_str()) && !matches!(word.as_str(), "tau" | "sqrt")
+            !super::FUNCTIONS.contains(&word.as_str()) && word != "tau"
         })
 }
 
