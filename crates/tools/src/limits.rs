@@ -117,7 +117,8 @@ const MAX_REQUEST_WORDS: usize = 20;
 /// The refusal for a request that needs what this device lacks.
 pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError> {
     let long = args.request.split_whitespace().count() > MAX_REQUEST_WORDS;
-    if long && args.request.chars().any(|c| c.is_ascii_digit()) {
+    let numbers = args.request.chars().any(|c| c.is_ascii_digit());
+    if long && numbers {
         return Err(ToolError::Failed(
             "this is a problem in words, not a request for what this device lacks: work it \
              out with the other tools"
@@ -141,7 +142,6 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .iter()
         .any(|w| has(w))
         && SPORTS.iter().any(|w| has(w));
-    let numbers = args.request.chars().any(|c| c.is_ascii_digit());
     let places = !numbers
         && (has("nearby") || has("restaurant") || has("restaurants") || (has("near") && has("me")));
     let plans = super::calendar::PERSONAL.iter().any(|w| has(w)) && (has("my") || has("i"));

@@ -37,11 +37,18 @@ static AND_A_HALF: LazyLock<Regex> =
 /// An amount that is a fraction of a unit: `a quarter cup`, `three
 /// quarters of a cup`, `a third of a mile`.
 static FRACTION_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:(a|an|one|two|three|four|five|six|seven|eight|nine|\d+)\s+)(half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?)\s+(?:of\s+(?:a|an)\s+)?",
-    )
+    Regex::new(&format!(
+        r"(?i)\b(?:({PARTS})\s+)({FRACTION})\s+(?:of\s+(?:a|an)\s+)?"
+    ))
     .expect("a valid regex")
 });
+
+/// How many parts a fraction takes, as said or written: `a`, `three`, `3`
+/// ([`numerator`] reads it).
+const PARTS: &str = r"a|an|one|two|three|four|five|six|seven|eight|nine|\d+";
+
+/// A fraction's word ([`fraction_denominator`] reads it).
+const FRACTION: &str = r"half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?|hundredths?";
 
 /// `half a cup`, `half an hour`.
 static HALF_A: LazyLock<Regex> =
@@ -362,10 +369,7 @@ static AND_A_PART: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `a third of`, `two fifths of`, `3 quarters of`, `half of`.
 static FRACTION_OF: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i)\b(?:(a|an|one|\d+)\s+)?(half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?|hundredths?)\s+of\b",
-    )
-    .expect("a valid regex")
+    Regex::new(&format!(r"(?i)\b(?:({PARTS})\s+)?({FRACTION})\s+of\b")).expect("a valid regex")
 });
 
 /// The whole a fraction word divides into: `third` → 3.
