@@ -379,19 +379,19 @@ fn periodic_validation_can_change_the_approach() {
 fn a_made_up_number_sends_the_model_back_to_its_tools() {
     let (outcome, brain) = common::engines::ask_everyday(
         "react",
-        "How many days are in 3 weeks?",
+        "How many wheels do 3 tricycles have?",
         &[
-            "Thought: I know.\nFINAL_ANSWER: There are 22 days in 3 weeks.",
-            "Action: calculate\nAction Input: {\"expression\": \"3 * 7\"}",
-            "Thought: I know the answer now.\nFINAL_ANSWER: There are 21 days in 3 weeks.",
+            "Thought: I know.\nFINAL_ANSWER: 3 tricycles have 10 wheels.",
+            "Action: calculate\nAction Input: {\"expression\": \"3 * 3\"}",
+            "Thought: I know the answer now.\nFINAL_ANSWER: 3 tricycles have 9 wheels.",
         ],
     );
     assert_eq!(outcome.stats.ungrounded_answers, 1, "{outcome:#?}");
-    assert_eq!(outcome.answer, "There are 21 days in 3 weeks.");
+    assert_eq!(outcome.answer, "3 tricycles have 9 wheels.");
     assert!(brain.requests()[1]
         .messages
         .last()
         .unwrap()
         .content
-        .contains("22"));
+        .contains("10"));
 }

@@ -70,9 +70,11 @@ pub struct CalculateOutput {
     /// The conversion done, when the expression was one (`3 m in ft`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversion: Option<String>,
-    /// The answer to say, for a question in words about a percentage
-    /// (`What is 3 percent of 900?` → `It's 27.`), which a small model
-    /// puts into words wrongly as often as not ("27% of 900 is 27").
+    /// The answer to say, for a question in words about a percentage or a
+    /// conversion (`What is 3 percent of 900?` → `It's 27.`, `How many feet
+    /// in a mile?` → `1 mile is 5280 feet.`): said as it is, with no model
+    /// call to word it (a small model words a percentage wrongly as often
+    /// as not: "27% of 900 is 27").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
 }
@@ -94,7 +96,7 @@ pub fn calculate(args: CalculateArgs) -> Result<CalculateOutput, ToolError> {
             return Ok(CalculateOutput {
                 result: converted.result,
                 conversion: Some(converted.conversion),
-                answer: None,
+                answer: in_words.then(|| spoken::converted(&asked, converted.result)),
             });
         }
     }

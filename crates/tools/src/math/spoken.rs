@@ -207,6 +207,46 @@ pub fn result(question: &str, value: f64) -> String {
     format!("It's {said}{unit}.")
 }
 
+/// The answer to say for a conversion asked in words: `1 mile is 5280
+/// feet.`, `70 degrees Fahrenheit is 21.11 degrees Celsius.`, in the
+/// question's own words for the units.
+pub fn converted(asked: &Conversion, result: f64) -> String {
+    let degree = |unit: &str| unit.to_lowercase().starts_with("degree");
+    let to = match degree(&asked.from) && !degree(&asked.to) {
+        true => format!("degrees {}", asked.to),
+        false => asked.to.clone(),
+    };
+    let said = number(result);
+    let to = match said.as_str() {
+        "1" => singular(&to),
+        _ => to,
+    };
+    format!("{} {} is {said} {to}.", number(asked.value), asked.from)
+}
+
+/// A unit's name for one of it: `feet` → `foot`, `cups` → `cup`.
+fn singular(unit: &str) -> String {
+    let (head, last) = match unit.rsplit_once(' ') {
+        Some((head, last)) => (format!("{head} "), last),
+        None => (String::new(), unit),
+    };
+    let one = match last.to_lowercase().as_str() {
+        "feet" => "foot".to_string(),
+        "inches" => "inch".to_string(),
+        "degrees" => "degree".to_string(),
+        lower
+            if lower.len() > 3
+                && lower.ends_with('s')
+                && !lower.ends_with("ss")
+                && !lower.ends_with("us") =>
+        {
+            last[..last.len() - 1].to_string()
+        }
+        _ => last.to_string(),
+    };
+    format!("{head}{one}")
+}
+
 /// A unit as named in a question, without the words around it
 /// (`the`, `of`, `are there`).
 fn unit_words(text: &str) -> String {
@@ -610,6 +650,31 @@ mod tests {
         assert_eq!(
             result("What's an 18 percent tip on 60 dollars?", 10.8),
             "It's 10.80 dollars."
+        );
+    }
+
+    #[test]
+    fn conversions_asked_in_words_are_said_in_their_words() {
+        let say = |question: &str, result: f64| converted(&conversion(question).unwrap(), result);
+        assert_eq!(
+            say("How many feet are in a mile?", 5280.0),
+            "1 mile is 5280 feet."
+        );
+        assert_eq!(
+            say("What is 70 degrees Fahrenheit in Celsius?", 21.1111),
+            "70 degrees Fahrenheit is 21.11 degrees Celsius."
+        );
+        assert_eq!(
+            say("How many liters is 1000 milliliters?", 1.0),
+            "1000 milliliters is 1 liter."
+        );
+        assert_eq!(
+            say("How many inches in 2.54 cm?", 1.0),
+            "2.54 cm is 1 inch."
+        );
+        assert_eq!(
+            say("What is 2 and a half hours in minutes?", 150.0),
+            "2.5 hours is 150 minutes."
         );
     }
 
