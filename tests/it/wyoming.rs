@@ -1,6 +1,6 @@
 //! `loopd serve --wyoming` end to end, driven by the real `wyoming` client
 //! library (PyPI `wyoming` 1.10, in the tests' venv) through `client.py`:
-//! describe, transcribe, synthesize and a streamed handle.
+//! describe, transcribe, synthesize, a streamed handle, and timers.
 
 use crate::common::serve::Serve;
 use crate::common::{text, TempDir};
@@ -268,4 +268,87 @@ fn sigterm_during_speech_work_exits_within_five_seconds() {
     );
     assert!(clean, "{}", serve.stderr());
     drop(clients);
+}
+
+#[test]
+fn a_connection_that_stays_hears_its_timers_and_one_that_does_not_is_told() {
+    let python = wyoming_python();
+    loopd::models::resolve_speech(None).expect("Whisper is required: models/fetch whisper-tiny.en");
+    let dir = TempDir::new("wyoming-timers");
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        format!("[tools]\ntimers_file = {:?}\n", dir.join("timers.json")),
+    )
+    .unwrap();
+    let port = free_port();
+    let address = format!("tcp://127.0.0.1:{port}");
+    let mut serve = Serve::start(
+        &[
+            "--no-dbus",
+            "--no-bus",
+            "--wyoming",
+            &address,
+            "--config",
+            config.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let client = Command::new(&python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/it/wyoming/timers.py"
+        ))
+        .args(["127.0.0.1", &port.to_string()])
+        .output()
+        .unwrap();
+    assert!(
+        client.status.success(),
+        "client: {}\ndaemon: {}",
+        text(&client.stderr),
+        serve.stderr()
+    );
+    let out: Value = serde_json::from_slice(&client.stdout).unwrap();
+
+    // One request per connection, as Home Assistant makes them: no one
+    // would hear the ring, so no timer is set.
+    let once = &out["once"];
+    assert!(
+        once["answer"]
+            .as_str()
+            .unwrap()
+            .starts_with("I cannot ring a timer through this connection"),
+        "{once}"
+    );
+    assert_eq!(once["timers"], serde_json::json!([]), "{once}");
+
+    let staying = &out["staying"];
+    let tea = &staying["tea"];
+    assert_eq!(tea["answer"], "Tea timer set for 2 seconds.", "{tea}");
+    let started = &tea["timers"][0];
+    assert_eq!(started["type"], "timer-started", "{tea}");
+    assert_eq!(started["name"], "tea", "{tea}");
+    assert_eq!(started["total_seconds"], 2, "{tea}");
+    assert_eq!(started["start_seconds"], 2, "{tea}");
+
+    let pasta = &staying["pasta"]["timers"][0];
+    assert_eq!(pasta["type"], "timer-started", "{staying}");
+    assert_eq!(pasta["total_seconds"], 600, "{staying}");
+    let cancel = &staying["cancel"];
+    assert_eq!(cancel["answer"], "Pasta timer cancelled.", "{cancel}");
+    assert_eq!(
+        cancel["timers"],
+        serde_json::json!([{"type": "timer-cancelled", "id": pasta["id"]}]),
+        "{cancel}"
+    );
+
+    let finished = &staying["finished"];
+    assert_eq!(finished["id"], started["id"], "{staying}");
+    let after = finished["after_s"].as_f64().unwrap();
+    assert!(
+        (2.0..10.0).contains(&after),
+        "rang {after} s after it was asked for"
+    );
+    eprintln!("Wyoming: the 2 s tea timer rang {after:.2} s after it was asked for");
+    assert!(serve.stop(), "the daemon stops cleanly: {}", serve.stderr());
 }

@@ -161,6 +161,15 @@ impl Timers {
         lock(&self.bells).push(caller.to_string());
     }
 
+    /// Undoes one [`Timers::rings_for`] of `caller` (a connection that
+    /// could hear rings closed).
+    pub fn stops_ringing_for(&self, caller: &str) {
+        let mut bells = lock(&self.bells);
+        if let Some(at) = bells.iter().position(|bell| bell == caller) {
+            bells.remove(at);
+        }
+    }
+
     /// Whether some front end rings timers for `owner`.
     pub fn can_ring(&self, owner: &str) -> bool {
         lock(&self.bells)

@@ -9,7 +9,9 @@
 //!   spoken a sentence at a time ([`speech`]);
 //! - `transcript` → `handled-start`, `handled-chunk` per streamed piece of
 //!   the answer, `handled`, `handled-stop` (or `not-handled` when the
-//!   request fails); `ping` → `pong`.
+//!   request fails); `ping` → `pong`;
+//! - timers: `timer-started`, `timer-cancelled` and `timer-finished` to a
+//!   connection that stays open ([`timers`]).
 //!
 //! Each connection is read one event at a time; a malformed frame gets an
 //! `error` event and the connection is closed, and nothing else is lost.
@@ -20,10 +22,12 @@
 
 pub mod event;
 mod speech;
+mod timers;
 
 use crate::daemon::{Ask, Caller, Daemon};
 use crate::frontends::guard;
 use crate::frontends::outgoing::Outgoing;
+use crate::tools::timers::Timers;
 use crate::voice::audio::Pcm;
 use crate::voice::speech::Voice;
 use crate::voice::whisper::{self, Whisper};
@@ -34,7 +38,12 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// What every Wyoming caller's name starts with ([`Caller::wyoming`]).
+const CALLERS: &str = "wyoming:";
 
 /// Languages Whisper tiny.en and the default voice speak.
 const LANGUAGES: &[&str] = &["en"];
@@ -58,6 +67,7 @@ pub struct WyomingOptions {
 pub struct WyomingFrontEnd {
     address: SocketAddr,
     accept: JoinHandle<()>,
+    rings: Option<JoinHandle<()>>,
 }
 
 impl WyomingFrontEnd {
@@ -70,6 +80,10 @@ impl WyomingFrontEnd {
     pub async fn stop(self) {
         self.accept.abort();
         let _ = self.accept.await;
+        if let Some(rings) = self.rings {
+            rings.abort();
+            let _ = rings.await;
+        }
     }
 }
 
@@ -79,6 +93,8 @@ struct Service {
     whisper: Mutex<Whisper>,
     speech_model: String,
     voice: Voice,
+    timers: Option<Arc<Timers>>,
+    listening: Arc<timers::Listening>,
 }
 
 /// Binds the address and serves connections until stopped.
@@ -90,11 +106,18 @@ pub async fn start(daemon: Daemon, options: WyomingOptions) -> Result<WyomingFro
         .await
         .map_err(|e| format!("Wyoming: cannot listen on {}: {e}", options.listen))?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
+    let timers = daemon.tool_config().timers.clone();
+    let listening = Arc::new(timers::Listening::default());
+    let rings = timers
+        .as_ref()
+        .map(|kept| tokio::spawn(timers::ring(listening.clone(), kept.subscribe())));
     let service = Arc::new(Service {
         daemon,
         whisper: Mutex::new(options.whisper),
         speech_model: options.speech_model,
         voice: options.voice,
+        timers,
+        listening,
     });
     let accept = tokio::spawn(async move {
         loop {
@@ -120,26 +143,43 @@ pub async fn start(daemon: Daemon, options: WyomingOptions) -> Result<WyomingFro
             }
         }
     });
-    Ok(WyomingFrontEnd { address, accept })
+    Ok(WyomingFrontEnd {
+        address,
+        accept,
+        rings,
+    })
 }
 
-/// The next event, waiting up to [`guard::IDLE`] for it to begin and
-/// [`guard::HEADER_READ`] more for the whole of it.
-async fn next_event<R: AsyncBufRead + Unpin>(read: &mut R) -> Result<Option<Event>, FrameError> {
-    let timed_out = |what: &str| {
-        FrameError::Io(std::io::Error::new(
-            std::io::ErrorKind::TimedOut,
-            what.to_string(),
-        ))
-    };
-    match tokio::time::timeout(guard::IDLE, read.fill_buf()).await {
-        Err(_) => return Err(timed_out("no event for too long")),
-        Ok(Err(e)) => return Err(e.into()),
-        Ok(Ok(_)) => {}
+fn timed_out(what: &str) -> FrameError {
+    FrameError::Io(std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        what.to_string(),
+    ))
+}
+
+/// Waits until the next event begins (or the peer closes), up to `idle_until`.
+async fn begun<R: AsyncBufRead + Unpin>(
+    read: &mut R,
+    idle_until: Instant,
+) -> Result<(), FrameError> {
+    match tokio::time::timeout_at(idle_until, read.fill_buf()).await {
+        Err(_) => Err(timed_out("no event for too long")),
+        Ok(Err(e)) => Err(e.into()),
+        Ok(Ok(_)) => Ok(()),
     }
+}
+
+/// The event that has begun, given [`guard::HEADER_READ`] for the whole of it.
+async fn whole_event<R: AsyncBufRead + Unpin>(read: &mut R) -> Result<Option<Event>, FrameError> {
     tokio::time::timeout(guard::HEADER_READ, read_event(read))
         .await
         .unwrap_or_else(|_| Err(timed_out("an event took too long to arrive")))
+}
+
+/// What a connection does next: write a timer event, or read the peer's.
+enum Next {
+    Timer(Event),
+    Begun(Result<(), FrameError>),
 }
 
 /// Refuses an address beyond loopback unless some peers are named: the
@@ -169,8 +209,32 @@ async fn serve(stream: TcpStream, peer: SocketAddr, service: Arc<Service>) -> Re
     let mut read = BufReader::new(read);
     let mut recording: Option<Recording> = None;
     let mut streamed: Option<speech::Streamed> = None;
+    let caller = Caller::wyoming(peer.ip());
+    let mut staying: Option<(timers::Listener, mpsc::Receiver<Event>)> = None;
+    let mut idle_until = Instant::now() + guard::IDLE;
     loop {
-        let event = match next_event(&mut read).await {
+        let next = {
+            let timer_event = async {
+                match staying.as_mut() {
+                    Some((_, heard)) => heard.recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                Some(event) = timer_event => Next::Timer(event),
+                begun = begun(&mut read, idle_until) => Next::Begun(begun),
+            }
+        };
+        let begun = match next {
+            Next::Timer(event) => {
+                write_event(&mut write, &event)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                continue;
+            }
+            Next::Begun(begun) => begun,
+        };
+        let event = match begun.and(whole_event(&mut read).await) {
             Ok(Some(event)) => event,
             Ok(None) => return Ok(()),
             Err(e) => {
@@ -179,9 +243,15 @@ async fn serve(stream: TcpStream, peer: SocketAddr, service: Arc<Service>) -> Re
                 return Err(e.to_string());
             }
         };
+        idle_until = Instant::now() + guard::IDLE;
         let replies = match event.kind.as_str() {
             "describe" => vec![info(&service)],
-            "ping" => vec![Event::new("pong", json!({}))],
+            "ping" => {
+                if let (None, Some(kept)) = (&staying, &service.timers) {
+                    staying = Some(service.listening.join(&caller.to_string(), kept));
+                }
+                vec![Event::new("pong", json!({}))]
+            }
             "transcribe" => {
                 recording = Some(Recording::default());
                 Vec::new()
@@ -228,7 +298,7 @@ async fn serve(stream: TcpStream, peer: SocketAddr, service: Arc<Service>) -> Re
             },
             "transcript" => {
                 let text = event.text("text").unwrap_or("").to_string();
-                handle(&service, Caller::wyoming(peer.ip()), &text, &mut write).await?;
+                handle(&service, caller.clone(), &text, &mut write).await?;
                 Vec::new()
             }
             other => {
@@ -332,6 +402,8 @@ async fn handle(
     text: &str,
     write: &mut tokio::net::tcp::OwnedWriteHalf,
 ) -> Result<(), String> {
+    let owner = caller.to_string();
+    let timers_before = service.timers.as_ref().map(|kept| kept.of(&owner));
     let ask = Ask {
         caller,
         prompt: text.to_string(),
@@ -355,7 +427,15 @@ async fn handle(
                 .map_err(|e| e.to_string())?;
         }
     }
-    let last = match ticket.finish().await {
+    let finished = ticket.finish().await;
+    if let (Some(before), Some(kept)) = (&timers_before, &service.timers) {
+        for event in timers::changes(before, &kept.of(&owner), chrono::Utc::now()) {
+            write_event(write, &event)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    let last = match finished {
         Ok(answer) => Event::new("handled", json!({"text": answer.answer})),
         Err(e) => Event::new("not-handled", json!({"text": e.to_string()})),
     };
