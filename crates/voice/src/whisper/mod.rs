@@ -41,7 +41,7 @@ const NO_SPEECH_CERTAIN: f64 = 0.9;
 /// seconds: 4 s. With 2 or 3 s, tiny.en repeats some short commands ("set a
 /// timer for 5 minutes. Set a timer …") and the window is decoded again;
 /// with 4 s, five test commands came out as with the full window.
-const TRIM_PADDING_FRAMES: usize = 400;
+const TRIM_PADDING_FRAMES: [usize; 2] = [400, 1000];
 /// Mel frames per second of audio.
 const FRAMES_PER_SECOND: usize = SAMPLE_RATE / HOP_LENGTH;
 /// Tokens allowed per second of audio in a trimmed window (speech is 3 to 5).
@@ -205,8 +205,11 @@ impl Whisper {
     ) -> Result<Option<String>, VoiceError> {
         self.language = None;
         let heard = samples.len().div_ceil(HOP_LENGTH);
-        let trimmed = (heard + TRIM_PADDING_FRAMES).next_multiple_of(2);
-        if trimmed < N_FRAMES {
+        for padding in TRIM_PADDING_FRAMES {
+            let trimmed = (heard + padding).next_multiple_of(2);
+            if trimmed >= N_FRAMES {
+                break;
+            }
             let budget = MIN_TOKENS.max(heard * TOKENS_PER_SECOND / FRAMES_PER_SECOND);
             match self.decode(samples, trimmed, budget, go_on)? {
                 Decoded::Text(text) => return Ok(Some(text)),
@@ -279,6 +282,9 @@ impl Whisper {
             }
             hidden = self.net.step(&mut decoding, &[next])?;
         }
+        if let Some(once) = said_twice(&tokens, |t| self.ends_sentence(t)).filter(|_| finished) {
+            tokens.truncate(once);
+        }
         let mean_logprob = logprob_sum / (tokens.len() + 1) as f64;
         let unsure = no_speech_prob > NO_SPEECH_THRESHOLD && mean_logprob < LOGPROB_THRESHOLD;
         let text = if unsure || no_speech_prob > NO_SPEECH_CERTAIN {
@@ -307,6 +313,13 @@ impl Whisper {
             .embeddings()
             .matmul(&last.unsqueeze(1)?)?
             .squeeze(1)?)
+    }
+
+    /// Whether `token` ends a sentence (`.`, `?`, `!`).
+    fn ends_sentence(&self, token: u32) -> bool {
+        self.tokenizer
+            .decode(&[token], false)
+            .is_ok_and(|text| text.trim_end().ends_with(['.', '?', '!']))
     }
 
     /// Tokens the decoder can still take after what `decoding` has read.
@@ -356,6 +369,23 @@ fn greedy(logits: &[f32]) -> (u32, f64) {
     (best as u32, -sum.ln())
 }
 
+/// Where the first of two copies ends when `tokens` are whole sentences said
+/// twice over (`What is the capital of France? What is the capital of
+/// France?`): Whisper, hearing a short question and then silence, often
+/// says it again before it ends. Only an exact second copy, ending where
+/// the first ended, counts. (A decode that goes on to a third copy has
+/// run away, and the window is heard again whole: that transcript is
+/// often better, "a brave little robot" where the short window heard "on
+/// out and rain little robot".)
+fn said_twice(tokens: &[u32], ends_sentence: impl Fn(u32) -> bool) -> Option<usize> {
+    let half = tokens.len() / 2;
+    (half >= 2
+        && tokens.len() % 2 == 0
+        && tokens[..half] == tokens[half..]
+        && ends_sentence(tokens[half - 1]))
+    .then_some(half)
+}
+
 /// Whether the newest tokens repeat, for the [`REPEATS`]th time in a row,
 /// a run of 1 to 8 tokens.
 fn repeats(tokens: &[u32]) -> bool {
@@ -399,6 +429,21 @@ mod tests {
         let (token, logprob) = greedy(&[0.0, 2.0f32.ln(), f32::NEG_INFINITY, 0.0]);
         assert_eq!(token, 1);
         assert!((logprob - 0.5f64.ln()).abs() < 1e-6, "{logprob}");
+    }
+
+    #[test]
+    fn a_sentence_said_twice_over_is_kept_once() {
+        let stop = |t: u32| t == 0;
+        assert_eq!(said_twice(&[5, 6, 0, 5, 6, 0], stop), Some(3));
+        assert_eq!(
+            said_twice(&[5, 6, 0, 7, 5, 6, 0, 7], stop),
+            None,
+            "not at a sentence's end"
+        );
+        assert_eq!(said_twice(&[5, 6, 0, 5, 6], stop), None);
+        assert_eq!(said_twice(&[5, 6, 0, 5, 6, 0, 8], stop), None);
+        assert_eq!(said_twice(&[0, 0], stop), None, "too short to tell");
+        assert_eq!(said_twice(&[], stop), None);
     }
 
     #[test]
