@@ -380,7 +380,7 @@ fn greedy(logits: &[f32]) -> (u32, f64) {
 fn said_twice(tokens: &[u32], ends_sentence: impl Fn(u32) -> bool) -> Option<usize> {
     let half = tokens.len() / 2;
     (half >= 2
-        && tokens.len() % 2 == 0
+        && tokens.len().is_multiple_of(2)
         && tokens[..half] == tokens[half..]
         && ends_sentence(tokens[half - 1]))
     .then_some(half)
