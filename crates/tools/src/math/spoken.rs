@@ -271,7 +271,11 @@ fn is_operator_word(word: &str) -> bool {
 /// Word rewrites, applied in order (case-insensitive).
 static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
-        (r"(?i)^\s*(what\s+is|what's|how\s+much\s+is|calculate|compute|work\s+out)\s+", ""),
+        // "What a 17 times 23": speech recognition's "what's".
+        (
+            r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+is|calculate|compute|work\s+out)\s+",
+            "",
+        ),
         (r"(?i)^\s*(?:the|a|an)\s+", ""),
         (
             r"(?i)\b(average|mean|median|sum|total|range|biggest|largest|highest|maximum|max|smallest|lowest|minimum|min)\s+(?:number\s+|value\s+)?(?:of\s+|in\s+|among\s+|these:?\s*|of\s+these:?\s*)((?:-?[\d.]+\s*(?:,|and|,\s*and)?\s*)+?)\s*[.?]?\s*$",
@@ -613,6 +617,8 @@ mod tests {
         assert_eq!(read("3 x 4"), "3 * 4");
         assert_eq!(read("$1,234.50 + 2,000"), "1234.50 + 2000");
         assert_eq!(read("How much is 48 times 52?"), "48 * 52");
+        assert_eq!(read("What a 17 times 23"), "17 * 23");
+        assert_eq!(read("Whats 9 minus 4?"), "9 - 4");
         assert_eq!(read("Add 345, 678 and 912."), "1935");
         assert_eq!(read("What percent is 30 of 120?"), "(30)/(120)*100");
         assert_eq!(read("25% off 88 dollars"), "88*(1-25/100)");
