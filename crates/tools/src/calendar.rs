@@ -82,6 +82,9 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     if let Some(month) = days_in_month(&words, today) {
         return Ok(month);
     }
+    if let Some(leap) = leap_year(&words, today) {
+        return Ok(leap);
+    }
     if found.is_empty() {
         if let Some(day) = words.iter().find(|w| PERSONAL_DAYS.contains(&w.as_str())) {
             return Ok(CalendarAnswer {
@@ -309,12 +312,68 @@ fn days_in_month(words: &[String], today: NaiveDate) -> Option<CalendarAnswer> {
 
 /// Whether the words ask about a day (`what day is it`, `what's the
 /// date tomorrow`, `when is Halloween`), not merely name one (`will it
-/// rain tomorrow`).
+/// rain tomorrow`), nor ask for an amount over a time (`I walk 4 km a
+/// day: how far do I walk in a week?`, where `a day` is a rate).
 fn asks_about_dates(words: &[String]) -> bool {
     let relative = |w: &String| matches!(w.as_str(), "today" | "tonight" | "tomorrow" | "now");
-    words.iter().any(|w| {
-        matches!(w.as_str(), "day" | "date" | "weekday" | "month" | "year")
-            || (w == "when" && !words.iter().any(relative))
+    let amount = words
+        .windows(2)
+        .any(|pair| pair[0] == "how" && matches!(pair[1].as_str(), "far" | "much"));
+    let rate = |at: usize| {
+        at > 0
+            && matches!(
+                words[at - 1].as_str(),
+                "a" | "an" | "per" | "each" | "every"
+            )
+    };
+    !amount
+        && words.iter().enumerate().any(|(at, w)| {
+            (matches!(w.as_str(), "day" | "date" | "weekday" | "month" | "year") && !rate(at))
+                || (w == "when" && !words.iter().any(relative))
+        })
+}
+
+/// The answer to whether a year is a leap year (`Is 2028 a leap year?`,
+/// `Was 1900 a leap year?`, `Is this year a leap year?`) or which is the
+/// next (`When is the next leap year?`).
+fn leap_year(words: &[String], today: NaiveDate) -> Option<CalendarAnswer> {
+    let asked = words
+        .windows(2)
+        .any(|pair| pair[0] == "leap" && pair[1] == "year");
+    if !asked {
+        return None;
+    }
+    let is_leap = |year: i32| NaiveDate::from_ymd_opt(year, 2, 29).is_some();
+    let this_year = today.year();
+    let named = words
+        .iter()
+        .find_map(|w| w.parse::<i32>().ok().filter(|y| (1583..=9999).contains(y)));
+    let answer = match named {
+        Some(year) => {
+            let (is, was) = match (year < this_year, is_leap(year)) {
+                (true, true) => ("was", "Yes"),
+                (true, false) => ("was not", "No"),
+                (false, true) => ("is", "Yes"),
+                (false, false) => ("is not", "No"),
+            };
+            format!("{was}, {year} {is} a leap year.")
+        }
+        None if words.iter().any(|w| w == "next") => {
+            let next = (this_year + 1..).find(|y| is_leap(*y))?;
+            format!("The next leap year is {next}.")
+        }
+        None if words.iter().any(|w| w == "this") => match is_leap(this_year) {
+            true => format!("Yes, {this_year} is a leap year."),
+            false => format!("No, {this_year} is not a leap year."),
+        },
+        None => return None,
+    };
+    Some(CalendarAnswer {
+        answer,
+        days: None,
+        date: None,
+        weekday: None,
+        time: None,
     })
 }
 
@@ -614,6 +673,50 @@ mod tests {
         assert_eq!(
             ask("in 10 days").answer,
             "In 10 days it will be Saturday 5 December 2026."
+        );
+    }
+
+    #[test]
+    fn leap_years() {
+        assert_eq!(
+            ask("Is 2028 a leap year?").answer,
+            "Yes, 2028 is a leap year."
+        );
+        assert_eq!(
+            ask("Was 1900 a leap year?").answer,
+            "No, 1900 was not a leap year."
+        );
+        assert_eq!(
+            ask("Was 2000 a leap year?").answer,
+            "Yes, 2000 was a leap year."
+        );
+        assert_eq!(
+            ask("Is 2027 a leap year?").answer,
+            "No, 2027 is not a leap year."
+        );
+        assert_eq!(
+            ask("When is the next leap year?").answer,
+            "The next leap year is 2028."
+        );
+        assert_eq!(
+            ask("Is this year a leap year?").answer,
+            "No, 2026 is not a leap year."
+        );
+    }
+
+    #[test]
+    fn an_amount_over_a_time_is_not_a_date_question() {
+        let now = now();
+        for question in [
+            "I walk 4 kilometers a day. How far do I walk in a week?",
+            "I drink 2 liters of water a day. How much is that in a week?",
+            "If I save 5 dollars per day, how much will I have in 30 days?",
+        ] {
+            assert!(answer(question, now).is_err(), "{question}");
+        }
+        assert_eq!(
+            ask("What day is it in a week?").weekday.as_deref(),
+            Some("Wednesday")
         );
     }
 

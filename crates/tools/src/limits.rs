@@ -16,6 +16,7 @@ const TOPICS: &[(&[&str], &str)] = &[
     (
         &[
             "weather", "forecast", "rain", "raining", "snow", "snowing", "sunny", "humidity",
+            "umbrella",
         ],
         "check the weather",
     ),
@@ -83,6 +84,25 @@ const SPORTS: &[&str] = &[
 /// conversion.
 const NOW_OUTSIDE: &[&str] = &["outside", "today", "tomorrow", "now", "tonight"];
 
+/// What to wear against the weather, and how it feels outside: beside a
+/// word of [`NOW_OUTSIDE`], a question about today's weather ("Do I need a
+/// jacket today?", "Is it cold outside?").
+const DRESSED_OR_FELT: &[&str] = &[
+    "jacket",
+    "coat",
+    "sweater",
+    "scarf",
+    "gloves",
+    "sunscreen",
+    "cold",
+    "hot",
+    "warm",
+    "chilly",
+    "windy",
+    "freezing",
+    "humid",
+];
+
 /// The tools of the `limits` toolbox: `unavailable`.
 pub fn tools() -> Vec<Arc<dyn Tool>> {
     vec![typed_tool(
@@ -136,7 +156,9 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .find(|w| !POLITE.contains(w))
         .copied()
         .unwrap_or("");
-    let weather_now = has("temperature") && NOW_OUTSIDE.iter().any(|w| has(w));
+    let now_outside = NOW_OUTSIDE.iter().any(|w| has(w));
+    let weather_now =
+        now_outside && (has("temperature") || (!numbers && DRESSED_OR_FELT.iter().any(|w| has(w))));
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
     let sports = ["score", "scores", "won", "win", "result"]
         .iter()
@@ -202,6 +224,9 @@ mod tests {
         for (request, what) in [
             ("What's the weather like today?", "check the weather"),
             ("Will it rain tomorrow?", "check the weather"),
+            ("Do I need an umbrella today?", "check the weather"),
+            ("Should I wear a jacket tomorrow?", "check the weather"),
+            ("Is it cold outside?", "check the weather"),
             (
                 "What's the temperature outside right now?",
                 "check the weather",
@@ -260,6 +285,9 @@ mod tests {
             "How many cups of stock go into a risotto?",
             "Four friends split a 96 dollar restaurant bill. How much does each pay?",
             "What day of the week is it on the calendar?",
+            "Is it cold in Antarctica?",
+            "How long does a hot dog take to grill?",
+            "If it is 5 degrees colder today than the 20 degrees of yesterday, how cold is it now?",
             "John drives for 3 hours at 60 mph, then spends 2 hours in standstill traffic on \
              his way home and 1 more hour at 30 mph. How far is he from home?",
         ] {

@@ -34,6 +34,21 @@ static QUESTION_START: LazyLock<Regex> = LazyLock::new(|| {
 static AND_A_HALF: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(\d+)\s+and\s+a\s+half\b").expect("a valid regex"));
 
+/// `an hour and a half`, `a cup and a half`: 1.5 of the unit.
+static ONE_AND_A_HALF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a|an|one)\s+([a-z]+)\s+and\s+a\s+half\b").expect("a valid regex")
+});
+
+/// A unit's name for more than one of it: `foot` → `feet`, `hour` → `hours`.
+fn plural_unit(unit: &str) -> String {
+    match unit.to_lowercase().as_str() {
+        "foot" => "feet".into(),
+        "inch" => "inches".into(),
+        lower if lower.ends_with('s') => unit.to_string(),
+        _ => format!("{unit}s"),
+    }
+}
+
 /// An amount that is a fraction of a unit: `a quarter cup`, `three
 /// quarters of a cup`, `a third of a mile`.
 static FRACTION_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
@@ -96,6 +111,9 @@ static HOW_MANY_IS: LazyLock<Regex> = LazyLock::new(|| {
 pub fn conversion(text: &str) -> Option<Conversion> {
     let text = text.trim().trim_end_matches(['?', '.', '!']);
     let text = AND_A_HALF.replace_all(text, "$1.5");
+    let text = ONE_AND_A_HALF.replace_all(&text, |found: &Captures| {
+        format!("1.5 {}", plural_unit(&found[1]))
+    });
     let text = FRACTION_AMOUNT.replace_all(&text, |found: &Captures| {
         let parts = found.get(1).map_or(Some(1), |n| numerator(n.as_str()));
         match parts {
@@ -681,6 +699,14 @@ mod tests {
         assert_eq!(
             say("What is 2 and a half hours in minutes?", 150.0),
             "2.5 hours is 150 minutes."
+        );
+        assert_eq!(
+            say("How many minutes are in an hour and a half?", 90.0),
+            "1.5 hours is 90 minutes."
+        );
+        assert_eq!(
+            say("How many inches is a foot and a half?", 18.0),
+            "1.5 feet is 18 inches."
         );
     }
 
