@@ -25,6 +25,19 @@ const FRAMES: [&str; 10] = [
 /// Words that stand for the value asked for before ("that divided by 8").
 const PRONOUNS: [&str; 2] = ["that", "it"];
 
+/// Words a follow-up may start with that go on computing from the value
+/// asked for before ("And plus 40?", "Divided by 3?").
+const OPERATORS: [&str; 8] = [
+    "plus",
+    "minus",
+    "times",
+    "divided",
+    "multiplied",
+    "over",
+    "squared",
+    "cubed",
+];
+
 /// A question that asks for a value: what it asks for.
 static ASKS_VALUE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\s*(?:what\s+is|what's|how\s+much\s+is)\s+(.+?)\s*[?.!]*$")
@@ -45,7 +58,8 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
 }
 
 /// "that" (or "it") in `question` replaced by the value `before` asked
-/// for, in parentheses, and a leading "And" dropped.
+/// for, in parentheses, and a leading "And" dropped; or that value put
+/// before a `question` that starts with an operator ("And plus 40?").
 fn with_value_before(question: &str, before: &str) -> Option<String> {
     let value = ASKS_VALUE.captures(before)?.get(1)?.as_str();
     if !has_numbers(value) {
@@ -56,6 +70,11 @@ fn with_value_before(question: &str, before: &str) -> Option<String> {
         Some(opener) => question[opener.len()..].trim_start(),
         None => question,
     };
+    let first = body.split_whitespace().next()?.to_lowercase();
+    if OPERATORS.contains(&first.as_str()) {
+        let rest = body.trim_end_matches(['?', '.', '!']).trim();
+        return Some(format!("What is ({value}) {rest}?"));
+    }
     let at = PRONOUNS
         .iter()
         .find_map(|p| find_word(body, p).map(|at| (at, p.len())));
@@ -207,6 +226,18 @@ mod tests {
         );
         assert_eq!(
             asked("What is 25 times 4?", "And what is this about?"),
+            None
+        );
+        assert_eq!(
+            asked("What is 15 times 4?", "And plus 40?").as_deref(),
+            Some("What is (15 times 4) plus 40?")
+        );
+        assert_eq!(
+            asked("What's 90 minus 18?", "Divided by 3?").as_deref(),
+            Some("What is (90 minus 18) Divided by 3?")
+        );
+        assert_eq!(
+            asked("What is the capital of France?", "And plus 40?"),
             None
         );
     }

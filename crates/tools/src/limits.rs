@@ -53,11 +53,33 @@ const ACTIONS: &[(&[&str], &str)] = &[
     (&["text", "message", "email", "send"], "send messages"),
     (&["remind", "wake"], "set timers or alarms"),
     (
-        &["turn", "switch", "dim", "lock", "unlock", "open", "close"],
+        &[
+            "turn", "switch", "dim", "lock", "unlock", "open", "close", "start", "activate",
+            "preheat",
+        ],
         "control devices",
     ),
     (&["order", "buy", "book", "reserve"], "order or book things"),
     (&["navigate"], "give directions"),
+];
+
+/// Things in a home that a request may set ("set the thermostat to 21").
+const DEVICES: &[&str] = &[
+    "thermostat",
+    "heating",
+    "heater",
+    "lights",
+    "light",
+    "fan",
+    "tv",
+    "television",
+    "oven",
+    "dishwasher",
+    "washer",
+    "dryer",
+    "blinds",
+    "ac",
+    "aircon",
 ];
 
 /// Words before the verb of a polite request.
@@ -160,6 +182,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let weather_now =
         now_outside && (has("temperature") || (!numbers && DRESSED_OR_FELT.iter().any(|w| has(w))));
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
+    let device = verb == "set" && DEVICES.iter().any(|w| has(w));
     let sports = ["score", "scores", "won", "win", "result"]
         .iter()
         .any(|w| has(w))
@@ -188,6 +211,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .map(|(_, what)| *what)
         .or(weather_now.then_some("check the weather"))
         .or(timer.then_some("set timers or alarms"))
+        .or(device.then_some("control devices"))
         .or(sports.then_some("follow sports"))
         .or(exchange.then_some("check exchange rates"))
         .or((live_price || markets).then_some("check prices or markets"))
@@ -234,6 +258,8 @@ mod tests {
             ("Play some jazz music.", "play music"),
             ("Set a timer for 10 minutes.", "set timers or alarms"),
             ("Turn off the living room lights.", "control devices"),
+            ("Start the dishwasher.", "control devices"),
+            ("Set the thermostat to 21 degrees.", "control devices"),
             ("Call my mom.", "make calls"),
             ("Send a text to John saying I'm late.", "send messages"),
             ("Order me a pizza.", "order or book things"),
@@ -275,6 +301,8 @@ mod tests {
             "Who invented the telephone?",
             "If I buy 3 coffees at 4.50 each, how much do I pay?",
             "How do I set the table?",
+            "How do I start a sourdough starter?",
+            "Set x to 5 and double it.",
             "My test scores were 88, 92 and 79. What's my average?",
             "What's the capital of France?",
             "If a 40 dollar shirt is 25 percent off, what does it cost?",

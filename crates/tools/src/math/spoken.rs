@@ -65,6 +65,10 @@ const PARTS: &str = r"a|an|one|two|three|four|five|six|seven|eight|nine|\d+";
 /// A fraction's word ([`fraction_denominator`] reads it).
 const FRACTION: &str = r"half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?|hundredths?";
 
+/// `minus 40 degrees`, `negative 3 meters`: an amount below zero.
+static BELOW_ZERO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:minus|negative)\s+(\d)").expect("a valid regex"));
+
 /// `half a cup`, `half an hour`.
 static HALF_A: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\bhalf\s+(?:a|an)\s+").expect("a valid regex"));
@@ -125,6 +129,7 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         }
     });
     let text = HALF_A.replace_all(&text, "0.5 ");
+    let text = BELOW_ZERO.replace_all(&text, "-$1");
     let text = QUESTION_START.replace(&text, "");
     let amount = |written: Option<regex::Match>| match written {
         Some(n) => n.as_str().replace(',', "").parse().ok(),
@@ -414,6 +419,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\b(?:divided\s+by|over)\b", "/"),
         (r"(?i)\bplus\b", "+"),
         (r"(?i)\bminus\b", "-"),
+        (r"(?i)\btake\s+away\b", "-"),
         (r"(?i)\bpercent\b", "%"),
         (r"(?i)\bdouble\b", "2 *"),
         (r"(?i)\btriple\b", "3 *"),
@@ -637,6 +643,7 @@ mod tests {
         assert_eq!(read("How much is 48 times 52?"), "48 * 52");
         assert_eq!(read("What a 17 times 23"), "17 * 23");
         assert_eq!(read("Whats 9 minus 4?"), "9 - 4");
+        assert_eq!(read("What is 500 take away 125?"), "500 - 125");
         assert_eq!(read("Add 345, 678 and 912."), "1935");
         assert_eq!(read("What percent is 30 of 120?"), "(30)/(120)*100");
         assert_eq!(read("25% off 88 dollars"), "88*(1-25/100)");
@@ -707,6 +714,10 @@ mod tests {
         assert_eq!(
             say("How many inches is a foot and a half?", 18.0),
             "1.5 feet is 18 inches."
+        );
+        assert_eq!(
+            say("What is minus 40 degrees Celsius in Fahrenheit?", -40.0),
+            "-40 degrees Celsius is -40 degrees Fahrenheit."
         );
     }
 
