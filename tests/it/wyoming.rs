@@ -24,6 +24,27 @@ fn wyoming_python() -> std::path::PathBuf {
     python
 }
 
+/// Runs `tests/it/wyoming/SCRIPT 127.0.0.1 ARGS…` with the venv's Python
+/// against `serve`; what it printed, as JSON. Fails with both sides' errors.
+fn run_client(python: &std::path::Path, script: &str, args: &[&str], serve: &Serve) -> Value {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it/wyoming")
+        .join(script);
+    let client = Command::new(python)
+        .arg(script)
+        .arg("127.0.0.1")
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        client.status.success(),
+        "client: {}\ndaemon: {}",
+        text(&client.stderr),
+        serve.stderr()
+    );
+    serde_json::from_slice(&client.stdout).unwrap()
+}
+
 #[test]
 fn home_assistant_s_client_gets_asr_tts_and_streamed_answers() {
     let python = wyoming_python();
@@ -52,21 +73,12 @@ fn home_assistant_s_client_gets_asr_tts_and_streamed_answers() {
         "{:?}",
         serve.notices
     );
-    let client = Command::new(&python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/it/wyoming/client.py"
-        ))
-        .args(["127.0.0.1", &port.to_string(), question.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        client.status.success(),
-        "client: {}\ndaemon: {}",
-        text(&client.stderr),
-        serve.stderr()
+    let out = run_client(
+        &python,
+        "client.py",
+        &[&port.to_string(), question.to_str().unwrap()],
+        &serve,
     );
-    let out: Value = serde_json::from_slice(&client.stdout).unwrap();
 
     let info = &out["describe"];
     assert_eq!(info["asr_models"], serde_json::json!(["whisper-tiny.en"]));
@@ -294,21 +306,7 @@ fn a_connection_that_stays_hears_its_timers_and_one_that_does_not_is_told() {
         ],
         &[],
     );
-    let client = Command::new(&python)
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/it/wyoming/timers.py"
-        ))
-        .args(["127.0.0.1", &port.to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        client.status.success(),
-        "client: {}\ndaemon: {}",
-        text(&client.stderr),
-        serve.stderr()
-    );
-    let out: Value = serde_json::from_slice(&client.stdout).unwrap();
+    let out = run_client(&python, "timers.py", &[&port.to_string()], &serve);
 
     // One request per connection, as Home Assistant makes them: no one
     // would hear the ring, so no timer is set.
