@@ -234,7 +234,11 @@ async fn serve(stream: TcpStream, peer: SocketAddr, service: Arc<Service>) -> Re
             }
             Next::Begun(begun) => begun,
         };
-        let event = match begun.and(whole_event(&mut read).await) {
+        let whole = match begun {
+            Ok(()) => whole_event(&mut read).await,
+            Err(e) => Err(e),
+        };
+        let event = match whole {
             Ok(Some(event)) => event,
             Ok(None) => return Ok(()),
             Err(e) => {
