@@ -247,7 +247,6 @@ async fn serve(stream: TcpStream, peer: SocketAddr, service: Arc<Service>) -> Re
                 return Err(e.to_string());
             }
         };
-        idle_until = Instant::now() + guard::IDLE;
         let replies = match event.kind.as_str() {
             "describe" => vec![info(&service)],
             "ping" => {
@@ -315,6 +314,7 @@ async fn serve(stream: TcpStream, peer: SocketAddr, service: Arc<Service>) -> Re
                 .await
                 .map_err(|e| e.to_string())?;
         }
+        idle_until = Instant::now() + guard::IDLE;
     }
 }
 
