@@ -14,6 +14,7 @@
 
 mod compound;
 pub mod events;
+mod fact;
 mod first_call;
 pub mod follow_up;
 pub mod grounding;

@@ -598,8 +598,9 @@ impl Run {
     /// words (a string `answer`: the clock, the limits) has answered it,
     /// and the answer is said at once, with no model call, as a voice
     /// assistant's local intents answer before its language model. A
-    /// question that none of them reads and that holds no number is
-    /// answered from what the model knows: the run's calls go to the
+    /// question that none of them reads and that holds no number, or only
+    /// one it asks about ([`super::fact`]), is answered from what the
+    /// model knows: the run's calls go to the
     /// brain's knowledge model ([`loopd_brain::KnowledgeBrain`]), if it
     /// has one. The question is
     /// read once a run: an engine run inside another (Reflexion's ReAct,
@@ -635,7 +636,10 @@ impl Run {
                 return Ok(self.first_of(vec![read]));
             }
         }
-        if self.tools.is_empty() || super::parse::has_numbers(super::question(conversation)) {
+        let question = super::question(conversation);
+        let computes =
+            super::parse::has_numbers(question) && !super::fact::asks_about_a_number(question);
+        if self.tools.is_empty() || computes {
             return Ok(FirstRead::Open);
         }
         self.from_knowledge = true;

@@ -1,0 +1,131 @@
+//! Questions of fact that hold a number ("How many months have 31 days?",
+//! "Who won the World Cup in 2018?"): the number is part of what is asked
+//! about, not something to compute with, so the question is answered from
+//! knowledge like one without numbers. The answer's own numbers are still
+//! checked ([`super::grounding`]): one that needed arithmetic is sent back
+//! to the tools.
+
+use super::parse::{number_words, numbers};
+use super::sentences::sentence_end;
+
+/// Words that ask for a computation, a quantity of money or time, or a
+/// date: a question holding one of them is worked out with the tools.
+const COMPUTES: &str = "\
+    add after ago average before cent cents convert cost costs cube cubed \
+    degrees divide divided dollar dollars double each euro euros every factorial \
+    fewer half late later left less mean median minus next more multiplied \
+    multiply now pay per percent percentage plus pound pounds power price \
+    quarter rate remain root share since split square squared subtract sum take \
+    tax than this times tip today tomorrow total triple twice until will \
+    yesterday";
+
+/// Signs that write arithmetic or money.
+const SIGNS: &[char] = &['%', '$', '€', '£', '+', '*', '/', '=', '^', '×', '÷'];
+
+/// How a question of fact begins.
+const ASKS: &str = "\
+    who what what's whats which when where why name tell is are was were does do \
+    did";
+
+/// Whether `question` asks a fact about something it names with one
+/// number: one sentence, begun as a question of fact ("How" only as "How
+/// many"), with no word or sign of arithmetic, money or dates in it.
+pub(super) fn asks_about_a_number(question: &str) -> bool {
+    let question = question.trim();
+    let given = numbers(question).len() + number_words(question).len();
+    if given != 1 || sentence_end(question).is_some() || question.contains(SIGNS) {
+        return false;
+    }
+    let words: Vec<String> = question
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace('’', "'"))
+        .collect();
+    let begun = match words.as_slice() {
+        [how, many, ..] if how == "how" => many == "many" && counts_what_has_it(&words),
+        [first, ..] => among(ASKS, first),
+        [] => false,
+    };
+    begun && !words.iter().any(|w| among(COMPUTES, w)) && !converts(&words)
+}
+
+/// Whether the words after the number say what to turn it into ("5
+/// kilometers in miles", "3/4 as a percentage").
+fn converts(words: &[String]) -> bool {
+    words
+        .iter()
+        .skip_while(|w| !is_number(w))
+        .any(|w| matches!(w.as_str(), "in" | "into" | "to" | "as"))
+}
+
+/// Whether `word` is one of the space-separated `words`.
+fn among(words: &str, word: &str) -> bool {
+    words.split_whitespace().any(|w| w == word)
+}
+
+fn is_number(word: &String) -> bool {
+    word.chars().any(|c| c.is_ascii_digit()) || !number_words(word).is_empty()
+}
+
+/// Whether a "How many" question's number says what the things counted
+/// have ("months have 31 days", "zeros in a million"), not how many
+/// things there are ("wheels do 3 tricycles have", "days in 3 weeks"):
+/// the word before it is a verb of having or an article, or the number is
+/// written into a name ("H2O", "3rd").
+fn counts_what_has_it(words: &[String]) -> bool {
+    let Some(at) = words.iter().position(is_number) else {
+        return false;
+    };
+    let word = &words[at];
+    let named = word.chars().any(|c| c.is_ascii_digit()) && word.chars().any(char::is_alphabetic);
+    let before = at.checked_sub(1).map(|i| words[i].as_str());
+    named
+        || matches!(
+            before,
+            Some("have" | "has" | "had" | "with" | "a" | "an" | "the")
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_named_in_a_question_of_fact_is_asked_about() {
+        for question in [
+            "How many months have 31 days?",
+            "How many zeros are in a million?",
+            "How many planets have 2 moons?",
+            "Who won the World Cup in 2018?",
+            "What is the 3rd planet from the sun?",
+            "What is H2O commonly called?",
+            "When did Apollo 11 land on the moon?",
+        ] {
+            assert!(asks_about_a_number(question), "{question}");
+        }
+    }
+
+    #[test]
+    fn arithmetic_money_dates_and_word_problems_are_not() {
+        for question in [
+            "What is the square of 12?",
+            "How much is 3 dozen eggs?",
+            "What is 17 times 23?",
+            "What's 3/4 as a percentage?",
+            "I sleep 7 hours a night. How many hours is that in a week?",
+            "If I save 50 dollars a week, how much will I have after a year?",
+            "What day is it 10 days from now?",
+            "How far is 5 miles in kilometers?",
+            "How many days until 25 December?",
+            "What is 15% on maybe?",
+            "How many legs do 3 spiders have?",
+            "How many days are in 3 weeks?",
+            "How many days are in three weeks?",
+            "What's 5 kilometers in miles?",
+            "What's 5 factorial?",
+            "Set a timer for 5 minutes.",
+        ] {
+            assert!(!asks_about_a_number(question), "{question}");
+        }
+    }
+}
