@@ -3,9 +3,11 @@
 
 use crate::common;
 use crate::common::engines::{run, run_with, test_tools, with_budget};
-use loopd::brain::{Role, ScriptedBrain};
-use loopd::engine::{Budget, LoopEvent};
+use loopd::brain::{GenerateOptions, Message, Role, ScriptedBrain};
+use loopd::engine::{self, Budget, LoopEvent, LoopRequest, Settings};
+use loopd::tools::Toolset;
 use serde_json::json;
+use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 #[test]
@@ -373,6 +375,46 @@ fn periodic_validation_can_change_the_approach() {
         .any(|e| matches!(e, LoopEvent::Reflection { text } if text == "look it up instead")));
     assert_eq!(r.outcome.stats.format_errors, 0);
     assert!(!r.spoken().contains("ON_TRACK"));
+}
+
+#[test]
+fn a_timer_is_set_only_with_numbers_the_user_said() {
+    use loopd::tools::{timers::Timers, ToolConfig};
+    let timers = Timers::open(None, Some("UTC".into()));
+    let config = ToolConfig {
+        timers: Some(timers.clone()),
+        caller: Some("me".into()),
+        ..ToolConfig::default()
+    };
+    let brain = Arc::new(ScriptedBrain::new([
+        "Thought: I need the players.\nAction: timer\nAction Input: \
+         {\"request\": \"set a timer for 10 minutes, wake me up at 7 am\"}",
+        "Thought: I know.\nFINAL_ANSWER: A soccer team has eleven players on the field.",
+    ]));
+    let tools = Toolset::named(&["math", "clock", "timers"], &config).unwrap();
+    let (outcome, _) = common::engines::drive(LoopRequest {
+        engine: engine::build("react", &Settings::new()).unwrap(),
+        conversation: vec![Message::user(
+            "How many players are on the field for 1 soccer team?",
+        )],
+        brain: brain.clone(),
+        tools: Arc::new(tools),
+        budget: Budget::default(),
+        options: GenerateOptions::default(),
+        cancel: CancellationToken::new(),
+        events: None,
+        session: None,
+        hold: None,
+    });
+    let call = &outcome.stats.tool_calls[0];
+    assert_eq!(call.name, "timer", "{outcome:#?}");
+    assert!(call.is_error, "{call:#?}");
+    assert!(call.result.contains("10, 7"), "{call:#?}");
+    assert!(timers.of("me").is_empty(), "{:?}", timers.of("me"));
+    assert_eq!(
+        outcome.answer,
+        "A soccer team has eleven players on the field."
+    );
 }
 
 #[test]

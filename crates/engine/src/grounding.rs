@@ -253,9 +253,21 @@ impl Sources {
     /// said or a tool found, so a model cannot pass its own guess to a tool
     /// and get it back as a result.
     pub fn ungrounded_input(&self, arguments: &str) -> Vec<String> {
+        self.unsourced(arguments, &KNOWN)
+    }
+
+    /// The numbers of the arguments of a call that would change something
+    /// (a timer set or cancelled) no source gives, the numbers everyone
+    /// knows included: what is set must be what was asked for, not a
+    /// number the model took from a tool's description.
+    pub fn ungrounded_change(&self, arguments: &str) -> Vec<String> {
+        self.unsourced(arguments, &[])
+    }
+
+    fn unsourced(&self, arguments: &str, known: &[f64]) -> Vec<String> {
         let mut missing: Vec<String> = Vec::new();
         for number in numbers(arguments) {
-            let known = KNOWN.contains(&number.value.abs());
+            let known = known.contains(&number.value.abs());
             if !known && !self.gives(number) {
                 let written = said(number);
                 if !missing.contains(&written) {

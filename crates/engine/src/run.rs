@@ -729,17 +729,28 @@ impl Run {
     }
 
     /// Runs a tool call: its numbers' provenance checked (with grounding
-    /// on), its arguments validated, the tool run off the async threads,
+    /// on; for a request in words that would change something, such as a
+    /// timer, without the numbers everyone knows), its arguments validated, the tool run off the async threads,
     /// cancellation and the deadline interrupting it.
     async fn attempt(&mut self, name: &str, arguments: &Value) -> Attempt {
         let started = Instant::now();
+        let prepared = self.tools.prepare(name, arguments);
+        let invalid = prepared.is_err();
+        let changes_things = prepared
+            .as_ref()
+            .is_ok_and(|tool| tool.changes_things(arguments));
+        let sets_what_was_said = changes_things
+            && prepared
+                .as_ref()
+                .is_ok_and(|tool| tool.spec().question_argument().is_some());
         let guessed = self
             .grounding
             .as_ref()
-            .map(|sources| sources.ungrounded_input(&arguments.to_string()))
+            .map(|sources| match sets_what_was_said {
+                true => sources.ungrounded_change(&arguments.to_string()),
+                false => sources.ungrounded_input(&arguments.to_string()),
+            })
             .unwrap_or_default();
-        let prepared = self.tools.prepare(name, arguments);
-        let invalid = prepared.is_err();
         let prepared = match prepared {
             Ok(_) if !guessed.is_empty() => Err(ToolError::Failed(
                 super::fill(GUESSED_INPUT, &[("numbers", &guessed.join(", "))])
@@ -748,9 +759,6 @@ impl Run {
             )),
             prepared => prepared,
         };
-        let changes_things = prepared
-            .as_ref()
-            .is_ok_and(|tool| tool.changes_things(arguments));
         if let Some(halt) = self.until_released(changes_things).await {
             return Attempt {
                 result: Err(ToolError::Failed(halt.reason.clone())),
