@@ -276,7 +276,20 @@ fn days_in_month(words: &[String], today: NaiveDate) -> Option<CalendarAnswer> {
         .filter(|w| {
             !matches!(
                 *w,
-                "are" | "is" | "there" | "in" | "does" | "the" | "month" | "of" | "have" | "has"
+                "are"
+                    | "is"
+                    | "was"
+                    | "were"
+                    | "there"
+                    | "in"
+                    | "does"
+                    | "did"
+                    | "the"
+                    | "month"
+                    | "of"
+                    | "have"
+                    | "has"
+                    | "had"
             )
         })
         .collect();
@@ -302,7 +315,10 @@ fn days_in_month(words: &[String], today: NaiveDate) -> Option<CalendarAnswer> {
     let next = first.checked_add_months(chrono::Months::new(1))?;
     let days = (next - first).num_days();
     Some(CalendarAnswer {
-        answer: format!("{} {year} has {days} days.", first.format("%B")),
+        answer: match next <= today.with_day(1).unwrap_or(today) {
+            true => format!("{} {year} had {days} days.", first.format("%B")),
+            false => format!("{} {year} has {days} days.", first.format("%B")),
+        },
         days: Some(days),
         date: Some(first.format("%Y-%m-%d").to_string()),
         weekday: None,
@@ -460,20 +476,32 @@ fn time_plus(words: &[String], found: &[(usize, Moment)]) -> Option<CalendarAnsw
     })?;
     let mut minutes = 0i64;
     let mut any = false;
-    for pair in words.windows(2) {
-        let n = match pair[0].as_str() {
-            "a" | "an" | "one" => 1.0,
-            "half" => 0.5,
+    let word = |i: usize| words.get(i).map_or("", String::as_str);
+    let and_a_half = |i: usize| word(i) == "and" && word(i + 1) == "a" && word(i + 2) == "half";
+    for i in 0..words.len() {
+        let mut n = match word(i) {
+            "a" | "an" | "one" if word(i.wrapping_sub(1)) != "half" => 1.0,
+            "half" if !and_a_half(i.wrapping_sub(2)) => 0.5,
             other => match other.parse::<f64>() {
                 Ok(n) if n.is_finite() && n.abs() <= 10_000.0 => n,
                 _ => continue,
             },
         };
-        let per = match pair[1].trim_end_matches('s') {
+        let mut unit = i + 1;
+        if n == 0.5 && matches!(word(unit), "a" | "an") {
+            unit += 1;
+        } else if and_a_half(unit) {
+            n += 0.5;
+            unit += 3;
+        }
+        let per = match word(unit).trim_end_matches('s') {
             "hour" | "hr" => 60.0,
             "minute" | "min" => 1.0,
             _ => continue,
         };
+        if n >= 1.0 && and_a_half(unit + 1) {
+            n += 0.5;
+        }
         minutes += (n * per).round() as i64;
         any = true;
     }
@@ -583,6 +611,10 @@ mod tests {
         assert_eq!(february.days, Some(29));
         assert_eq!(february.answer, "February 2028 has 29 days.");
         assert_eq!(ask("how many days does April have").days, Some(30));
+        assert_eq!(
+            ask("How many days did February 2000 have?").answer,
+            "February 2000 had 29 days."
+        );
         assert_eq!(
             ask("How many days are there in February?").answer,
             "February 2027 has 28 days."
@@ -730,6 +762,23 @@ mod tests {
             "2 hours 15 minutes after 7:30 in the evening it is 9:45 in the evening."
         );
         assert_eq!(ask("11 pm plus 90 minutes").time.as_deref(), Some("00:30"));
+        for (asked, end) in [
+            (
+                "I put the roast in at 5:20 pm and it needs an hour and a half. When is it done?",
+                "18:50",
+            ),
+            (
+                "The bus leaves at 8:15 am and takes 2 and a half hours. When does it arrive?",
+                "10:45",
+            ),
+            ("It is 6 pm. What time is it in half an hour?", "18:30"),
+            (
+                "Dinner is at 7 pm and lasts a half hour. When is it over?",
+                "19:30",
+            ),
+        ] {
+            assert_eq!(ask(asked).time.as_deref(), Some(end), "{asked}");
+        }
     }
 
     #[test]

@@ -183,10 +183,15 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         now_outside && (has("temperature") || (!numbers && DRESSED_OR_FELT.iter().any(|w| has(w))));
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
     let device = verb == "set" && DEVICES.iter().any(|w| has(w));
-    let sports = ["score", "scores", "won", "win", "result"]
+    let result = [
+        "score", "scores", "won", "win", "winning", "losing", "leading", "result",
+    ]
+    .iter()
+    .any(|w| has(w));
+    let live = ["now", "currently", "live", "tonight", "today"]
         .iter()
-        .any(|w| has(w))
-        && SPORTS.iter().any(|w| has(w));
+        .any(|w| has(w));
+    let sports = (result || live) && SPORTS.iter().any(|w| has(w));
     let places = !numbers
         && (has("nearby") || has("restaurant") || has("restaurants") || (has("near") && has("me")));
     let plans = super::calendar::PERSONAL.iter().any(|w| has(w)) && (has("my") || has("i"));
@@ -271,6 +276,11 @@ mod tests {
                 "check prices or markets",
             ),
             ("What's on my calendar today?", "read your calendar"),
+            (
+                "Who's winning the tennis match at Wimbledon right now?",
+                "follow sports",
+            ),
+            ("Is there a football game on tonight?", "follow sports"),
             ("When is sunset today?", "tell sunrise or sunset times"),
             (
                 "What's the stock price of Apple?",
@@ -314,6 +324,8 @@ mod tests {
             "Four friends split a 96 dollar restaurant bill. How much does each pay?",
             "What day of the week is it on the calendar?",
             "Is it cold in Antarctica?",
+            "Which country hosted the 2014 FIFA World Cup?",
+            "How many players are on a soccer team?",
             "How long does a hot dog take to grill?",
             "If it is 5 degrees colder today than the 20 degrees of yesterday, how cold is it now?",
             "John drives for 3 hours at 60 mph, then spends 2 hours in standstill traffic on \

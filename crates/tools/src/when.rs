@@ -286,14 +286,54 @@ fn month(word: &str) -> Option<u32> {
     })
 }
 
-/// `25`, `25th`, `1st`, `2nd`, `3rd`.
+/// `25`, `25th`, `1st`, `2nd`, `3rd`, `first`, `twenty-fifth`.
 fn ordinal(word: &str) -> Option<u32> {
+    if let Some(day) = ordinal_word(word) {
+        return Some(day);
+    }
     let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let suffix = &word[digits.len()..];
     if !matches!(suffix, "" | "st" | "nd" | "rd" | "th") {
         return None;
     }
     digits.parse().ok().filter(|d| (1..=31).contains(d))
+}
+
+/// A day of the month as an ordinal in words: `first`, `twelfth`,
+/// `twenty-first`, `thirtieth`.
+fn ordinal_word(word: &str) -> Option<u32> {
+    const ORDINALS: [&str; 19] = [
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "fifth",
+        "sixth",
+        "seventh",
+        "eighth",
+        "ninth",
+        "tenth",
+        "eleventh",
+        "twelfth",
+        "thirteenth",
+        "fourteenth",
+        "fifteenth",
+        "sixteenth",
+        "seventeenth",
+        "eighteenth",
+        "nineteenth",
+    ];
+    let position = |w: &str| ORDINALS.iter().position(|o| *o == w).map(|i| i as u32 + 1);
+    match word {
+        "twentieth" => Some(20),
+        "thirtieth" => Some(30),
+        _ => match word.split_once('-') {
+            Some(("twenty", rest)) => position(rest).filter(|d| *d < 10).map(|d| 20 + d),
+            Some(("thirty", "first")) => Some(31),
+            Some(_) => None,
+            None => position(word),
+        },
+    }
 }
 
 #[cfg(test)]
@@ -365,7 +405,11 @@ mod tests {
         assert_eq!(date("1 March 2024"), ymd(2024, 3, 1));
         assert_eq!(date("March 1"), ymd(2027, 3, 1));
         assert_eq!(date("2024-07-04"), ymd(2024, 7, 4));
+        assert_eq!(date("the first of September"), ymd(2027, 9, 1));
+        assert_eq!(date("March twenty-first"), ymd(2027, 3, 21));
+        assert_eq!(date("the thirtieth of December"), ymd(2026, 12, 30));
         assert_eq!(moment("February 30", now()), None);
+        assert_eq!(moment("the second", now()), None);
     }
 
     #[test]

@@ -109,12 +109,52 @@ static HOW_MANY_IS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid regex")
 });
 
+/// `5 foot 10`, `6 feet 2 inches`, `5 ft 4 in`: a height in inches.
+static FEET_AND_INCHES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(\d+)\s*(?:foot|feet|ft)\s+(?:and\s+)?(\d+(?:\.\d+)?)(?:\s*(?:inches|inch|in)\b)?",
+    )
+    .expect("a valid regex")
+});
+
+/// `a 12 ounce can of soda`, `a 2 liter bottle`: the amount, without the
+/// container it comes in.
+static IN_A_CONTAINER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a|an)\s+(\d+(?:\.\d+)?)[\s-]*([a-z]+)\s+(?:can|bottle|glass|carton|jar|bag|box|pack|jug|mug|tub|tin|package)\b")
+        .expect("a valid regex")
+});
+
+/// `How many pounds is that?`, `What's that in miles?`: a question about
+/// an amount given in the sentence before.
+static THAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(.*\D)(-?\d+(?:\.\d+)?)\s*([a-z]+(?:\s+(?:fahrenheit|celsius))?)\b[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z ]+?)\s+(?:is|are)\s+that|(?:what|how\s+much)(?:\s+is|'s)\s+that\s+in\s+([a-z ]+?))\s*$")
+        .expect("a valid regex")
+});
+
 /// The conversion `text` asks for, if it is one: an amount in a unit to
 /// another unit, as written (`3 m in ft`) or asked (`How many cups are in
-/// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`).
+/// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
+/// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
     let text = text.trim().trim_end_matches(['?', '.', '!']);
-    let text = AND_A_HALF.replace_all(text, "$1.5");
+    if let Some(found) = THAT.captures(text) {
+        let digits = crate::numbers::in_digits(text);
+        let given = digits
+            .split(char::is_whitespace)
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+        if given.count() != 1 {
+            return None;
+        }
+        let to = found.get(4).or(found.get(5))?.as_str();
+        return conversion(&format!("{} {} in {to}", &found[2], &found[3]));
+    }
+    let text = FEET_AND_INCHES.replace_all(text, |found: &Captures| {
+        let feet: f64 = found[1].parse().unwrap_or(0.0);
+        let inches: f64 = found[2].parse().unwrap_or(0.0);
+        format!("{} inches", feet * 12.0 + inches)
+    });
+    let text = IN_A_CONTAINER.replace_all(&text, "$1 $2");
+    let text = AND_A_HALF.replace_all(&text, "$1.5");
     let text = ONE_AND_A_HALF.replace_all(&text, |found: &Captures| {
         format!("1.5 {}", plural_unit(&found[1]))
     });
@@ -273,6 +313,10 @@ fn singular(unit: &str) -> String {
 /// A unit as named in a question, without the words around it
 /// (`the`, `of`, `are there`).
 fn unit_words(text: &str) -> String {
+    let text = match text.to_ascii_lowercase().find(" of ") {
+        Some(at) if at > 0 => &text[..at],
+        _ => text,
+    };
     text.split_whitespace()
         .filter(|w| {
             !matches!(
@@ -301,7 +345,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         ),
         (r"(?i)^\s*(?:the|a|an)\s+", ""),
         (
-            r"(?i)\b(average|mean|median|sum|total|range|biggest|largest|highest|maximum|max|smallest|lowest|minimum|min)\s+(?:number\s+|value\s+)?(?:of\s+|in\s+|among\s+|these:?\s*|of\s+these:?\s*)((?:-?[\d.]+\s*(?:,|and|,\s*and)?\s*)+?)\s*[.?]?\s*$",
+            r"(?i)^\s*(?:which(?:\s+one)?\s+is\s+)?(?:the\s+)?(biggest|largest|highest|greatest|smallest|lowest)(?:\s+(?:number|one|value))?\s*[:,]\s*",
+            "$1 of ",
+        ),
+        (
+            r"(?i)\b(average|mean|median|sum|total|range|biggest|largest|highest|greatest|maximum|max|smallest|lowest|minimum|min)\s+(?:number\s+|value\s+)?(?:of\s+|in\s+|among\s+|these:?\s*|of\s+these:?\s*)((?:-?[\d.]+\s*(?:,|and|or|,\s*(?:and|or))?\s*)+?)\s*[.?]?\s*$",
             "$1($2)",
         ),
         (
@@ -398,7 +446,8 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)([\d.]+)\s*(?:thousand)\b", "$1*1000"),
         (r"(?i)([\d.]+)\s*(?:billion)\b", "$1*1000000000"),
         (r"(\d)\s*,?\s+and\s+(\d)", "$1, $2"),
-        (r"(?i)\b(?:biggest|largest|highest)\s*\(", "max("),
+        (r"(\d)\s*,?\s+or\s+(\d)", "$1, $2"),
+        (r"(?i)\b(?:biggest|largest|highest|greatest)\s*\(", "max("),
         (r"(?i)\b(?:smallest|lowest)\s*\(", "min("),
         (r"(?i)\bsquare\s+root\s+of\s+(-?[\d.]+)", "sqrt($1)"),
         (r"(?i)\bsqrt\s+(-?[\d.]+)", "sqrt($1)"),
@@ -736,6 +785,8 @@ mod tests {
             "86.33333333333333"
         );
         assert_eq!(read("average(max(1, 5), 3)"), "4");
+        assert_eq!(read("Which is the largest: 0.8, 0.75, 0.09 or 0.6?"), "0.8");
+        assert_eq!(read("What is the smallest number, 12, 7 or 9?"), "7");
         assert!(as_arithmetic("mean()", plain)
             .unwrap_err()
             .contains("at least one"));
@@ -824,6 +875,46 @@ mod tests {
         assert_eq!(
             asked("How many minutes are in half an hour?"),
             (0.5, "hour".into(), "minutes".into())
+        );
+        assert_eq!(
+            asked("How many centimeters is 5 foot 10?"),
+            (70.0, "inches".into(), "centimeters".into())
+        );
+        assert_eq!(
+            asked("What is 6 feet 2 inches in meters?"),
+            (74.0, "inches".into(), "meters".into())
+        );
+        assert_eq!(
+            asked("How many liters is half a gallon of milk?"),
+            (0.5, "gallon".into(), "liters".into())
+        );
+        assert_eq!(
+            asked("How many milliliters is a 12 ounce can of soda?"),
+            (12.0, "ounce".into(), "milliliters".into())
+        );
+        assert_eq!(
+            asked("My suitcase weighs 23 kilograms. How many pounds is that?"),
+            (23.0, "kilograms".into(), "pounds".into())
+        );
+        assert_eq!(
+            asked("It's 30 degrees Celsius outside. What's that in Fahrenheit?"),
+            (30.0, "degrees Celsius".into(), "Fahrenheit".into())
+        );
+        assert_eq!(
+            conversion("I sleep 7 hours a night. How many hours is that in a week?"),
+            None
+        );
+        assert_eq!(
+            conversion("I have 3 hours and 45 minutes left. How many minutes is that?"),
+            None
+        );
+        assert_eq!(
+            conversion("I worked 7.5 hours a day for 5 days. How many hours is that?"),
+            None
+        );
+        assert_eq!(
+            conversion("I have three hours and 45 minutes left. How many minutes is that?"),
+            None
         );
         assert_eq!(conversion("17 times 23"), None);
         assert_eq!(
