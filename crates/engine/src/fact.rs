@@ -46,21 +46,42 @@ pub(super) fn asks_about_a_number(question: &str) -> bool {
         [first, ..] => among(ASKS, first),
         [] => false,
     };
-    begun && !words.iter().any(|w| among(COMPUTES, w)) && !converts(&words)
+    let computes = words.iter().enumerate().any(|(i, w)| {
+        among(COMPUTES, w)
+            && !words
+                .get(i + 1)
+                .is_some_and(|next| among(MONEY_ITSELF, next))
+    });
+    begun && !computes && !converts(&words)
 }
 
-/// Whether the words after the number say what to turn it into ("5
-/// kilometers in miles", "3/4 as a percentage").
+/// What makes a currency the name of a thing, not an amount: "the 5
+/// dollar bill", "a pound coin".
+const MONEY_ITSELF: &str = "bill bills note notes coin coins";
+
+/// Whether the words just after a plain number say what to turn it into
+/// ("5 kilometers in miles", "98.6 degrees Fahrenheit in Celsius"); a
+/// number written into a name ("the 9th Symphony with the Ode to Joy")
+/// is not converted.
 fn converts(words: &[String]) -> bool {
-    words
-        .iter()
-        .skip_while(|w| !is_number(w))
-        .any(|w| matches!(w.as_str(), "in" | "into" | "to" | "as"))
+    let Some(at) = words.iter().position(is_number) else {
+        return false;
+    };
+    !named(&words[at])
+        && words[at + 1..]
+            .iter()
+            .take(3)
+            .any(|w| matches!(w.as_str(), "in" | "into" | "to" | "as"))
 }
 
 /// Whether `word` is one of the space-separated `words`.
 fn among(words: &str, word: &str) -> bool {
     words.split_whitespace().any(|w| w == word)
+}
+
+/// A number written into a name: `H2O`, `3rd`, `9th`.
+fn named(word: &str) -> bool {
+    word.chars().any(|c| c.is_ascii_digit()) && word.chars().any(char::is_alphabetic)
 }
 
 fn is_number(word: &String) -> bool {
@@ -76,10 +97,8 @@ fn counts_what_has_it(words: &[String]) -> bool {
     let Some(at) = words.iter().position(is_number) else {
         return false;
     };
-    let word = &words[at];
-    let named = word.chars().any(|c| c.is_ascii_digit()) && word.chars().any(char::is_alphabetic);
     let before = at.checked_sub(1).map(|i| words[i].as_str());
-    named
+    named(&words[at])
         || matches!(
             before,
             Some("have" | "has" | "had" | "with" | "a" | "an" | "the")
@@ -100,6 +119,8 @@ mod tests {
             "What is the 3rd planet from the sun?",
             "What is H2O commonly called?",
             "When did Apollo 11 land on the moon?",
+            "Who composed the 9th Symphony with the Ode to Joy?",
+            "Which president is on the US 5 dollar bill?",
         ] {
             assert!(asks_about_a_number(question), "{question}");
         }
@@ -110,6 +131,7 @@ mod tests {
         for question in [
             "What is the square of 12?",
             "How much is 3 dozen eggs?",
+            "How many dollars is 5 euros?",
             "What is 17 times 23?",
             "What's 3/4 as a percentage?",
             "I sleep 7 hours a night. How many hours is that in a week?",

@@ -94,8 +94,10 @@ fn framed(question: &str, before: &str) -> Option<String> {
         format!("{} {fragment}", before_body[..at].trim_end())
     } else {
         numbers(words.first()?).first()?;
-        let unit = words.get(1)?.to_lowercase();
-        let (start, end) = amount_before(before_body, &unit)?;
+        let (start, end) = match words.get(1) {
+            Some(unit) => amount_before(before_body, &unit.to_lowercase())?,
+            None => only_amount(before_body)?,
+        };
         format!(
             "{}{}{}",
             &before_body[..start],
@@ -138,6 +140,22 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
         before_ok && after_ok
     })
 }
+
+/// The byte range of the one number written in `text`, when it has only
+/// one ("25" in "What's 25 kilometers in miles"): what a bare number
+/// ("And 42?") takes the place of.
+fn only_amount(text: &str) -> Option<(usize, usize)> {
+    let mut found = AMOUNT.find_iter(text);
+    let amount = found.next()?;
+    found
+        .next()
+        .is_none()
+        .then_some((amount.start(), amount.end()))
+}
+
+/// A number as written in a question: `25`, `1,500`, `-3.5`.
+static AMOUNT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"-?\d[\d,]*(?:\.\d+)?").expect("a valid regex"));
 
 /// The byte range of the number written just before the word `unit` in
 /// `text` ("10 miles" for `miles`).
@@ -205,6 +223,11 @@ mod tests {
             asked("What is 15 percent of 200?", "and 20 percent?").as_deref(),
             Some("What is 20 percent of 200?")
         );
+        assert_eq!(
+            asked("What's 25 kilometers in miles?", "And 42?").as_deref(),
+            Some("What's 42 kilometers in miles?")
+        );
+        assert_eq!(asked("What is 15 percent of 200?", "And 30?"), None);
     }
 
     #[test]
