@@ -17,6 +17,9 @@ const SYSTEM: &str = include_str!("prompts/cot_system.txt");
 const FINAL: &str = include_str!("prompts/cot_final.txt");
 /// A worked problem shown as an earlier turn: the question, `---`, the reply.
 const EXAMPLE: &str = include_str!("prompts/cot_example.txt");
+/// The same, for a problem the user tells about themselves ("I earn …"):
+/// its steps and answer speak to the user as "you".
+const EXAMPLE_YOU: &str = include_str!("prompts/cot_example_you.txt");
 
 /// Chain-of-Thought settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -97,7 +100,11 @@ pub(super) fn messages(conversation: &[Message]) -> Vec<Message> {
 /// The conversation with the worked example as a first exchange after the
 /// system prompt.
 fn with_example(mut messages: Vec<Message>) -> Vec<Message> {
-    if let Some((question, reply)) = EXAMPLE.split_once("\n---\n") {
+    let example = match about_the_user(super::question(&messages)) {
+        true => EXAMPLE_YOU,
+        false => EXAMPLE,
+    };
+    if let Some((question, reply)) = example.split_once("\n---\n") {
         messages.splice(
             1..1,
             [
@@ -107,6 +114,17 @@ fn with_example(mut messages: Vec<Message>) -> Vec<Message> {
         );
     }
     messages
+}
+
+/// Whether `question` tells of the one asking: "I", "my", "me", "we",
+/// "our", "us".
+fn about_the_user(question: &str) -> bool {
+    question.split(|c: char| !c.is_alphabetic()).any(|w| {
+        matches!(
+            w.to_lowercase().as_str(),
+            "i" | "my" | "me" | "we" | "our" | "us"
+        )
+    })
 }
 
 /// After a reply the token limit cut off: the answer alone, on one line.
@@ -146,4 +164,25 @@ fn speak_raw(run: &mut Run, text: &str) -> String {
     let answer = text.trim().to_string();
     run.say(&answer);
     answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_speaks_as_the_problem_does() {
+        let example = |question: &str| {
+            with_example(vec![Message::user(question)])[1]
+                .content
+                .clone()
+        };
+        assert!(
+            example("I have 24 cookies and give away 9. How many are left?").starts_with("I bake")
+        );
+        assert!(
+            example("A car travels 180 miles in 3 hours. What is its speed?")
+                .starts_with("A baker")
+        );
+    }
 }

@@ -32,6 +32,10 @@ static LONG_DECIMAL: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^-?(?:\d{1,3}(?:,\d{3})+|\d+)\.(?:\d{3,}|0+)$").expect("a valid regex")
 });
 
+/// An amount of money with one decimal (`$0.7`), said with two.
+static MONEY_ONE_DECIMAL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^[$€£]-?\d[\d,]*\.\d$").expect("a valid regex"));
+
 static UNSAYABLE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (
@@ -197,6 +201,9 @@ fn said_core(core: &str) -> Option<String> {
     if let Some(found) = CLOCK_WITH_SECONDS.captures(core) {
         return Some(format!("{}:{}", &found[1], &found[2]));
     }
+    if MONEY_ONE_DECIMAL.is_match(core) {
+        return Some(format!("{core}0"));
+    }
     if LONG_DECIMAL.is_match(core) {
         let value: f64 = core.replace(',', "").parse().ok()?;
         return Some(round_as_said(value));
@@ -348,6 +355,10 @@ mod tests {
             "7 cubed is 343, not 343."
         );
         assert_eq!(rewrite("Paid 1,200.0 and 2.50"), "Paid 1200 and 2.50");
+        assert_eq!(
+            rewrite("Each soda costs $0.7, each egg €1.5."),
+            "Each soda costs $0.70, each egg €1.50."
+        );
     }
 
     #[test]

@@ -32,11 +32,32 @@ pub(super) fn can_work(run: &Run) -> bool {
 }
 
 /// Whether `question` is a word problem: two numbers or more to work
-/// with, given in sentences before the question or in a long one.
+/// with, given in sentences before the question or in a long one, or one
+/// number given before a question that counts over a period ("every 8
+/// hours. How many pills is that in a week?"), whose other number is the
+/// period's length.
 pub(super) fn is_word_problem(question: &str) -> bool {
     let given = numbers(question).len() + parse::number_words(question).len();
-    let told_first = sentence_end(question.trim()).is_some();
-    given >= 2 && (told_first || question.split_whitespace().count() >= MIN_WORDS)
+    let question = question.trim();
+    let told_first = sentence_end(question).is_some();
+    let long = question.split_whitespace().count() >= MIN_WORDS;
+    let over_a_period = told_first && given == 1 && asked_over_a_period(question);
+    (given >= 2 && (told_first || long)) || over_a_period
+}
+
+/// Whether the last sentence of `question` asks about "a week", "a year",
+/// "a month" or "a day" (an amount over it).
+fn asked_over_a_period(question: &str) -> bool {
+    let mut rest = question;
+    while let Some(end) = sentence_end(rest) {
+        rest = &rest[end..];
+    }
+    let asked = rest.to_lowercase();
+    [
+        "a week", "a year", "a month", "a day", "one week", "one year",
+    ]
+    .iter()
+    .any(|period| asked.contains(period))
 }
 
 /// Solves the conversation's question a step a line, each step's
@@ -152,6 +173,10 @@ mod tests {
         assert!(is_word_problem(
             "If a train leaves at 3 and travels for 4 hours at 60 miles an hour, how far does it go?"
         ));
+        assert!(is_word_problem(
+            "I have to take a pill every 8 hours. How many pills is that in a week?"
+        ));
+        assert!(!is_word_problem("How many hours are in a week?"));
         assert!(!is_word_problem("What is 17 times 23?"));
         assert!(!is_word_problem(
             "How much is a 15% tip on a 62 dollar bill?"
