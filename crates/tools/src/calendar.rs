@@ -62,7 +62,8 @@ enum Asked {
 
 /// Answers `question` as of `now`; `Err` says what could not be read.
 pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnswer, String> {
-    let words = words(question);
+    let said = crate::numbers::in_digits(&crate::numbers::years_in_digits(question));
+    let words = words(&said);
     let names_a_date = words
         .iter()
         .any(|w| w.chars().any(|c| c.is_ascii_digit()) || w.parse::<chrono::Month>().is_ok());
@@ -508,6 +509,24 @@ fn time_plus(words: &[String], found: &[(usize, Moment)]) -> Option<CalendarAnsw
     if !any {
         return None;
     }
+    let has = |word: &str| words.iter().any(|w| w == word);
+    let leaving = (has("leave") || has("go") || has("start"))
+        && (has("should") || has("need") || has("must") || has("have"));
+    if leaving {
+        let leave = start.checked_sub_signed(TimeDelta::try_minutes(minutes)?)?;
+        return Some(CalendarAnswer {
+            answer: format!(
+                "Leave at {}, {} before {}.",
+                super::clock::spoken_time(leave.hour(), leave.minute()),
+                plural_minutes(minutes),
+                super::clock::spoken_time(start.hour(), start.minute())
+            ),
+            days: None,
+            date: Some(leave.date().format("%Y-%m-%d").to_string()),
+            weekday: Some(leave.date().weekday().to_string()),
+            time: Some(leave.format("%H:%M").to_string()),
+        });
+    }
     let end: NaiveDateTime = start.checked_add_signed(TimeDelta::try_minutes(minutes)?)?;
     let (from, to) = (
         super::clock::spoken_time(start.hour(), start.minute()),
@@ -775,6 +794,11 @@ mod tests {
             (
                 "Dinner is at 7 pm and lasts a half hour. When is it over?",
                 "19:30",
+            ),
+            (
+                "I've got a 2:40 pm train and it takes me 25 minutes to walk to the station. \
+                 What time should I leave?",
+                "14:15",
             ),
         ] {
             assert_eq!(ask(asked).time.as_deref(), Some(end), "{asked}");

@@ -707,7 +707,8 @@ fn asks_time(question: &str) -> Option<Option<String>> {
         && !lower.contains("time zone")
         && !lower.contains("timer")
         && !lower.contains("alarm");
-    if !asks || lower.contains(" days") || lower.contains(" after ") {
+    let spans = [" days", " after ", " minute", " hour"];
+    if !asks || spans.iter().any(|span| lower.contains(span)) {
         return None;
     }
     let place = lower.rsplit_once(" in ").map(|(_, after)| {

@@ -16,7 +16,7 @@ const TOPICS: &[(&[&str], &str)] = &[
     (
         &[
             "weather", "forecast", "rain", "raining", "snow", "snowing", "sunny", "humidity",
-            "umbrella",
+            "umbrella", "pollen", "uv",
         ],
         "check the weather",
     ),
@@ -50,7 +50,12 @@ const CURRENCIES: &[&str] = &[
 const ACTIONS: &[(&[&str], &str)] = &[
     (&["play", "stream"], "play music"),
     (&["call", "phone", "dial", "ring"], "make calls"),
-    (&["text", "message", "email", "send"], "send messages"),
+    (
+        &[
+            "text", "message", "email", "send", "whatsapp", "dm", "tweet",
+        ],
+        "send messages",
+    ),
     (&["remind", "wake"], "set timers or alarms"),
     (
         &[
@@ -192,6 +197,28 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .iter()
         .any(|w| has(w));
     let sports = (result || live) && SPORTS.iter().any(|w| has(w));
+    let vehicle = [
+        "train", "trains", "bus", "buses", "flight", "flights", "ferry",
+    ]
+    .iter()
+    .any(|w| has(w));
+    let schedule = [
+        "times",
+        "schedule",
+        "timetable",
+        "delayed",
+        "departures",
+        "running",
+    ]
+    .iter()
+    .any(|w| has(w));
+    let travel = !numbers && vehicle && schedule;
+    let after_verb = words
+        .iter()
+        .skip_while(|w| POLITE.contains(w))
+        .nth(1)
+        .copied();
+    let message_to = verb == "tell" && !matches!(after_verb, Some("me" | "us") | None);
     let places = !numbers
         && (has("nearby") || has("restaurant") || has("restaurants") || (has("near") && has("me")));
     let plans = super::calendar::PERSONAL.iter().any(|w| has(w)) && (has("my") || has("i"));
@@ -218,6 +245,8 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .or(timer.then_some("set timers or alarms"))
         .or(device.then_some("control devices"))
         .or(sports.then_some("follow sports"))
+        .or(travel.then_some("look up travel times"))
+        .or(message_to.then_some("send messages"))
         .or(exchange.then_some("check exchange rates"))
         .or((live_price || markets).then_some("check prices or markets"))
         .or(places.then_some("look up places"))
@@ -276,6 +305,20 @@ mod tests {
                 "check prices or markets",
             ),
             ("What's on my calendar today?", "read your calendar"),
+            ("What's the pollen count like today?", "check the weather"),
+            (
+                "Could you look up tomorrow's train times to Boston?",
+                "look up travel times",
+            ),
+            (
+                "Is the bus running late this morning?",
+                "look up travel times",
+            ),
+            (
+                "Hey, WhatsApp Maria and tell her I'll be there in ten minutes.",
+                "send messages",
+            ),
+            ("Tell John dinner is ready.", "send messages"),
             (
                 "Who's winning the tennis match at Wimbledon right now?",
                 "follow sports",
@@ -326,6 +369,11 @@ mod tests {
             "Is it cold in Antarctica?",
             "Which country hosted the 2014 FIFA World Cup?",
             "How many players are on a soccer team?",
+            "Tell me a joke.",
+            "Hey, can you tell me what nine hundred minus four hundred is?",
+            "Can you tell me who wrote The Great Gatsby?",
+            "Tell us a story about a dragon.",
+            "A train leaves at 3 pm and travels 2 times as far as the bus. How far does it go?",
             "How long does a hot dog take to grill?",
             "If it is 5 degrees colder today than the 20 degrees of yesterday, how cold is it now?",
             "John drives for 3 hours at 60 mph, then spends 2 hours in standstill traffic on \

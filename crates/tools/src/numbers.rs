@@ -75,6 +75,53 @@ pub fn in_digits(text: &str) -> String {
     out.join(" ")
 }
 
+/// `text` with years said in pairs written in digits: `nineteen
+/// forty-four` → `1944`, `twenty thirty six` → `2036`. Only where a year
+/// is expected: elsewhere the pair may be two numbers.
+pub fn years_in_digits(text: &str) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let century = small(core(words[i])).filter(|n| (10..=20).contains(n));
+        let rest = century.and_then(|_| within_century(&words[i + 1..]));
+        match (century, rest) {
+            (Some(century), Some((year, used))) if core(words[i]) == words[i] => {
+                let last = words[i + used];
+                let tail = &last[last.trim_end_matches(is_mark).len()..];
+                out.push(format!("{}{tail}", century * 100 + year));
+                i += used + 1;
+            }
+            _ => {
+                out.push(words[i].to_string());
+                i += 1;
+            }
+        }
+    }
+    out.join(" ")
+}
+
+/// The second half of a year said in pairs, 10 to 99 (`forty-four`,
+/// `forty four`, `fifteen`), and how many words it took.
+fn within_century(words: &[&str]) -> Option<(u64, usize)> {
+    let first = core(words.first()?).to_ascii_lowercase();
+    if let Some((tens, unit)) = first.split_once('-') {
+        let (tens, unit) = (small(tens)?, small(unit)?);
+        return (tens >= 20 && tens % 10 == 0 && (1..10).contains(&unit))
+            .then_some((tens + unit, 1));
+    }
+    let n = small(&first).filter(|n| *n >= 10)?;
+    let unit = words
+        .get(1)
+        .filter(|_| n >= 20 && core(words[0]) == words[0])
+        .and_then(|w| small(core(w)))
+        .filter(|u| (1..10).contains(u));
+    Some(match unit {
+        Some(unit) => (n + unit, 2),
+        None => (n, 1),
+    })
+}
+
 fn is_mark(c: char) -> bool {
     !c.is_alphanumeric()
 }
@@ -163,6 +210,24 @@ fn kind(n: u64) -> After {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn years_said_in_pairs_are_written_in_digits() {
+        assert_eq!(
+            years_in_digits("Is twenty thirty-six a leap year"),
+            "Is 2036 a leap year"
+        );
+        assert_eq!(
+            years_in_digits("June 6th, nineteen forty four?"),
+            "June 6th, 1944?"
+        );
+        assert_eq!(years_in_digits("in nineteen fifteen."), "in 1915.");
+        assert_eq!(
+            years_in_digits("in twenty five days"),
+            "in twenty five days"
+        );
+        assert_eq!(years_in_digits("nineteen hundred"), "nineteen hundred");
+    }
 
     #[test]
     fn runs_of_number_words_are_written_in_digits() {

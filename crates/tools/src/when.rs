@@ -241,6 +241,12 @@ fn holiday(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
         ["valentines"] | ["valentine"] | ["st", "valentines"] | ["saint", "valentines"] => (2, 14),
         ["independence"] | ["fourth", "july"] | ["4th", "july"] | ["july", "4th"] => (7, 4),
         ["st", "patricks"] | ["saint", "patricks"] => (3, 17),
+        ["april", "fools" | "fool"] => (4, 1),
+        ["earth"] => (4, 22),
+        ["groundhog"] => (2, 2),
+        ["guy", "fawkes"] | ["bonfire", "night"] => (11, 5),
+        ["veterans"] | ["remembrance"] => (11, 11),
+        ["juneteenth"] => (6, 19),
         _ => return None,
     };
     on_or_after(month, day, year, today)
@@ -393,6 +399,8 @@ mod tests {
         assert_eq!(date("christmas 2030"), ymd(2030, 12, 25));
         assert_eq!(date("Christmas this year"), ymd(2026, 12, 25));
         assert_eq!(date("new year's day next year"), ymd(2027, 1, 1));
+        assert_eq!(date("April Fools' Day"), ymd(2027, 4, 1));
+        assert_eq!(date("Earth Day"), ymd(2027, 4, 22));
     }
 
     #[test]

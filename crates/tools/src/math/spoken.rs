@@ -136,6 +136,7 @@ static THAT: LazyLock<Regex> = LazyLock::new(|| {
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
 /// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
+    let text = crate::numbers::in_digits(text);
     let text = text.trim().trim_end_matches(['?', '.', '!']);
     if let Some(found) = THAT.captures(text) {
         let digits = crate::numbers::in_digits(text);
@@ -541,7 +542,10 @@ pub fn as_arithmetic(
                 "quarter" => "0.25",
                 _ => "0.75",
             };
-            format!("({} + {part})", &found[1])
+            match found[1].parse::<f64>() {
+                Ok(whole) => format!("{}", whole + part.parse::<f64>().unwrap_or(0.0)),
+                Err(_) => format!("({} + {part})", &found[1]),
+            }
         })
         .into_owned();
     text = FRACTION_OF
@@ -662,8 +666,12 @@ mod tests {
         );
         assert_eq!(read("Reduce 80 by 25%"), "80*(1-25/100)");
         assert_eq!(read("What's 5 factorial?"), "factorial(5)");
-        assert_eq!(read("What's 1 and a half times 8?"), "(1 + 0.5) * 8");
-        assert_eq!(read("2 and three quarters plus 1"), "(2 + 0.75) + 1");
+        assert_eq!(read("What's 1 and a half times 8?"), "1.5 * 8");
+        assert_eq!(read("2 and three quarters plus 1"), "2.75 + 1");
+        assert_eq!(
+            read("Work out seventeen and a half percent of two hundred"),
+            "17.5 % of 200"
+        );
         assert_eq!(read("What is 5 to the third power?"), "5 ^3");
         assert_eq!(read("6!"), "factorial(6)");
         assert_eq!(
