@@ -54,12 +54,15 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
     let mut asked = conversation.iter().rev().filter(|m| m.role == Role::User);
     let question = asked.next()?.content.trim();
     let before = asked.next()?.content.trim();
-    framed(question, before).or_else(|| with_value_before(question, before))
+    let before = super::heard::request(before).unwrap_or_else(|| before.to_string());
+    framed(question, &before).or_else(|| with_value_before(question, &before))
 }
 
 /// "that" (or "it") in `question` replaced by the value `before` asked
 /// for, in parentheses, and a leading "And" dropped; or that value put
-/// before a `question` that starts with an operator ("And plus 40?").
+/// before a `question` that starts with an operator ("And plus 40?"), or,
+/// when it is the operator of that value, the number after it replaced
+/// ("And times 13?" after "18 times 12").
 fn with_value_before(question: &str, before: &str) -> Option<String> {
     let value = ASKS_VALUE.captures(before)?.get(1)?.as_str();
     if !has_numbers(value) {
@@ -73,6 +76,10 @@ fn with_value_before(question: &str, before: &str) -> Option<String> {
     let first = body.split_whitespace().next()?.to_lowercase();
     if OPERATORS.contains(&first.as_str()) {
         let rest = body.trim_end_matches(['?', '.', '!']).trim();
+        if let Some(head) = up_to_the_same_operator(value, &first) {
+            let operand = rest.split_once(char::is_whitespace)?.1;
+            return Some(format!("What is {head} {operand}?"));
+        }
         return Some(format!("What is ({value}) {rest}?"));
     }
     let at = PRONOUNS
@@ -82,10 +89,24 @@ fn with_value_before(question: &str, before: &str) -> Option<String> {
     Some(format!("{}({value}){}", &body[..at], &body[at + len..]))
 }
 
+/// `value` up to its one operator when that is `operator`: "18 times 12"
+/// then "And times 13?" asks 18 times 13, not (18 times 12) times 13.
+fn up_to_the_same_operator(value: &str, operator: &str) -> Option<String> {
+    let words: Vec<&str> = value.split_whitespace().collect();
+    let mut operators = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| OPERATORS.contains(&w.to_lowercase().as_str()));
+    let (at, word) = operators.next()?;
+    let only = operators.next().is_none();
+    (only && word.eq_ignore_ascii_case(operator)).then(|| words[..=at].join(" "))
+}
+
 /// `question` as a fragment in the frame of `before` (a preposition's
 /// object or an amount in a unit replaced).
 fn framed(question: &str, before: &str) -> Option<String> {
-    let fragment = fragment(question)?;
+    let fragment = loopd_tools::numbers::in_digits(fragment(question)?);
+    let fragment = fragment.as_str();
     let words: Vec<&str> = fragment.split_whitespace().collect();
     let head = words.first()?.to_lowercase();
     let before_body = before.trim_end_matches(['?', '.', '!']);
@@ -112,15 +133,20 @@ fn framed(question: &str, before: &str) -> Option<String> {
 /// The fragment of a follow-up after its opener ("And in London?" gives
 /// "in London"), when it is short.
 fn fragment(question: &str) -> Option<&str> {
-    let lower = question.to_lowercase();
-    let opener = OPENERS.iter().find(|o| {
+    let mut rest = question.trim();
+    let mut opened = false;
+    while let Some(opener) = OPENERS.iter().find(|o| {
+        let lower = rest.to_lowercase();
         lower.starts_with(*o)
             && lower[o.len()..].starts_with(|c: char| c.is_whitespace() || c == ',')
-    })?;
-    let rest = question[opener.len()..]
-        .trim_start_matches(|c: char| c.is_whitespace() || c == ',')
-        .trim_end_matches(['?', '.', '!'])
-        .trim();
+    }) {
+        rest = rest[opener.len()..].trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        opened = true;
+    }
+    if !opened {
+        return None;
+    }
+    let rest = rest.trim_end_matches(['?', '.', '!']).trim();
     let count = rest.split_whitespace().count();
     (1..=MAX_FRAGMENT_WORDS).contains(&count).then_some(rest)
 }
@@ -228,6 +254,18 @@ mod tests {
             Some("What's 42 kilometers in miles?")
         );
         assert_eq!(asked("What is 15 percent of 200?", "And 30?"), None);
+        assert_eq!(
+            asked("Um, what's eighteen times twelve?", "And times thirteen?").as_deref(),
+            Some("What is eighteen times thirteen?")
+        );
+        assert_eq!(
+            asked(
+                "What's 45 degrees Fahrenheit in Celsius?",
+                "And what about sixty?"
+            )
+            .as_deref(),
+            Some("What's 60 degrees Fahrenheit in Celsius?")
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod fact;
 mod first_call;
 pub mod follow_up;
 pub mod grounding;
+mod heard;
 pub mod hold;
 mod id;
 pub mod parse;

@@ -591,7 +591,8 @@ impl Run {
     }
 
     /// Before an engine's own method: offers each question of a compound
-    /// one ([`super::compound`]), or else the question (and, for a short
+    /// one ([`super::compound`]), or else the question (then without what
+    /// was said around the request, [`super::heard`], and, for a short
     /// follow-up, the question it continues, [`super::follow_up`]), word
     /// for word to the tools that read questions in words
     /// ([`Run::read_question`]). A tool whose result holds the answer in
@@ -630,6 +631,7 @@ impl Run {
             }
         }
         let mut asked = vec![super::question(conversation).trim().to_string()];
+        asked.extend(super::heard::request(super::question(conversation)));
         asked.extend(super::follow_up::in_context(conversation));
         for question in asked {
             if let Some(read) = self.read_as_asked(&question).await? {

@@ -1,0 +1,180 @@
+//! A spoken question as the tools that read questions want it: without
+//! what people say around a request ("Um,", "Hey,", "Quick question,",
+//! "Could you please", "I was wondering,", "please") and with an indirect
+//! question put back in order ("can you tell me what time it is in Seoul"
+//! asks "what time is it in Seoul"). Speech recognition writes all of it
+//! down; none of it changes what is asked.
+
+/// What may come before a request, longest first; each is dropped only
+/// as whole words.
+const OPENERS: &[&str] = &[
+    "i was wondering",
+    "quick question",
+    "can you please tell me",
+    "could you please tell me",
+    "can you tell me",
+    "could you tell me",
+    "would you tell me",
+    "do you know",
+    "can you please",
+    "could you please",
+    "would you please",
+    "can you",
+    "could you",
+    "would you",
+    "i wonder",
+    "excuse me",
+    "alright",
+    "please",
+    "sorry",
+    "okay",
+    "hmm",
+    "umm",
+    "uhh",
+    "erm",
+    "hey",
+    "well",
+    "so",
+    "ok",
+    "um",
+    "uh",
+    "er",
+    "oh",
+    "hi",
+];
+
+/// `question` without the words around the request, or `None` when it
+/// has none (or nothing would be left).
+pub fn request(question: &str) -> Option<String> {
+    let mut rest = question.trim();
+    let mut dropped = false;
+    'openers: loop {
+        let lower = rest.to_lowercase();
+        for opener in OPENERS {
+            let whole_word = lower
+                .strip_prefix(opener)
+                .and_then(|after| after.chars().next())
+                .is_some_and(|c| !c.is_alphanumeric() && c != '\'');
+            if whole_word {
+                rest = rest[opener.len()..].trim_start_matches([',', ' ', '.', '!', '-', '…']);
+                dropped = true;
+                continue 'openers;
+            }
+        }
+        break;
+    }
+    let end = rest.trim_end_matches(['?', '.', '!', ' ']);
+    let mark = &rest[end.len()..];
+    let lower_end = end.to_lowercase();
+    let body = match lower_end.strip_suffix(" please") {
+        Some(kept) => {
+            dropped = true;
+            end[..kept.len()].trim_end_matches([',', ' '])
+        }
+        None => end,
+    };
+    let ordered = in_order(body);
+    if (!dropped && ordered.is_none()) || body.is_empty() {
+        return None;
+    }
+    let body = ordered.unwrap_or_else(|| body.to_string());
+    let mark = if mark.trim().is_empty() {
+        "?"
+    } else {
+        mark.trim()
+    };
+    let mut chars = body.chars();
+    let first = chars.next()?.to_uppercase().collect::<String>();
+    Some(format!("{first}{}{mark}", chars.as_str()))
+}
+
+/// An indirect question put back in order: "what time it is in Seoul" →
+/// "what time is it in Seoul", "what 986 minus 499 is" → "what is 986
+/// minus 499".
+fn in_order(body: &str) -> Option<String> {
+    let lower = body.to_lowercase();
+    if !lower.starts_with("what ") {
+        return None;
+    }
+    if let Some(at) = lower.find(" it is") {
+        let after = &lower[at + " it is".len()..];
+        if after.is_empty() || after.starts_with(' ') {
+            return Some(format!(
+                "{} is it{}",
+                &body[..at],
+                &body[at + " it is".len()..]
+            ));
+        }
+    }
+    let asked = lower.strip_suffix(" is")?;
+    Some(format!("What is {}", &body["what ".len()..asked.len()]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_is_said_around_a_request_is_dropped() {
+        for (said, asked) in [
+            (
+                "Um, what's forty-three times seventeen?",
+                "What's forty-three times seventeen?",
+            ),
+            (
+                "Quick question, what is 2,048 divided by 32?",
+                "What is 2,048 divided by 32?",
+            ),
+            (
+                "Okay, uh, what's four to the fifth power?",
+                "What's four to the fifth power?",
+            ),
+            ("So what's 19 squared?", "What's 19 squared?"),
+            (
+                "I was wondering, how many US gallons is 20 liters?",
+                "How many US gallons is 20 liters?",
+            ),
+            (
+                "Could you please work out 7,350 plus 2,968?",
+                "Work out 7,350 plus 2,968?",
+            ),
+            (
+                "Hey, what time is it in Seoul right now",
+                "What time is it in Seoul right now?",
+            ),
+            (
+                "Um, can you start the robot vacuum?",
+                "Start the robot vacuum?",
+            ),
+            ("What's 5 plus 5, please?", "What's 5 plus 5?"),
+        ] {
+            assert_eq!(request(said).as_deref(), Some(asked), "{said}");
+        }
+    }
+
+    #[test]
+    fn indirect_questions_are_put_in_order() {
+        assert_eq!(
+            request("Um, can you tell me what time it is in Buenos Aires?").as_deref(),
+            Some("What time is it in Buenos Aires?")
+        );
+        assert_eq!(
+            request("Hey, can you tell me what nine hundred minus four hundred is?").as_deref(),
+            Some("What is nine hundred minus four hundred?")
+        );
+    }
+
+    #[test]
+    fn plain_requests_and_words_that_start_others_are_left() {
+        for said in [
+            "What is 17 times 23?",
+            "Something to eat?",
+            "Okra is a vegetable?",
+            "Um",
+            "So?",
+            "Hello there",
+        ] {
+            assert_eq!(request(said), None, "{said}");
+        }
+    }
+}
