@@ -344,6 +344,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+is|calculate|compute|work\s+out)\s+",
             "",
         ),
+        (r"(?i)^\s*what\s+(-?\d)", "$1"),
         (r"(?i)^\s*(?:the|a|an)\s+", ""),
         (
             r"(?i)^\s*(?:which(?:\s+one)?\s+is\s+)?(?:the\s+)?(biggest|largest|highest|greatest|smallest|lowest)(?:\s+(?:number|one|value))?\s*[:,]\s*",
@@ -443,6 +444,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)([\d.]+)\s*%\s*off\s+([\d.]+)", "$2*(1-$1/100)"),
         (r"(?i)([\d.]+)\s+percent\s+off\s+([\d.]+)", "$2*(1-$1/100)"),
         (r"(?i)\b(?:tip|tax|discount)\s+on\b", "of"),
+        (r"(?i)(\d)\s*(%|percent)\s+on\b", "$1 $2 of"),
         (r"(?i)([\d.]+)\s*(?:million)\b", "$1*1000000"),
         (r"(?i)([\d.]+)\s*(?:thousand)\b", "$1*1000"),
         (r"(?i)([\d.]+)\s*(?:billion)\b", "$1*1000000000"),
@@ -666,6 +668,8 @@ mod tests {
         );
         assert_eq!(read("Reduce 80 by 25%"), "80*(1-25/100)");
         assert_eq!(read("What's 5 factorial?"), "factorial(5)");
+        assert_eq!(read("What 43 times 17?"), "43 * 17");
+        assert_eq!(read("What's 12% on 450?"), "12 % of 450");
         assert_eq!(read("What's 1 and a half times 8?"), "1.5 * 8");
         assert_eq!(read("2 and three quarters plus 1"), "2.75 + 1");
         assert_eq!(
