@@ -64,7 +64,7 @@ const MONEY_ITSELF: &str = "bill bills note notes coin coins";
 /// number written into a name ("the 9th Symphony with the Ode to Joy")
 /// is not converted.
 fn converts(words: &[String]) -> bool {
-    let Some(at) = words.iter().position(is_number) else {
+    let Some(at) = words.iter().position(|w| is_number(w)) else {
         return false;
     };
     !named(&words[at])
@@ -84,7 +84,7 @@ fn named(word: &str) -> bool {
     word.chars().any(|c| c.is_ascii_digit()) && word.chars().any(char::is_alphabetic)
 }
 
-fn is_number(word: &String) -> bool {
+fn is_number(word: &str) -> bool {
     word.chars().any(|c| c.is_ascii_digit()) || !number_words(word).is_empty()
 }
 
@@ -94,7 +94,7 @@ fn is_number(word: &String) -> bool {
 /// the word before it is a verb of having or an article, or the number is
 /// written into a name ("H2O", "3rd").
 fn counts_what_has_it(words: &[String]) -> bool {
-    let Some(at) = words.iter().position(is_number) else {
+    let Some(at) = words.iter().position(|w| is_number(w)) else {
         return false;
     };
     let before = at.checked_sub(1).map(|i| words[i].as_str());
