@@ -510,7 +510,7 @@ fn time_plus(words: &[String], found: &[(usize, Moment)]) -> Option<CalendarAnsw
         return None;
     }
     let has = |word: &str| words.iter().any(|w| w == word);
-    let leaving = (has("leave") || has("go") || has("start"))
+    let leaving = (has("leave") || has("go") || has("start") || has("get") || has("wake"))
         && (has("should") || has("need") || has("must") || has("have"));
     if leaving {
         let leave = start.checked_sub_signed(TimeDelta::try_minutes(minutes)?)?;
@@ -799,6 +799,11 @@ mod tests {
                 "I've got a 2:40 pm train and it takes me 25 minutes to walk to the station. \
                  What time should I leave?",
                 "14:15",
+            ),
+            (
+                "The school bus comes at 7:50 am and the kids need 35 minutes to get ready. \
+                 What time should they get up?",
+                "07:15",
             ),
         ] {
             assert_eq!(ask(asked).time.as_deref(), Some(end), "{asked}");

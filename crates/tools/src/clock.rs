@@ -699,6 +699,7 @@ fn asks_time(question: &str) -> Option<Option<String>> {
         "the time",
         "time is it",
         "current time",
+        "local time",
         "time now",
         "time in ",
     ]
@@ -711,10 +712,22 @@ fn asks_time(question: &str) -> Option<Option<String>> {
     if !asks || spans.iter().any(|span| lower.contains(span)) {
         return None;
     }
-    let place = lower.rsplit_once(" in ").map(|(_, after)| {
+    let body = lower.trim_end_matches(['?', '.', '!', ' ']);
+    let (before, asked) = match body.rfind(['.', '!', '?']) {
+        Some(end) => (&body[..end], &body[end + 1..]),
+        None => ("", body),
+    };
+    let there = asked.split_whitespace().any(|w| w == "there");
+    let after_in = match asked.rsplit_once(" in ") {
+        Some((_, after)) => Some(after),
+        None if there => before
+            .rsplit_once(" in ")
+            .map(|(_, after)| after.split(['.', '!', '?', ',']).next().unwrap_or(after)),
+        None => None,
+    };
+    let place = after_in.map(|after| {
         after
             .trim()
-            .trim_end_matches(['?', '.', '!'])
             .trim_end_matches(" right now")
             .trim_end_matches(" now")
             .trim()
@@ -852,6 +865,14 @@ mod tests {
             "08:00"
         );
         assert_eq!(ask("What time is it now in Mumbai?")["time"], "17:30");
+        assert_eq!(
+            ask("My son is studying abroad in Madrid. What time is it there now?")["answer"],
+            "It is 2:00 in the afternoon in Madrid, Thursday 4 July."
+        );
+        assert_eq!(
+            ask("Grandma lives in Tokyo. What's the local time there right now?")["time"],
+            "21:00"
+        );
         assert_eq!(ask("London")["time"], "13:00");
         assert_eq!(ask("How many days until Christmas?")["days"], 174);
         assert_eq!(ask("What year is it?")["date"], "2024-07-04");

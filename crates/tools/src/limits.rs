@@ -52,7 +52,7 @@ const ACTIONS: &[(&[&str], &str)] = &[
     (&["call", "phone", "dial", "ring"], "make calls"),
     (
         &[
-            "text", "message", "email", "send", "whatsapp", "dm", "tweet",
+            "text", "message", "email", "send", "whatsapp", "dm", "tweet", "post", "upload",
         ],
         "send messages",
     ),
@@ -64,7 +64,10 @@ const ACTIONS: &[(&[&str], &str)] = &[
         ],
         "control devices",
     ),
-    (&["order", "buy", "book", "reserve"], "order or book things"),
+    (
+        &["order", "reorder", "buy", "purchase", "book", "reserve"],
+        "order or book things",
+    ),
     (&["navigate"], "give directions"),
 ];
 
@@ -319,6 +322,14 @@ mod tests {
                 "send messages",
             ),
             ("Tell John dinner is ready.", "send messages"),
+            (
+                "Post the photo of my apple pie to Facebook.",
+                "send messages",
+            ),
+            (
+                "Reorder the cat food we bought last month.",
+                "order or book things",
+            ),
             (
                 "Who's winning the tennis match at Wimbledon right now?",
                 "follow sports",

@@ -127,7 +127,7 @@ static IN_A_CONTAINER: LazyLock<Regex> = LazyLock::new(|| {
 /// `How many pounds is that?`, `What's that in miles?`: a question about
 /// an amount given in the sentence before.
 static THAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(.*\D)(-?\d+(?:\.\d+)?)\s*([a-z]+(?:\s+(?:fahrenheit|celsius))?)\b[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z ]+?)\s+(?:is|are)\s+that|(?:what|how\s+much)(?:\s+is|'s)\s+that\s+in\s+([a-z ]+?))\s*$")
+    Regex::new(r"(?i)^(.*[^\d.])?(-?\d+(?:\.\d+)?)\s*([a-z]+(?:\s+(?:per\s+[a-z]+|fahrenheit|celsius))?)\b[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z ]+?)\s+(?:is|are)\s+that|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z ]+?))\s*$")
         .expect("a valid regex")
 });
 
@@ -138,6 +138,12 @@ static THAT: LazyLock<Regex> = LazyLock::new(|| {
 pub fn conversion(text: &str) -> Option<Conversion> {
     let text = crate::numbers::in_digits(text);
     let text = text.trim().trim_end_matches(['?', '.', '!']);
+    let text = FEET_AND_INCHES.replace_all(text, |found: &Captures| {
+        let feet: f64 = found[1].parse().unwrap_or(0.0);
+        let inches: f64 = found[2].parse().unwrap_or(0.0);
+        format!("{} inches", feet * 12.0 + inches)
+    });
+    let text = text.as_ref();
     if let Some(found) = THAT.captures(text) {
         let digits = crate::numbers::in_digits(text);
         let given = digits
@@ -149,12 +155,7 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         let to = found.get(4).or(found.get(5))?.as_str();
         return conversion(&format!("{} {} in {to}", &found[2], &found[3]));
     }
-    let text = FEET_AND_INCHES.replace_all(text, |found: &Captures| {
-        let feet: f64 = found[1].parse().unwrap_or(0.0);
-        let inches: f64 = found[2].parse().unwrap_or(0.0);
-        format!("{} inches", feet * 12.0 + inches)
-    });
-    let text = IN_A_CONTAINER.replace_all(&text, "$1 $2");
+    let text = IN_A_CONTAINER.replace_all(text, "$1 $2");
     let text = AND_A_HALF.replace_all(&text, "$1.5");
     let text = ONE_AND_A_HALF.replace_all(&text, |found: &Captures| {
         format!("1.5 {}", plural_unit(&found[1]))
@@ -537,6 +538,9 @@ pub fn as_arithmetic(
         ));
     }
     let mut text = crate::numbers::in_digits(text.trim());
+    if let Some(asked) = percent_of_the_amount_before(&text) {
+        text = asked;
+    }
     text = AND_A_PART
         .replace_all(&text, |found: &Captures| {
             let part = match found[2].to_ascii_lowercase().as_str() {
@@ -586,6 +590,28 @@ pub fn as_arithmetic(
     Ok(THOUSANDS
         .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
         .into_owned())
+}
+
+/// `The bill is 73.40. What's an 18 percent tip?`: a percentage asked of
+/// the one amount the sentence before gives, as arithmetic.
+static PERCENT_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(.*[^\d.])?(\d[\d,]*(?:\.\d+)?)[^.!?]*[.!?]\s+(?:what(?:'s|\s+is|\s+would\s+be)|how\s+much\s+is)\s+(?:an?\s+|the\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(tip|tax|gratuity|discount|off)\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+fn percent_of_the_amount_before(text: &str) -> Option<String> {
+    let found = PERCENT_OF_BEFORE.captures(text)?;
+    let given = DIGIT_RUN
+        .find_iter(found.get(1).map_or("", |m| m.as_str()))
+        .count();
+    if given != 0 {
+        return None;
+    }
+    let (amount, percent) = (found[2].replace(',', ""), &found[3]);
+    Some(match found[4].to_ascii_lowercase().as_str() {
+        "discount" | "off" => format!("{amount}*(1-{percent}/100)"),
+        _ => format!("{amount}*{percent}/100"),
+    })
 }
 
 /// The value of `name(arguments)` for a list function.
@@ -669,6 +695,14 @@ mod tests {
         assert_eq!(read("Reduce 80 by 25%"), "80*(1-25/100)");
         assert_eq!(read("What's 5 factorial?"), "factorial(5)");
         assert_eq!(read("What 43 times 17?"), "43 * 17");
+        assert_eq!(
+            read("We just finished dinner and the bill is 73.40. What's an 18 percent tip?"),
+            "73.40*18/100"
+        );
+        assert_eq!(
+            read("The boots are 120 dollars. What's 40% off?"),
+            "120*(1-40/100)"
+        );
         assert_eq!(read("What's 12% on 450?"), "12 % of 450");
         assert_eq!(read("What's 1 and a half times 8?"), "1.5 * 8");
         assert_eq!(read("2 and three quarters plus 1"), "2.75 + 1");
@@ -911,6 +945,18 @@ mod tests {
         assert_eq!(
             asked("It's 30 degrees Celsius outside. What's that in Fahrenheit?"),
             (30.0, "degrees Celsius".into(), "Fahrenheit".into())
+        );
+        assert_eq!(
+            asked("The nurse said the baby weighs 3.4 kilograms. How many pounds is that?"),
+            (3.4, "kilograms".into(), "pounds".into())
+        );
+        assert_eq!(
+            asked("I'm 5 foot 4. What's that in centimeters?"),
+            (64.0, "inches".into(), "centimeters".into())
+        );
+        assert_eq!(
+            asked("The limit is 130 kilometers per hour. How fast is that in miles per hour?"),
+            (130.0, "kilometers per hour".into(), "miles per hour".into())
         );
         assert_eq!(
             conversion("I sleep 7 hours a night. How many hours is that in a week?"),
