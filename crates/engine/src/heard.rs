@@ -63,6 +63,10 @@ pub fn request(question: &str) -> Option<String> {
         }
         break;
     }
+    if let Some(asked) = after_a_preamble(rest) {
+        rest = asked;
+        dropped = true;
+    }
     let end = rest.trim_end_matches(['?', '.', '!', ' ']);
     let mark = &rest[end.len()..];
     let lower_end = end.to_lowercase();
@@ -87,6 +91,29 @@ pub fn request(question: &str) -> Option<String> {
     let first = chars.next()?.to_uppercase().collect::<String>();
     Some(format!("{first}{}{mark}", chars.as_str()))
 }
+
+/// The question after a clause that only says who asks or why, with no
+/// number in it: "Grandpa wants to know, what's 6 to the power of 4?",
+/// "My son's checking his homework: what's 5003 minus 2468?".
+fn after_a_preamble(text: &str) -> Option<&str> {
+    let lower = text.to_lowercase();
+    let at = lower
+        .match_indices([',', ':'])
+        .map(|(at, _)| at)
+        .find(|&at| {
+            let next = lower[at + 1..].split_whitespace().next().unwrap_or("");
+            let next = next.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+            QUESTION_WORDS.contains(&next)
+        })?;
+    let preamble = &text[..at];
+    let told = preamble.split_whitespace().count() >= 2 && !super::parse::has_numbers(preamble);
+    told.then(|| text[at + 1..].trim_start())
+}
+
+/// How the question after a preamble begins.
+const QUESTION_WORDS: &[&str] = &[
+    "what", "what's", "whats", "how", "which", "who", "when", "where", "why",
+];
 
 /// An indirect question put back in order: "what time it is in Seoul" →
 /// "what time is it in Seoul", "what 986 minus 499 is" → "what is 986
@@ -147,6 +174,14 @@ mod tests {
                 "Start the robot vacuum?",
             ),
             ("What's 5 plus 5, please?", "What's 5 plus 5?"),
+            (
+                "Grandpa wants to know, what's 6 to the power of 4?",
+                "What's 6 to the power of 4?",
+            ),
+            (
+                "My son's checking his homework: what's five thousand and three minus two?",
+                "What's five thousand and three minus two?",
+            ),
         ] {
             assert_eq!(request(said).as_deref(), Some(asked), "{said}");
         }
@@ -173,6 +208,8 @@ mod tests {
             "Um",
             "So?",
             "Hello there",
+            "If I buy 3 coffees at 4.50 each, how much do I pay?",
+            "Which is the largest: 0.8, 0.75 or 0.6?",
         ] {
             assert_eq!(request(said), None, "{said}");
         }
