@@ -360,6 +360,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$2($1)",
         ),
         (r"[?$€£]", ""),
+        (r"\.\s*$", ""),
         (r"(?i)\s*\b(dollars?|euros?|cents|bucks)\b", ""),
         (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+(?:of|out\s+of)\s+(.+?)\s*$", "($1)/($2)*100"),
         (
@@ -695,6 +696,7 @@ mod tests {
         assert_eq!(read("Reduce 80 by 25%"), "80*(1-25/100)");
         assert_eq!(read("What's 5 factorial?"), "factorial(5)");
         assert_eq!(read("What 43 times 17?"), "43 * 17");
+        assert_eq!(read("What's 3.5 times 6.2."), "3.5 * 6.2");
         assert_eq!(
             read("We just finished dinner and the bill is 73.40. What's an 18 percent tip?"),
             "73.40*18/100"
