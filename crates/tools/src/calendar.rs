@@ -60,9 +60,15 @@ enum Asked {
     Date,
 }
 
+/// `at 9.45`: a time of day as speech recognition writes it.
+static CLOCK_WITH_A_POINT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\b(at\s+[0-2]?\d)\.([0-5]\d)\b").expect("a valid regex")
+});
+
 /// Answers `question` as of `now`; `Err` says what could not be read.
 pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnswer, String> {
     let said = crate::numbers::in_digits(&crate::numbers::years_in_digits(question));
+    let said = CLOCK_WITH_A_POINT.replace_all(&said, "$1:$2");
     let words = words(&said);
     let names_a_date = words
         .iter()
@@ -794,6 +800,10 @@ mod tests {
             (
                 "Dinner is at 7 pm and lasts a half hour. When is it over?",
                 "19:30",
+            ),
+            (
+                "The meeting is at 9.45 and runs an hour and twenty minutes. When does it end?",
+                "11:05",
             ),
             (
                 "I've got a 2:40 pm train and it takes me 25 minutes to walk to the station. \

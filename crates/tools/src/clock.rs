@@ -717,7 +717,9 @@ fn asks_time(question: &str) -> Option<Option<String>> {
         Some(end) => (&body[..end], &body[end + 1..]),
         None => ("", body),
     };
-    let there = asked.split_whitespace().any(|w| w == "there");
+    let there = asked
+        .split_whitespace()
+        .any(|w| matches!(w, "there" | "they're" | "their"));
     let after_in = match asked.rsplit_once(" in ") {
         Some((_, after)) => Some(after),
         None if there => before
@@ -870,7 +872,7 @@ mod tests {
             "It is 2:00 in the afternoon in Madrid, Thursday 4 July."
         );
         assert_eq!(
-            ask("Grandma lives in Tokyo. What's the local time there right now?")["time"],
+            ask("Grandma lives in Tokyo. What's the local time they're right now?")["time"],
             "21:00"
         );
         assert_eq!(ask("London")["time"], "13:00");

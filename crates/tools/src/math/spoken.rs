@@ -88,7 +88,7 @@ fn numerator(word: &str) -> Option<u64> {
 /// `3 m in ft`, `26.2 miles to kilometers`.
 static AMOUNT_IN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s*(-?[\d,]*\.?\d+)\s*([a-zµ°/²³ .]+?)\s+(?:in|to|into|as)\s+([a-zµ°/²³ .]+?)\s*$",
+        r"(?i)^\s*(-?[\d,]*\.?\d+)\s*([a-zµ°/²³ .]+?)\s+(?:in|to|into|as|and)\s+([a-zµ°/²³ .]+?)\s*$",
     )
     .expect("a valid regex")
 });
@@ -458,6 +458,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\bsqrt\s+(-?[\d.]+)", "sqrt($1)"),
         (r"(?i)\bcube\s+root\s+of\s+(-?[\d.]+)", "($1)^(1/3)"),
         (r"(?i)([\d.]+|\))\s*squared\b", "$1^2"),
+        (r"(?i)([\d.]+)\s+square\s*$", "$1^2"),
         (r"(?i)([\d.]+|\))\s*cubed\b", "$1^3"),
         (r"²", "^2"),
         (r"³", "^3"),
@@ -696,6 +697,7 @@ mod tests {
         assert_eq!(read("Reduce 80 by 25%"), "80*(1-25/100)");
         assert_eq!(read("What's 5 factorial?"), "factorial(5)");
         assert_eq!(read("What 43 times 17?"), "43 * 17");
+        assert_eq!(read("What's 19 square?"), "19^2");
         assert_eq!(read("What's 3.5 times 6.2."), "3.5 * 6.2");
         assert_eq!(
             read("We just finished dinner and the bill is 73.40. What's an 18 percent tip?"),
@@ -975,6 +977,10 @@ mod tests {
         assert_eq!(
             conversion("I have three hours and 45 minutes left. How many minutes is that?"),
             None
+        );
+        assert_eq!(
+            asked("What's 11 pounds and kilograms?"),
+            (11.0, "pounds".into(), "kilograms".into())
         );
         assert_eq!(conversion("17 times 23"), None);
         assert_eq!(
