@@ -3,11 +3,9 @@
 
 use crate::common;
 use crate::common::engines::{run, run_with, test_tools, with_budget};
-use loopd::brain::{GenerateOptions, Message, Role, ScriptedBrain};
-use loopd::engine::{self, Budget, LoopEvent, LoopRequest, Settings};
-use loopd::tools::Toolset;
+use loopd::brain::{Role, ScriptedBrain};
+use loopd::engine::{Budget, LoopEvent};
 use serde_json::json;
-use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 #[test]
@@ -386,26 +384,17 @@ fn a_timer_is_set_only_with_numbers_the_user_said() {
         caller: Some("me".into()),
         ..ToolConfig::default()
     };
-    let brain = Arc::new(ScriptedBrain::new([
-        "Thought: I need the players.\nAction: timer\nAction Input: \
-         {\"request\": \"set a timer for 10 minutes, wake me up at 7 am\"}",
-        "Thought: I know.\nFINAL_ANSWER: A soccer team has eleven players on the field.",
-    ]));
-    let tools = Toolset::named(&["math", "clock", "timers"], &config).unwrap();
-    let (outcome, _) = common::engines::drive(LoopRequest {
-        engine: engine::build("react", &Settings::new()).unwrap(),
-        conversation: vec![Message::user(
-            "How many players are on the field for 1 soccer team?",
-        )],
-        brain: brain.clone(),
-        tools: Arc::new(tools),
-        budget: Budget::default(),
-        options: GenerateOptions::default(),
-        cancel: CancellationToken::new(),
-        events: None,
-        session: None,
-        hold: None,
-    });
+    let (outcome, _) = common::engines::ask_with(
+        "react",
+        "How many players are on the field for 1 soccer team?",
+        &[
+            "Thought: I need the players.\nAction: timer\nAction Input: \
+             {\"request\": \"set a timer for 10 minutes, wake me up at 7 am\"}",
+            "Thought: I know.\nFINAL_ANSWER: A soccer team has eleven players on the field.",
+        ],
+        &["math", "clock", "timers"],
+        &config,
+    );
     let call = &outcome.stats.tool_calls[0];
     assert_eq!(call.name, "timer", "{outcome:#?}");
     assert!(call.is_error, "{call:#?}");

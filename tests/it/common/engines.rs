@@ -232,9 +232,27 @@ pub fn ask_everyday(
     question: &str,
     replies: &[&str],
 ) -> (LoopOutcome, Arc<ScriptedBrain>) {
-    use loopd::tools::ToolConfig;
+    let config = loopd::tools::ToolConfig::default();
+    ask_with(
+        engine,
+        question,
+        replies,
+        &["math", "clock", "limits"],
+        &config,
+    )
+}
+
+/// Runs `engine` on `question` with the named toolboxes, made with
+/// `config`, and scripted replies; returns the outcome and the brain.
+pub fn ask_with(
+    engine: &str,
+    question: &str,
+    replies: &[&str],
+    toolboxes: &[&str],
+    config: &loopd::tools::ToolConfig,
+) -> (LoopOutcome, Arc<ScriptedBrain>) {
     let brain = Arc::new(ScriptedBrain::new(replies.iter().copied()));
-    let tools = Toolset::named(&["math", "clock", "limits"], &ToolConfig::default()).unwrap();
+    let tools = Toolset::named(toolboxes, config).unwrap();
     let (outcome, _) = drive(LoopRequest {
         engine: engine::build(engine, &Settings::new()).unwrap(),
         conversation: vec![loopd::brain::Message::user(question)],
