@@ -377,19 +377,35 @@ fn periodic_validation_can_change_the_approach() {
 
 #[test]
 fn a_timer_is_set_only_with_numbers_the_user_said() {
-    use loopd::tools::{timers::Timers, ToolConfig};
-    let timers = Timers::open(None, Some("UTC".into()));
-    let config = ToolConfig {
-        timers: Some(timers.clone()),
-        caller: Some("me".into()),
-        ..ToolConfig::default()
-    };
+    let (timers, config) = timers_of("me");
+    let (outcome, _) = common::engines::ask_with(
+        "react",
+        "Remind me about the 2 eggs on the stove.",
+        &[
+            "Thought: I need the timer.\nAction: timer\nAction Input: \
+             {\"request\": \"set a timer for 7 minutes for the eggs\"}",
+            "Thought: I know.\nFINAL_ANSWER: How many minutes should the eggs boil?",
+        ],
+        &["math", "clock", "timers"],
+        &config,
+    );
+    let call = &outcome.stats.tool_calls[0];
+    assert_eq!(call.name, "timer", "{outcome:#?}");
+    assert!(call.is_error, "{call:#?}");
+    assert!(call.result.contains('7'), "{call:#?}");
+    assert!(timers.of("me").is_empty(), "{:?}", timers.of("me"));
+    assert_eq!(outcome.answer, "How many minutes should the eggs boil?");
+}
+
+#[test]
+fn a_timer_is_set_only_when_the_user_asked_for_one() {
+    let (timers, config) = timers_of("me");
     let (outcome, _) = common::engines::ask_with(
         "react",
         "How many players are on the field for 1 soccer team?",
         &[
             "Thought: I need the players.\nAction: timer\nAction Input: \
-             {\"request\": \"set a timer for 10 minutes, wake me up at 7 am\"}",
+             {\"request\": \"set a timer for 1 minute\"}",
             "Thought: I know.\nFINAL_ANSWER: A soccer team has eleven players on the field.",
         ],
         &["math", "clock", "timers"],
@@ -398,12 +414,30 @@ fn a_timer_is_set_only_with_numbers_the_user_said() {
     let call = &outcome.stats.tool_calls[0];
     assert_eq!(call.name, "timer", "{outcome:#?}");
     assert!(call.is_error, "{call:#?}");
-    assert!(call.result.contains("10, 7"), "{call:#?}");
+    assert!(call.result.contains("did not ask"), "{call:#?}");
     assert!(timers.of("me").is_empty(), "{:?}", timers.of("me"));
     assert_eq!(
         outcome.answer,
         "A soccer team has eleven players on the field."
     );
+}
+
+/// A timer store and a tool configuration that reaches it as `caller`.
+fn timers_of(
+    caller: &str,
+) -> (
+    std::sync::Arc<loopd::tools::timers::Timers>,
+    loopd::tools::ToolConfig,
+) {
+    use loopd::tools::{timers::Timers, ToolConfig};
+    let timers = Timers::open(None, Some("UTC".into()));
+    timers.rings_for(caller);
+    let config = ToolConfig {
+        timers: Some(timers.clone()),
+        caller: Some(caller.into()),
+        ..ToolConfig::default()
+    };
+    (timers, config)
 }
 
 #[test]

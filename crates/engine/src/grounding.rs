@@ -118,6 +118,9 @@ pub struct Sources {
     latest: Vec<WrittenNumber>,
     /// The question, whose sentences an answer should not repeat.
     question: String,
+    /// The user's latest two turns, the newest first: what a change made
+    /// in the model's words must have been asked for in.
+    requests: Vec<String>,
 }
 
 impl Sources {
@@ -128,10 +131,15 @@ impl Sources {
         for message in conversation.iter().filter(|m| m.role != Role::System) {
             sources.add(&message.content);
         }
-        if let Some(last) = conversation.iter().rev().find(|m| m.role == Role::User) {
-            sources.question = last.content.clone();
-        }
+        let asked = conversation.iter().rev().filter(|m| m.role == Role::User);
+        sources.requests = asked.take(2).map(|m| m.content.clone()).collect();
+        sources.question = sources.requests.first().cloned().unwrap_or_default();
         sources
+    }
+
+    /// The user's latest two turns, the newest first.
+    pub fn requests(&self) -> &[String] {
+        &self.requests
     }
 
     /// Adds the numbers (in digits or words) and date names of `text`.

@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 /// What the model is told when a tool call's arguments hold numbers from
 /// nowhere (the call is not made).
 const GUESSED_INPUT: &str = include_str!("prompts/grounding_input.txt");
+const UNASKED_CHANGE: &str = include_str!("prompts/unasked_change.txt");
 
 /// Limits on one run, whatever the engine.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -732,7 +733,9 @@ impl Run {
 
     /// Runs a tool call: its numbers' provenance checked (with grounding
     /// on; for a request in words that would change something, such as a
-    /// timer, without the numbers everyone knows), its arguments validated, the tool run off the async threads,
+    /// timer, without the numbers everyone knows, and only when the user's
+    /// own words asked for such a change), its arguments validated, the
+    /// tool run off the async threads,
     /// cancellation and the deadline interrupting it.
     async fn attempt(&mut self, name: &str, arguments: &Value) -> Attempt {
         let started = Instant::now();
@@ -753,7 +756,14 @@ impl Run {
                 false => sources.ungrounded_input(&arguments.to_string()),
             })
             .unwrap_or_default();
+        let unasked = sets_what_was_said
+            && self.grounding.as_ref().is_some_and(|sources| {
+                prepared
+                    .as_ref()
+                    .is_ok_and(|tool| !sources.requests().iter().any(|said| tool.asked_for(said)))
+            });
         let prepared = match prepared {
+            Ok(_) if unasked => Err(ToolError::Failed(UNASKED_CHANGE.trim_end().to_string())),
             Ok(_) if !guessed.is_empty() => Err(ToolError::Failed(
                 super::fill(GUESSED_INPUT, &[("numbers", &guessed.join(", "))])
                     .trim_end()

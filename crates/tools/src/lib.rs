@@ -298,6 +298,14 @@ pub trait Tool: Send + Sync {
     fn changes_things(&self, _arguments: &Value) -> bool {
         true
     }
+
+    /// Whether `said`, the user's own words, ask for a change of the kind
+    /// this tool makes (a timer, an alarm): a call that
+    /// [`Tool::changes_things`] in words of the model's only, for a user
+    /// who asked for none, is not run.
+    fn asked_for(&self, _said: &str) -> bool {
+        true
+    }
 }
 
 /// A tool whose calls only read ([`Tool::changes_things`]).
@@ -518,6 +526,10 @@ impl Tool for Renamed {
 
     fn changes_things(&self, arguments: &Value) -> bool {
         self.tool.changes_things(arguments)
+    }
+
+    fn asked_for(&self, said: &str) -> bool {
+        self.tool.asked_for(said)
     }
 }
 

@@ -612,7 +612,9 @@ pub fn read(text: &str, now: DateTime<FixedOffset>) -> Option<Command> {
         .windows(2)
         .any(|p| p == ["wake", "me"] || p == ["wake", "up"]);
     let alarm = wake || w.iter().any(|x| x.starts_with("alarm"));
-    if !timer && !alarm {
+    let has = |list: &[&str]| w.iter().any(|x| list.contains(x));
+    let reminder = !timer && !alarm && is_reminder(&w);
+    if !timer && !alarm && !reminder {
         return None;
     }
     let kind = match (timer, alarm) {
@@ -620,8 +622,10 @@ pub fn read(text: &str, now: DateTime<FixedOffset>) -> Option<Command> {
         (false, true) => Some(Kind::Alarm),
         _ => None,
     };
-    let label = label(&w);
-    let has = |list: &[&str]| w.iter().any(|x| list.contains(x));
+    let label = match reminder {
+        true => reminder_label(&w),
+        false => label(&w),
+    };
     let turned_off = w
         .windows(2)
         .any(|p| TURN_WORDS.contains(&p[0]) && p[1] == "off");
@@ -649,6 +653,38 @@ pub fn read(text: &str, now: DateTime<FixedOffset>) -> Option<Command> {
         _ => Kind::Timer,
     };
     Some(Command::Set { kind, due, label })
+}
+
+/// Whether the words ask for a reminder: "remind me in 10 minutes to …",
+/// "remind me at 6 pm", "cancel my reminder", "what reminders do I have".
+/// "Remind me what 5 times 4 is" is none.
+fn is_reminder(w: &[&str]) -> bool {
+    let remind = w.iter().any(|x| x.starts_with("remind"));
+    let noun = w.iter().any(|x| x.starts_with("reminder"));
+    let has = |list: &[&str]| w.iter().any(|x| list.contains(x));
+    remind
+        && (length_s(w).is_some()
+            || time_of_day(w).is_some()
+            || (noun && (has(CANCEL_WORDS) || has(LIST_WORDS))))
+}
+
+/// What a reminder is for: the words after its `to` ("remind me in 10
+/// minutes to check the oven" → "check the oven"), up to a time.
+fn reminder_label(w: &[&str]) -> Option<String> {
+    let remind = w.iter().position(|x| x.starts_with("remind"))?;
+    let to = remind + 1 + w[remind + 1..].iter().position(|x| *x == "to")?;
+    let words: Vec<&str> = w[to + 1..]
+        .iter()
+        .take_while(|x| {
+            !matches!(**x, "in" | "at" | "on" | "tomorrow" | "tonight" | "for")
+                && x.parse::<f64>().is_err()
+                && number_word(x).is_none()
+                && !x.contains(':')
+        })
+        .take(5)
+        .copied()
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// Lower-case words: `7:30`, `1.5` and `10` kept whole, `a.m.` as `am`,
@@ -1001,6 +1037,25 @@ impl Tool for TimerTool {
             Some(Command::Set { .. } | Command::Cancel { .. })
         )
     }
+
+    fn asked_for(&self, said: &str) -> bool {
+        let words = tokens(said);
+        let w: Vec<&str> = words.iter().map(String::as_str).collect();
+        names_a_timer(&w)
+    }
+}
+
+/// Whether the words name a timer, an alarm or a reminder, or ask to be
+/// woken.
+fn names_a_timer(w: &[&str]) -> bool {
+    w.iter().any(|x| {
+        x.starts_with("timer")
+            || x.starts_with("alarm")
+            || x.starts_with("remind")
+            || *x == "countdown"
+    }) || w
+        .windows(2)
+        .any(|p| p == ["wake", "me"] || p == ["wake", "up"])
 }
 
 /// The timers of one caller.
@@ -1326,6 +1381,52 @@ mod tests {
             "",
         ] {
             assert_eq!(read(other, now), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn reminders_with_a_time_are_timers_and_alarms() {
+        assert_eq!(
+            set_for("Remind me in 10 minutes to check the oven."),
+            (Kind::Timer, 600, Some("check the oven".into()))
+        );
+        assert_eq!(
+            set_for("remind me to take my pills at 6 pm"),
+            (Kind::Alarm, 8 * 3600, Some("take my pills".into()))
+        );
+        assert_eq!(
+            read("cancel my reminder", ten_o_clock()),
+            Some(Command::Cancel {
+                kind: None,
+                label: None,
+                all: false
+            })
+        );
+        for other in [
+            "Remind me what 5 times 4 is.",
+            "Can you remind me who wrote Hamlet?",
+        ] {
+            assert_eq!(read(other, ten_o_clock()), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn a_timer_is_asked_for_only_in_words_that_name_one() {
+        let tool = &tools(&ToolConfig::default())[0];
+        for asked in [
+            "Set a timer for 10 minutes.",
+            "wake me up at 7",
+            "Remind me in an hour.",
+            "cancel the alarm",
+        ] {
+            assert!(tool.asked_for(asked), "{asked:?}");
+        }
+        for not_asked in [
+            "Hey, WhatsApp Maria and tell her I'll be there in 10 minutes.",
+            "How many players are on the field for 1 soccer team?",
+            "Boil the eggs for 7 minutes, right?",
+        ] {
+            assert!(!tool.asked_for(not_asked), "{not_asked:?}");
         }
     }
 
