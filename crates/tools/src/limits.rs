@@ -15,8 +15,26 @@ use std::sync::Arc;
 const TOPICS: &[(&[&str], &str)] = &[
     (
         &[
-            "weather", "forecast", "rain", "raining", "snow", "snowing", "sunny", "humidity",
-            "umbrella", "pollen", "uv",
+            "weather",
+            "forecast",
+            "rain",
+            "raining",
+            "snow",
+            "snowing",
+            "sunny",
+            "humidity",
+            "umbrella",
+            "pollen",
+            "uv",
+            "frost",
+            "frosty",
+            "storm",
+            "stormy",
+            "thunderstorm",
+            "windy",
+            "hail",
+            "fog",
+            "foggy",
         ],
         "check the weather",
     ),
@@ -30,6 +48,10 @@ const TOPICS: &[(&[&str], &str)] = &[
     (
         &["nasdaq", "bitcoin", "crypto", "cryptocurrency"],
         "check prices or markets",
+    ),
+    (
+        &["splitwise", "venmo", "paypal", "zelle", "cashapp"],
+        "send or request money",
     ),
 ];
 
@@ -49,7 +71,10 @@ const CURRENCIES: &[&str] = &[
 /// request starts with.
 const ACTIONS: &[(&[&str], &str)] = &[
     (&["play", "stream"], "play music"),
-    (&["call", "phone", "dial", "ring"], "make calls"),
+    (
+        &["call", "phone", "dial", "ring", "video", "facetime"],
+        "make calls",
+    ),
     (
         &[
             "text", "message", "email", "send", "whatsapp", "dm", "tweet", "post", "upload",
@@ -221,10 +246,20 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .skip_while(|w| POLITE.contains(w))
         .nth(1)
         .copied();
-    let message_to = verb == "tell" && !matches!(after_verb, Some("me" | "us") | None);
+    let tell_them = words
+        .windows(3)
+        .any(|w| w[0] == "and" && w[1] == "tell" && matches!(w[2], "him" | "her" | "them"));
+    let message_to =
+        tell_them || (verb == "tell" && !matches!(after_verb, Some("me" | "us") | None));
     let places = !numbers
         && (has("nearby") || has("restaurant") || has("restaurants") || (has("near") && has("me")));
-    let plans = super::calendar::PERSONAL.iter().any(|w| has(w)) && (has("my") || has("i"));
+    let plans = words.iter().enumerate().any(|(i, w)| {
+        super::calendar::PERSONAL.contains(w)
+            && (words[i.saturating_sub(3)..i]
+                .iter()
+                .any(|w| matches!(*w, "my" | "our"))
+                || (has("i") && (has("have") || has("got"))))
+    });
     let priced = has("price") || has("prices") || has("cost") || has("trading");
     let live_price = !numbers
         && priced
@@ -308,6 +343,17 @@ mod tests {
                 "check prices or markets",
             ),
             ("What's on my calendar today?", "read your calendar"),
+            ("Do I have any meetings tomorrow?", "read your calendar"),
+            ("When is my next dentist appointment?", "read your calendar"),
+            (
+                "Is there going to be frost tonight? Should I cover the tomatoes?",
+                "check the weather",
+            ),
+            ("Video call our grandson in Toronto.", "make calls"),
+            (
+                "Hey, add the electricity bill to Splitwise and request the money from my flatmates.",
+                "send or request money",
+            ),
             ("What's the pollen count like today?", "check the weather"),
             (
                 "Could you look up tomorrow's train times to Boston?",
@@ -319,6 +365,10 @@ mod tests {
             ),
             (
                 "Hey, WhatsApp Maria and tell her I'll be there in ten minutes.",
+                "send messages",
+            ),
+            (
+                "Hey, what's App Maria and tell her I'll be there in 10 minutes?",
                 "send messages",
             ),
             ("Tell John dinner is ready.", "send messages"),
@@ -384,6 +434,8 @@ mod tests {
             "Hey, can you tell me what nine hundred minus four hundred is?",
             "Can you tell me who wrote The Great Gatsby?",
             "Tell us a story about a dragon.",
+            "Which month are we in? I need to turn the calendar page.",
+            "How long should I let the frosting set?",
             "A train leaves at 3 pm and travels 2 times as far as the bus. How far does it go?",
             "How long does a hot dog take to grill?",
             "If it is 5 degrees colder today than the 20 degrees of yesterday, how cold is it now?",
