@@ -18,8 +18,8 @@ const MAX_FRAGMENT_WORDS: usize = 6;
 
 /// Words a follow-up's fragment may start with that frame a part of the
 /// question before it ("in Tokyo", "until Christmas", "of Spain").
-const FRAMES: [&str; 10] = [
-    "in", "until", "till", "to", "of", "for", "from", "on", "at", "by",
+const FRAMES: [&str; 11] = [
+    "in", "until", "till", "to", "of", "for", "from", "on", "at", "by", "as",
 ];
 
 /// Words that stand for the value asked for before ("that divided by 8").
@@ -113,6 +113,9 @@ fn framed(question: &str, before: &str) -> Option<String> {
     let rewritten = if FRAMES.contains(&head.as_str()) {
         let at = find_word(before_body, &head)?;
         format!("{} {fragment}", before_body[..at].trim_end())
+    } else if is_a_name(&words) {
+        let (start, end) = place_named(before_body)?;
+        format!("{}{fragment}{}", &before_body[..start], &before_body[end..])
     } else {
         numbers(words.first()?).first()?;
         let (start, end) = match words.get(1) {
@@ -128,6 +131,39 @@ fn framed(question: &str, before: &str) -> Option<String> {
     };
     let ending = if before.ends_with('?') { "?" } else { "" };
     Some(format!("{rewritten}{ending}"))
+}
+
+/// Whether the words are a name: one to three, each capitalized
+/// (`Kathmandu`, `Buenos Aires`).
+fn is_a_name(words: &[&str]) -> bool {
+    (1..=3).contains(&words.len())
+        && words
+            .iter()
+            .all(|w| w.starts_with(|c: char| c.is_uppercase()))
+}
+
+/// Where the last place named after `in` is in `text` (`my friend in Lima`,
+/// `the time in New York`), as a byte range.
+fn place_named(text: &str) -> Option<(usize, usize)> {
+    let start = text.rmatch_indices(" in ").find_map(|(at, found)| {
+        let name = at + found.len();
+        text[name..]
+            .starts_with(|c: char| c.is_uppercase())
+            .then_some(name)
+    })?;
+    let (mut end, mut at) = (start, start);
+    for word in text[start..].split(' ') {
+        let bare = word.trim_end_matches([',', '.', '?', '!']);
+        if !bare.starts_with(|c: char| c.is_uppercase()) {
+            break;
+        }
+        end = at + bare.len();
+        if bare.len() != word.len() {
+            break;
+        }
+        at += word.len() + 1;
+    }
+    Some((start, end))
 }
 
 /// The fragment of a follow-up after its opener ("And in London?" gives
@@ -212,7 +248,36 @@ mod tests {
     }
 
     #[test]
+    fn a_place_named_takes_the_place_of_the_one_before() {
+        assert_eq!(
+            asked(
+                "I'm about to ring my friend in Lima. What time is it there?",
+                "And what about Kathmandu?"
+            )
+            .as_deref(),
+            Some("I'm about to ring my friend in Kathmandu. What time is it there?")
+        );
+        assert_eq!(
+            asked(
+                "What's the time in New York right now?",
+                "What about Buenos Aires?"
+            )
+            .as_deref(),
+            Some("What's the time in Buenos Aires right now?")
+        );
+        assert_eq!(asked("What is 5 plus 5?", "And Paris?"), None);
+    }
+
+    #[test]
     fn a_place_date_or_thing_takes_the_place_of_the_one_before() {
+        assert_eq!(
+            asked(
+                "For my grandson's homework, what's three eighths as a decimal?",
+                "And as a percentage?"
+            )
+            .as_deref(),
+            Some("What's three eighths as a percentage?")
+        );
         assert_eq!(
             asked("What time is it in Tokyo right now?", "And in London?").as_deref(),
             Some("What time is it in London?")

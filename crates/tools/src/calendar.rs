@@ -476,6 +476,36 @@ fn date_answer(date: NaiveDate, today: NaiveDate) -> CalendarAnswer {
 
 /// A time of day plus hours and minutes (`starts at 7:30 pm and lasts 2
 /// hours 15 minutes`), when the question has both.
+/// Whether a word is a unit of distance (`miles`, `km`).
+fn is_distance(word: &str) -> bool {
+    matches!(
+        word,
+        "mile" | "miles" | "km" | "kms" | "kilometer" | "kilometers" | "kilometre" | "kilometres"
+    )
+}
+
+/// The hours a journey takes, when the words give its distance and speed:
+/// `420 miles at 60 miles an hour`, `300 km at 100 km per hour`.
+fn travel_hours(words: &[String]) -> Option<f64> {
+    let word = |i: usize| words.get(i).map_or("", String::as_str);
+    let (mut distance, mut speed) = (None, None);
+    for i in 0..words.len() {
+        let Ok(n) = word(i).parse::<f64>() else {
+            continue;
+        };
+        if matches!(word(i + 1), "mph" | "kph" | "kmh") {
+            speed = Some(n);
+        } else if is_distance(word(i + 1)) {
+            match (word(i + 2), word(i + 3).trim_end_matches('s')) {
+                ("an" | "a" | "per", "hour") => speed = Some(n),
+                _ => distance = Some(n),
+            }
+        }
+    }
+    let (distance, speed) = (distance?, speed.filter(|s| *s > 0.0)?);
+    Some(distance / speed).filter(|h| h.is_finite() && *h <= 100.0)
+}
+
 fn time_plus(words: &[String], found: &[(usize, Moment)]) -> Option<CalendarAnswer> {
     let start = found.iter().find_map(|(_, m)| match m {
         Moment::Local(naive) => Some(*naive),
@@ -485,9 +515,17 @@ fn time_plus(words: &[String], found: &[(usize, Moment)]) -> Option<CalendarAnsw
     let mut any = false;
     let word = |i: usize| words.get(i).map_or("", String::as_str);
     let and_a_half = |i: usize| word(i) == "and" && word(i + 1) == "a" && word(i + 2) == "half";
+    if let Some(hours) = travel_hours(words) {
+        minutes += (hours * 60.0).round() as i64;
+        any = true;
+    }
     for i in 0..words.len() {
         let mut n = match word(i) {
-            "a" | "an" | "one" if word(i.wrapping_sub(1)) != "half" => 1.0,
+            "a" | "an" | "one"
+                if word(i.wrapping_sub(1)) != "half" && !is_distance(word(i.wrapping_sub(1))) =>
+            {
+                1.0
+            }
             "half" if !and_a_half(i.wrapping_sub(2)) => 0.5,
             other => match other.parse::<f64>() {
                 Ok(n) if n.is_finite() && n.abs() <= 10_000.0 => n,
@@ -814,6 +852,15 @@ mod tests {
                 "The school bus comes at 7:50 am and the kids need 35 minutes to get ready. \
                  What time should they get up?",
                 "07:15",
+            ),
+            (
+                "If we leave at 8:30 in the morning and it's 420 miles at 60 miles an hour, \
+                 what time do we get there?",
+                "15:30",
+            ),
+            (
+                "We set off at 9 am to drive 150 km at 100 km per hour. When do we arrive?",
+                "10:30",
             ),
         ] {
             assert_eq!(ask(asked).time.as_deref(), Some(end), "{asked}");

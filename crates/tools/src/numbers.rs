@@ -147,7 +147,16 @@ enum After {
 /// digits, and how many words it took; `None` when it starts with no
 /// number word.
 fn run(words: &[&str]) -> Option<(String, usize)> {
-    let first = small(core(words.first()?))?;
+    let scale_next = words.get(1).is_some_and(|w| {
+        matches!(
+            core(w).to_ascii_lowercase().as_str(),
+            "hundred" | "thousand" | "million"
+        )
+    });
+    let first = match core(words.first()?).to_ascii_lowercase().as_str() {
+        "a" | "an" if scale_next => 1,
+        word => small(word)?,
+    };
     let (mut total, mut current, mut after, mut used) = (0u64, first, kind(first), 1);
     while used < words.len() && core(words[used - 1]) == words[used - 1] {
         let word = core(words[used]).to_ascii_lowercase();
@@ -244,7 +253,9 @@ mod tests {
             ("one, two, three", "1, 2, 3"),
             ("one two", "1 2"),
             ("the point is seven", "the point is 7"),
-            ("a hundred", "a hundred"),
+            ("a hundred kilos", "100 kilos"),
+            ("a thousand and fifty", "1050"),
+            ("a few hundred", "a few hundred"),
             ("nothing to see", "nothing to see"),
         ];
         for (said, written) in cases {

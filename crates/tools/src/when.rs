@@ -221,10 +221,7 @@ fn holiday(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
         [rest @ .., year] if year.len() == 4 && year.bytes().all(|b| b.is_ascii_digit()) => {
             (rest, year.parse::<i32>().ok())
         }
-        [rest @ .., "this", "year"] => (rest, Some(today.year())),
-        [rest @ .., "next", "year"] => (rest, Some(today.year() + 1)),
-        [rest @ .., "last", "year"] => (rest, Some(today.year() - 1)),
-        _ => (words, None),
+        _ => year_said(words, today),
     };
     let name: Vec<&str> = name
         .iter()
@@ -252,6 +249,17 @@ fn holiday(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
     on_or_after(month, day, year, today)
 }
 
+/// `words` without a closing `this year`, `next year` or `last year`, and
+/// the year it names.
+fn year_said<'a>(words: &'a [&'a str], today: NaiveDate) -> (&'a [&'a str], Option<i32>) {
+    match words {
+        [rest @ .., "this", "year"] => (rest, Some(today.year())),
+        [rest @ .., "next", "year"] => (rest, Some(today.year() + 1)),
+        [rest @ .., "last", "year"] => (rest, Some(today.year() - 1)),
+        _ => (words, None),
+    }
+}
+
 /// `December 25`, `dec 25th`, `25 december`, `the 4th of july 1776`,
 /// `july 4th 1776`, US `12/25/2026` is not read (ambiguous).
 fn calendar_date(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
@@ -260,14 +268,15 @@ fn calendar_date(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
         .copied()
         .filter(|w| !matches!(*w, "the" | "of" | "on"))
         .collect();
-    let (month, day, year) = match words.as_slice() {
+    let (words, said_year) = year_said(&words, today);
+    let (month, day, year) = match words {
         [m, d] if month(m).is_some() => (month(m)?, ordinal(d)?, None),
         [d, m] => (month(m)?, ordinal(d)?, None),
         [m, d, y] if month(m).is_some() => (month(m)?, ordinal(d)?, Some(y.parse().ok()?)),
         [d, m, y] => (month(m)?, ordinal(d)?, Some(y.parse().ok()?)),
         _ => return None,
     };
-    on_or_after(month, day, year, today)
+    on_or_after(month, day, year.or(said_year), today)
 }
 
 /// The date `month`/`day` in `year`, or its next occurrence from `today` on.
@@ -398,6 +407,8 @@ mod tests {
         assert_eq!(date("the Fourth of July"), ymd(2027, 7, 4));
         assert_eq!(date("christmas 2030"), ymd(2030, 12, 25));
         assert_eq!(date("Christmas this year"), ymd(2026, 12, 25));
+        assert_eq!(date("August 9th this year"), ymd(2026, 8, 9));
+        assert_eq!(date("the 3rd of March next year"), ymd(2027, 3, 3));
         assert_eq!(date("new year's day next year"), ymd(2027, 1, 1));
         assert_eq!(date("April Fools' Day"), ymd(2027, 4, 1));
         assert_eq!(date("Earth Day"), ymd(2027, 4, 22));

@@ -30,9 +30,10 @@ static QUESTION_START: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid regex")
 });
 
-/// `2 and a half hours`: 2.5 hours.
-static AND_A_HALF: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\b(\d+)\s+and\s+a\s+half\b").expect("a valid regex"));
+/// `a 15K race`, `a 5k run`: kilometers.
+static RACE_K: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*k\s+(race|run|walk|fun run)\b").expect("a valid regex")
+});
 
 /// `an hour and a half`, `a cup and a half`: 1.5 of the unit.
 static ONE_AND_A_HALF: LazyLock<Regex> = LazyLock::new(|| {
@@ -153,10 +154,14 @@ pub fn conversion(text: &str) -> Option<Conversion> {
             return None;
         }
         let to = found.get(4).or(found.get(5))?.as_str();
-        return conversion(&format!("{} {} in {to}", &found[2], &found[3]));
+        let asked = conversion(&format!("{} {} in {to}", &found[2], &found[3]));
+        if asked.as_ref().is_some_and(of_one_kind) {
+            return asked;
+        }
     }
     let text = IN_A_CONTAINER.replace_all(text, "$1 $2");
-    let text = AND_A_HALF.replace_all(&text, "$1.5");
+    let text = RACE_K.replace_all(&text, "$1 km $2");
+    let text = with_parts(&text);
     let text = ONE_AND_A_HALF.replace_all(&text, |found: &Captures| {
         format!("1.5 {}", plural_unit(&found[1]))
     });
@@ -196,13 +201,90 @@ pub fn conversion(text: &str) -> Option<Conversion> {
             found[1].to_string(),
         )
     } else {
-        return None;
+        return loose(&text);
     };
     let (from, to) = (unit_words(&from), unit_words(&to));
     if from.eq_ignore_ascii_case("percent") || from.split_whitespace().any(is_operator_word) {
         return None;
     }
     Some(Conversion { value, from, to })
+}
+
+/// The unit a question wants, said anywhere: `how many pounds`, or `in
+/// Celsius` at its end.
+static WANTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)(?:\bhow\s+many\s+({UNIT})\b|\b(?:in|into|to)\s+({UNIT})\s*$)"
+    ))
+    .expect("a valid regex")
+});
+
+/// An amount in a unit: `450 grams`, `110 kilometers an hour`, `425
+/// Fahrenheit`, `120 square feet`.
+static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)(-?\d[\d,]*(?:\.\d+)?)\s*({UNIT})\b")).expect("a valid regex")
+});
+
+/// A unit's name of one to four words (`US cups`, `miles per hour`,
+/// `degrees Fahrenheit`, `kilometers an hour`).
+const UNIT: &str = r"(?:degrees\s+)?(?:square\s+|cubic\s+|fluid\s+|us\s+|imperial\s+)?[a-z]+(?:\s+(?:per|an|a)\s+[a-z]+)?";
+
+/// A unit named in words: the longest reading first (`kilometers an hour`
+/// as a speed before `kilometers`), without `US`.
+fn named_unit(words: &str) -> Option<NamedUnit> {
+    let words = words.replace(" an ", " per ").replace(" a ", " per ");
+    let words = match words.to_lowercase().starts_with("us ") {
+        true => &words[3..],
+        false => &words,
+    };
+    let mut said = words.to_string();
+    loop {
+        if let Some((dimension, unit)) = super::find_unit(&said) {
+            return Some(NamedUnit {
+                kind: dimension.name,
+                symbol: unit.symbol,
+                said,
+            });
+        }
+        said = said.rsplit_once(' ')?.0.to_string();
+    }
+}
+
+/// Whether both units of a conversion are known and of one kind.
+fn of_one_kind(asked: &Conversion) -> bool {
+    match (named_unit(&asked.from), named_unit(&asked.to)) {
+        (Some(from), Some(to)) => from.kind == to.kind,
+        _ => false,
+    }
+}
+
+/// A unit found in words: its kind, its symbol, and the words that named it.
+struct NamedUnit {
+    kind: &'static str,
+    symbol: &'static str,
+    said: String,
+}
+
+/// A conversion said loosely, when the text holds one number: an amount
+/// in a unit anywhere (`The recipe wants 450 grams of mince.`) and the unit
+/// wanted (`Roughly how many pounds is that?`, `What's 425 Fahrenheit in
+/// Celsius?`), both units known and of one kind.
+fn loose(text: &str) -> Option<Conversion> {
+    if DIGIT_RUN.find_iter(&text.replace([',', '.'], "")).count() != 1 {
+        return None;
+    }
+    let wanted = WANTED.captures(text)?;
+    let to = named_unit(wanted.get(1).or(wanted.get(2))?.as_str())?;
+    let found = AMOUNT.captures(text)?;
+    let from = named_unit(&found[2])?;
+    if from.kind != to.kind || from.symbol == to.symbol {
+        return None;
+    }
+    Some(Conversion {
+        value: found[1].replace(',', "").parse().ok()?,
+        from: from.said,
+        to: to.said,
+    })
 }
 
 /// Whether `text` is a question or phrase in words (`what is 3 percent of
@@ -352,6 +434,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1 of ",
         ),
         (
+            r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?[a-z']+\s*[:,]\s*(-?\d)",
+            "$1 of $2",
+        ),
+        (
             r"(?i)\b(average|mean|median|sum|total|range|biggest|largest|highest|greatest|maximum|max|smallest|lowest|minimum|min)\s+(?:number\s+|value\s+)?(?:of\s+|in\s+|among\s+|these:?\s*|of\s+these:?\s*)((?:-?[\d.]+\s*(?:,|and|or|,\s*(?:and|or))?\s*)+?)\s*[.?]?\s*$",
             "$1($2)",
         ),
@@ -363,6 +449,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"\.\s*$", ""),
         (r"(?i)\s*\b(dollars?|euros?|cents|bucks)\b", ""),
         (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+(?:of|out\s+of)\s+(.+?)\s*$", "($1)/($2)*100"),
+        (
+            r"(?i)^[^\d]*(\d+(?:\.\d+)?)\s+out\s+of\s+(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+percent(?:age)?\s+(?:is\s+that|is\s+it|did\s+(?:i|you|we|he|she|they)\s+get)\s*$",
+            "($1)/($2)*100",
+        ),
         (
             r"(?i)^\s*what\s+percent(?:age)?\s+of\s+(-?\d+(?:\.\d+)?)\s+is\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
             "($2)/($1)*100",
@@ -380,7 +470,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1 / $2",
         ),
         (
-            r"(?i)^\s*(?:subtract|take(?:\s+away)?)\s+(-?\d+(?:\.\d+)?)\s+from\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            r"(?i)^\s*(?:(?:what\s+do\s+(?:you|i|we)\s+get|what's\s+left)\s+(?:if|when)\s+(?:you|i|we)\s+)?(?:subtract|take(?:\s+away)?)\s+(-?[\d,]*\d(?:\.\d+)?)\s+(?:away\s+)?from\s+(-?[\d,]*\d(?:\.\d+)?)\s*\.?\s*$",
             "$2 - $1",
         ),
         (
@@ -490,6 +580,49 @@ static AND_A_PART: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `three eighths as a decimal`, `2 thirds as a percentage`.
+static FRACTION_AS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b({PARTS})\s+({FRACTION})\s+as\s+an?\s+(decimal|percentage|percent)\b"
+    ))
+    .expect("a valid regex")
+});
+
+/// `58 dollars and 75 cents`: 58.75.
+static DOLLARS_AND_CENTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|bucks)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p)\b",
+    )
+    .expect("a valid regex")
+});
+
+/// `Lily has to write down 13 cubed. What's the answer?`: the sum in the
+/// sentence before, from its first number on.
+static ANSWER_TO_THE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^([^.!?]*\d[^!?]*?)[.!?:]\s+(?:so\s+)?(?:what(?:'s|\s+is)\s+(?:the\s+answer|it|that)|what\s+do(?:es)?\s+(?:i|you|that|it)\s+(?:get|come\s+to|make))\s*\??\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// `text` with each whole number and a part (`2 and a quarter`) as one
+/// number (`2.25`).
+fn with_parts(text: &str) -> String {
+    AND_A_PART
+        .replace_all(text, |found: &Captures| {
+            let part = match found[2].to_ascii_lowercase().as_str() {
+                "half" => 0.5,
+                "quarter" => 0.25,
+                _ => 0.75,
+            };
+            match found[1].parse::<f64>() {
+                Ok(whole) => format!("{}", whole + part),
+                Err(_) => found[0].to_string(),
+            }
+        })
+        .into_owned()
+}
+
 /// `a third of`, `two fifths of`, `3 quarters of`, `half of`.
 static FRACTION_OF: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(r"(?i)\b(?:({PARTS})\s+)?({FRACTION})\s+of\b")).expect("a valid regex")
@@ -543,19 +676,18 @@ pub fn as_arithmetic(
     if let Some(asked) = percent_of_the_amount_before(&text) {
         text = asked;
     }
-    text = AND_A_PART
+    text = DOLLARS_AND_CENTS
         .replace_all(&text, |found: &Captures| {
-            let part = match found[2].to_ascii_lowercase().as_str() {
-                "half" => "0.5",
-                "quarter" => "0.25",
-                _ => "0.75",
-            };
-            match found[1].parse::<f64>() {
-                Ok(whole) => format!("{}", whole + part.parse::<f64>().unwrap_or(0.0)),
-                Err(_) => format!("({} + {part})", &found[1]),
-            }
+            let cents: u32 = found[2].parse().unwrap_or(0);
+            format!("{}.{cents:02}", &found[1])
         })
         .into_owned();
+    if let Some(asked) = ANSWER_TO_THE_BEFORE.captures(&text) {
+        let before = asked[1].to_string();
+        let first = before.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
+        text = before[first..].to_string();
+    }
+    text = with_parts(&text);
     text = FRACTION_OF
         .replace_all(&text, |found: &Captures| {
             let parts = found
@@ -564,6 +696,16 @@ pub fn as_arithmetic(
                 .unwrap_or(1);
             let whole = fraction_denominator(&found[2]);
             format!("({parts}/{whole}) *")
+        })
+        .into_owned();
+    text = FRACTION_AS
+        .replace_all(&text, |found: &Captures| {
+            let parts = numerator(&found[1]).unwrap_or(1);
+            let whole = fraction_denominator(&found[2]);
+            match found[3].to_ascii_lowercase().as_str() {
+                "decimal" => format!("({parts}/{whole})"),
+                _ => format!("({parts}/{whole})*100"),
+            }
         })
         .into_owned();
     for (pattern, to) in WORDS.iter() {
@@ -686,6 +828,32 @@ mod tests {
         assert_eq!(read("Divide 144 by 12"), "144 / 12");
         assert_eq!(read("Subtract 58 from 230."), "230 - 58");
         assert_eq!(read("Add 15 to 27"), "15 + 27");
+        assert_eq!(
+            read("What's the range of my exam marks: 62, 88, 71, 55 and 79?"),
+            "33"
+        );
+        assert_eq!(read("what's three eighths as a decimal?"), "(3/8)");
+        assert_eq!(read("Two thirds as a percentage"), "(2/3)*100");
+        assert_eq!(
+            read("what's a twenty percent tip on fifty-eight dollars and seventy-five cents?"),
+            "20 % of 58.75"
+        );
+        assert_eq!(
+            read("Hey, I got 57 out of 75 on my chemistry mock. What percentage is that?"),
+            "(57)/(75)*100"
+        );
+        assert_eq!(
+            read("What do you get if you take 1,789 away from 4,096?"),
+            "4096 - 1789"
+        );
+        assert_eq!(
+            read("Lily has to write down thirteen cubed. What's the answer?"),
+            "13^3"
+        );
+        assert_eq!(
+            read("The homework asks for three eighths of six hundred and eighty. What is it?"),
+            "(3/8) * 680"
+        );
         assert_eq!(read("Split 120 dollars three ways."), "120 / 3");
         assert_eq!(read("split $85 between 5 people"), "85 / 5");
         assert_eq!(read("What percent of 50 is 10?"), "(10)/(50)*100");
@@ -982,6 +1150,55 @@ mod tests {
             asked("What's 11 pounds and kilograms?"),
             (11.0, "pounds".into(), "kilograms".into())
         );
+        for (question, from, to) in [
+            (
+                "The lasagne recipe wants 450 grams of mince. Roughly how many pounds is that?",
+                (450.0, "grams"),
+                "pounds",
+            ),
+            (
+                "Our oven only shows Celsius. What's 425 Fahrenheit in Celsius?",
+                (425.0, "Fahrenheit"),
+                "Celsius",
+            ),
+            (
+                "so I deadlift a hundred kilos, what's that in pounds",
+                (100.0, "kilos"),
+                "pounds",
+            ),
+            (
+                "The new vegetable bed is 120 square feet. How many square meters is that?",
+                (120.0, "square feet"),
+                "square meters",
+            ),
+            (
+                "The speed limit is 110 kilometers an hour. What's that in miles per hour?",
+                (110.0, "kilometers per hour"),
+                "miles per hour",
+            ),
+            (
+                "How many milliliters is two and a quarter US cups?",
+                (2.25, "cups"),
+                "milliliters",
+            ),
+            ("How far is a 15K race in miles?", (15.0, "km"), "miles"),
+        ] {
+            assert_eq!(
+                conversion(question),
+                Some(Conversion {
+                    value: from.0,
+                    from: from.1.into(),
+                    to: to.into()
+                }),
+                "{question}"
+            );
+        }
+        for not_one in [
+            "I ran 5 miles in 40 minutes. How many kilometers an hour is that?",
+            "A recipe for 4 uses 2 cups of flour. How many cups for 6 people?",
+        ] {
+            assert_eq!(conversion(not_one), None, "{not_one}");
+        }
         assert_eq!(conversion("17 times 23"), None);
         assert_eq!(
             conversion("how many apples are in 3 baskets"),
