@@ -310,12 +310,18 @@ impl Clock {
             });
         if let Some(place) = asks_time(&args.question).or(bare_place) {
             let zone = match place {
-                Some(place) => self.zone(Some(&place)).map_err(|_| {
-                    ToolError::Failed(format!(
-                        "unknown place `{place}`: name a city with a timezone of its own, \
+                Some(place) => self
+                    .zone(Some(&place))
+                    .or_else(|e| match place_named_in(&args.question) {
+                        Some(named) => self.zone(Some(&named)),
+                        None => Err(e),
+                    })
+                    .map_err(|_| {
+                        ToolError::Failed(format!(
+                            "unknown place `{place}`: name a city with a timezone of its own, \
                          such as Paris, New York or Tokyo"
-                    ))
-                })?,
+                        ))
+                    })?,
                 None => self.zone(None)?,
             };
             let now = self.now_in(zone);
@@ -598,7 +604,180 @@ const CITIES: &[(&str, &str)] = &[
     ("Korea", "Asia/Seoul"),
     ("Taipei", "Asia/Taipei"),
     ("Manila", "Asia/Manila"),
+    ("Rio", "America/Sao_Paulo"),
+    ("Krakow", "Europe/Warsaw"),
+    ("Kraków", "Europe/Warsaw"),
+    ("Calgary", "America/Edmonton"),
+    ("Quebec", "America/Toronto"),
+    ("Glasgow", "Europe/London"),
+    ("Liverpool", "Europe/London"),
+    ("Birmingham", "Europe/London"),
+    ("Scotland", "Europe/London"),
+    ("Wales", "Europe/London"),
+    ("Venice", "Europe/Rome"),
+    ("Florence", "Europe/Rome"),
+    ("Naples", "Europe/Rome"),
+    ("Lyon", "Europe/Paris"),
+    ("Marseille", "Europe/Paris"),
+    ("Porto", "Europe/Lisbon"),
+    ("Portugal", "Europe/Lisbon"),
+    ("Seville", "Europe/Madrid"),
+    ("Valencia", "Europe/Madrid"),
+    ("Cologne", "Europe/Berlin"),
+    ("Salzburg", "Europe/Vienna"),
+    ("Austria", "Europe/Vienna"),
+    ("Poland", "Europe/Warsaw"),
+    ("Greece", "Europe/Athens"),
+    ("Turkey", "Europe/Istanbul"),
+    ("Ireland", "Europe/Dublin"),
+    ("Netherlands", "Europe/Amsterdam"),
+    ("Holland", "Europe/Amsterdam"),
+    ("Belgium", "Europe/Brussels"),
+    ("Switzerland", "Europe/Zurich"),
+    ("Sweden", "Europe/Stockholm"),
+    ("Norway", "Europe/Oslo"),
+    ("Denmark", "Europe/Copenhagen"),
+    ("Finland", "Europe/Helsinki"),
+    ("Iceland", "Atlantic/Reykjavik"),
+    ("Durban", "Africa/Johannesburg"),
+    ("South Africa", "Africa/Johannesburg"),
+    ("Kenya", "Africa/Nairobi"),
+    ("Nigeria", "Africa/Lagos"),
+    ("Egypt", "Africa/Cairo"),
+    ("Morocco", "Africa/Casablanca"),
+    ("Ghana", "Africa/Accra"),
+    ("Orlando", "America/New_York"),
+    ("New Orleans", "America/Chicago"),
+    ("Portland", "America/Los_Angeles"),
+    ("Honolulu", "Pacific/Honolulu"),
+    ("Hawaii", "Pacific/Honolulu"),
+    ("Mexico", "America/Mexico_City"),
+    ("Peru", "America/Lima"),
+    ("Argentina", "America/Argentina/Buenos_Aires"),
+    ("Buenos Aires", "America/Argentina/Buenos_Aires"),
+    ("Chile", "America/Santiago"),
+    ("Colombia", "America/Bogota"),
+    ("Shenzhen", "Asia/Shanghai"),
+    ("Guangzhou", "Asia/Shanghai"),
+    ("Kolkata", "Asia/Kolkata"),
+    ("Goa", "Asia/Kolkata"),
+    ("Lahore", "Asia/Karachi"),
+    ("Islamabad", "Asia/Karachi"),
+    ("Pakistan", "Asia/Karachi"),
+    ("Bangladesh", "Asia/Dhaka"),
+    ("Nepal", "Asia/Kathmandu"),
+    ("Sri Lanka", "Asia/Colombo"),
+    ("Tel Aviv", "Asia/Jerusalem"),
+    ("Israel", "Asia/Jerusalem"),
+    ("UAE", "Asia/Dubai"),
+    ("Saudi Arabia", "Asia/Riyadh"),
+    ("Mecca", "Asia/Riyadh"),
+    ("Vietnam", "Asia/Ho_Chi_Minh"),
+    ("Saigon", "Asia/Ho_Chi_Minh"),
+    ("Ho Chi Minh City", "Asia/Ho_Chi_Minh"),
+    ("Indonesia", "Asia/Jakarta"),
+    ("Bali", "Asia/Makassar"),
+    ("Philippines", "Asia/Manila"),
+    ("Malaysia", "Asia/Kuala_Lumpur"),
 ];
+
+/// City names of timezones that are also everyday words: never taken as
+/// a place when a question is searched for one.
+const NOT_PLACES: &[&str] = &[
+    "christmas",
+    "wake",
+    "east",
+    "west",
+    "north",
+    "south",
+    "general",
+    "central",
+    "eastern",
+    "pacific",
+    "mountain",
+    "canary",
+    "easter",
+    "midway",
+    "continental",
+    "acre",
+    "knox",
+    "universal",
+    "zulu",
+    "navajo",
+    "greenwich",
+    "jersey",
+    "stanley",
+    "regina",
+    "troll",
+    "vatican",
+    "samoa",
+    "truk",
+    "yap",
+    "chuuk",
+    "mahe",
+    "nome",
+    "thule",
+    "boise",
+    "marengo",
+    "monticello",
+    "vevay",
+    "winamac",
+    "petersburg",
+    "center",
+    "salem",
+    "beulah",
+    "metlakatla",
+];
+
+/// The last place named in `text` that is a city or country with a
+/// timezone (`… aunt mei in kuala lumpur after dinner what time is it
+/// there` → `kuala lumpur`), read without punctuation or capitals.
+fn place_named_in(text: &str) -> Option<String> {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for end in (1..=words.len()).rev() {
+        for n in (1..=end.min(4)).rev() {
+            let candidate = words[end - n..end].join(" ");
+            if is_a_place(&candidate) {
+                return Some(candidate);
+            }
+        }
+    }
+    None
+}
+
+/// Whether `name` is a city or country with a timezone: a known alias, or
+/// the city of a zone in a continent's list (not one of [`NOT_PLACES`]).
+fn is_a_place(name: &str) -> bool {
+    if name.len() < 3 || NOT_PLACES.contains(&name.to_lowercase().as_str()) {
+        return false;
+    }
+    let city = name.replace(' ', "_");
+    CITIES
+        .iter()
+        .any(|(alias, _)| alias.eq_ignore_ascii_case(name))
+        || chrono_tz::TZ_VARIANTS.iter().any(|tz| {
+            let zone = tz.name();
+            let continent = zone.split('/').next().unwrap_or_default();
+            matches!(
+                continent,
+                "Africa"
+                    | "America"
+                    | "Asia"
+                    | "Atlantic"
+                    | "Australia"
+                    | "Europe"
+                    | "Indian"
+                    | "Pacific"
+            ) && zone
+                .rsplit('/')
+                .next()
+                .is_some_and(|last| last.eq_ignore_ascii_case(&city))
+        })
+}
 
 /// An offset from UTC written as "UTC+2", "UTC-05:00", "GMT+5:30" or "+0530".
 fn utc_offset(text: &str) -> Option<FixedOffset> {
@@ -708,8 +887,9 @@ fn asks_time(question: &str) -> Option<Option<String>> {
         && !lower.contains("time zone")
         && !lower.contains("timer")
         && !lower.contains("alarm");
-    let spans = [" days", " after ", " minute", " hour"];
-    if !asks || spans.iter().any(|span| lower.contains(span)) {
+    let spans = [" days", " minute", " hour"];
+    let counted_after = lower.contains(" after ") && lower.contains(|c: char| c.is_ascii_digit());
+    if !asks || counted_after || spans.iter().any(|span| lower.contains(span)) {
         return None;
     }
     let body = lower.trim_end_matches(['?', '.', '!', ' ']);
@@ -735,7 +915,11 @@ fn asks_time(question: &str) -> Option<Option<String>> {
             .trim()
             .to_string()
     });
-    Some(place.filter(|p| !p.is_empty()))
+    Some(
+        place
+            .filter(|p| !p.is_empty())
+            .or_else(|| place_named_in(question)),
+    )
 }
 
 /// The city part of an IANA name: `America/New_York` → `New York`.
@@ -876,6 +1060,30 @@ mod tests {
             "21:00"
         );
         assert_eq!(ask("London")["time"], "13:00");
+        for (said, time) in [
+            (
+                "we're ringing aunt mei in kuala lumpur after dinner what time is it there",
+                "20:00",
+            ),
+            (
+                "auntie rosa lives in rio is it too late to call her what time is it there",
+                "09:00",
+            ),
+            (
+                "Before I phone the yard in Calgary, what time is it over there?",
+                "06:00",
+            ),
+            (
+                "one of my lads wants to ring home what time is it in krakow",
+                "14:00",
+            ),
+            (
+                "my brother just landed in johannesburg whats the time there",
+                "14:00",
+            ),
+        ] {
+            assert_eq!(ask(said)["time"], time, "{said}");
+        }
         assert_eq!(ask("How many days until Christmas?")["days"], 174);
         assert_eq!(ask("What year is it?")["date"], "2024-07-04");
         assert_eq!(
