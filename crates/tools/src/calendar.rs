@@ -7,7 +7,9 @@
 //! the values it holds.
 
 use super::when::{self, Moment};
-use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, TimeDelta, Timelike};
+use chrono::{
+    DateTime, Datelike, Days, FixedOffset, NaiveDate, NaiveDateTime, TimeDelta, Timelike,
+};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -83,6 +85,9 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     let found = moments(&words, now);
     let asked = asked(&text);
     let today = now.date_naive();
+    if asks_which_weekday_today(&text) {
+        return Ok(weekday(today, today));
+    }
     if let Some(at) = time_plus(&words, &found) {
         return Ok(at);
     }
@@ -108,6 +113,20 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     }
     let mut dates: Vec<NaiveDate> = found.iter().map(|(_, m)| date_of(*m)).collect();
     let counting = matches!(asked, Asked::Count { .. });
+    let ahead = match dates.iter().all(|d| *d == today) && !counting {
+        true => span_ahead(&words).and_then(|days| today.checked_add_days(Days::new(days as u64))),
+        false => None,
+    };
+    if let Some(date) = ahead {
+        dates = vec![date];
+    }
+    if text.contains("this year") {
+        for date in &mut dates {
+            if date.year() == today.year() + 1 {
+                *date = date.with_year(today.year()).unwrap_or(*date);
+            }
+        }
+    }
     if counting {
         share_the_year(&mut dates, &words, &found);
     }
@@ -117,7 +136,7 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     } else {
         asks_about_dates(&words)
     };
-    if !counting && !only_a_date && !asks {
+    if !counting && !only_a_date && !asks && ahead.is_none() {
         return Err(format!(
             "`{}` is not about the time or the calendar: answer it from what you know, or use \
              another tool",
@@ -227,9 +246,52 @@ fn asks_about_today(text: &str) -> bool {
             "day is today",
             "the month",
             "the year",
+            "current year",
+            "current month",
+            "current date",
         ]
         .iter()
         .any(|phrase| text.contains(phrase))
+}
+
+/// `is it thursday or friday today`, `is today monday`.
+fn asks_which_weekday_today(text: &str) -> bool {
+    let names_a_weekday = text.split(' ').any(|w| {
+        matches!(
+            w,
+            "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday"
+        )
+    });
+    names_a_weekday
+        && (text.starts_with("is it ") || text.starts_with("is today "))
+        && text.contains("today")
+}
+
+/// The days ahead a question counts from today when it names one span and
+/// no date (`My invoices are on 28 day terms. If I send one out today, what
+/// date is it due?`, `the screed needs 11 days what day of the week will
+/// that be`), asking for a date or a day.
+fn span_ahead(words: &[String]) -> Option<i64> {
+    let text = words.join(" ");
+    let asks = ["what date", "what day", "which day", "which date"]
+        .iter()
+        .any(|p| text.contains(p));
+    let past = words
+        .iter()
+        .any(|w| matches!(w.as_str(), "ago" | "earlier" | "since" | "was" | "were"));
+    if !asks || past {
+        return None;
+    }
+    let mut spans = words.windows(2).filter_map(|pair| {
+        let n: i64 = pair[0].parse().ok()?;
+        match pair[1].as_str() {
+            "day" | "days" => Some(n),
+            "week" | "weeks" => n.checked_mul(7),
+            _ => None,
+        }
+    });
+    let days = spans.next()?;
+    (spans.next().is_none() && (1..=3660).contains(&days)).then_some(days)
 }
 
 /// Two dates counted between, one written with its year and one without
@@ -768,6 +830,42 @@ mod tests {
         assert_eq!(
             ask("in 10 days").answer,
             "In 10 days it will be Saturday 5 December 2026."
+        );
+        assert_eq!(
+            ask("My invoices are on 28 day terms. If I send one out today, what date is it due?")
+                .date
+                .as_deref(),
+            Some("2026-12-23")
+        );
+        assert_eq!(
+            ask("the floor screed needs eleven days before i can tile it what day of the week will that be")
+                .weekday
+                .as_deref(),
+            Some("Sunday")
+        );
+        assert_eq!(
+            ask("What's the date this coming Wednesday? We're doing a bake sale.")
+                .date
+                .as_deref(),
+            Some("2026-12-02")
+        );
+        assert_eq!(
+            ask("Sports day is June 20th. Which day of the week does it land on this year?")
+                .date
+                .as_deref(),
+            Some("2026-06-20")
+        );
+        assert_eq!(
+            ask("I'm signing a certificate. What's the current year?")
+                .date
+                .as_deref(),
+            Some("2026-11-25")
+        );
+        assert_eq!(
+            ask("is it tuesday or wednesday today ive lost track")
+                .weekday
+                .as_deref(),
+            Some("Wednesday")
         );
     }
 

@@ -88,12 +88,14 @@ fn relative_day(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
         ["next", "week"] => days(7),
         ["last", "week"] => days(-7),
         ["in", count, unit] | ["in", count, unit, "time"] => days(span(count, unit)?),
-        [count, unit, "from", "now" | "today"] | [count, unit, "later"] => days(span(count, unit)?),
-        [count, unit, "ago"] | [count, unit, "before", "today"] => days(-span(count, unit)?),
-        ["next", day] => weekday_after(today, weekday(day)?, false),
-        ["this", "coming", day] | ["this", day] | ["coming", day] | [day] => {
-            weekday_after(today, weekday(day)?, true)
+        [count, unit, "from" | "starting", "now" | "today"] | [count, unit, "later"] => {
+            days(span(count, unit)?)
         }
+        [count, unit, "ago"] | [count, unit, "before", "today"] => days(-span(count, unit)?),
+        ["next", day] | ["this", "coming", day] | ["coming", day] => {
+            weekday_after(today, weekday(day)?, false)
+        }
+        ["this", day] | [day] => weekday_after(today, weekday(day)?, true),
         ["last", day] | ["past", day] => {
             let wanted = weekday(day)?;
             let back =
@@ -382,6 +384,7 @@ mod tests {
         assert_eq!(date("in 10 days"), ymd(2026, 12, 5));
         assert_eq!(date("in two weeks"), ymd(2026, 12, 9));
         assert_eq!(date("30 days from now"), ymd(2026, 12, 25));
+        assert_eq!(date("18 days starting today"), ymd(2026, 12, 13));
         assert_eq!(date("3 days ago"), ymd(2026, 11, 22));
         assert_eq!(date("a week ago"), ymd(2026, 11, 18));
         assert_eq!(date("the day after tomorrow"), ymd(2026, 11, 27));
