@@ -39,7 +39,7 @@ const TOPICS: &[(&[&str], &str)] = &[
         "check the weather",
     ),
     (&["news", "headlines"], "read the news"),
-    (&["traffic", "commute"], "check the traffic"),
+    (&["traffic", "commute", "roadworks"], "check the traffic"),
     (
         &["sunset", "sunrise", "sundown", "dawn", "dusk"],
         "tell sunrise or sunset times",
@@ -137,7 +137,21 @@ const SPORTS: &[&str] = &[
 
 /// Words that make "temperature" a question about the weather, not a
 /// conversion.
-const NOW_OUTSIDE: &[&str] = &["outside", "today", "tomorrow", "now", "tonight"];
+const NOW_OUTSIDE: &[&str] = &[
+    "outside",
+    "today",
+    "tomorrow",
+    "now",
+    "tonight",
+    "weekend",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
 
 /// What to wear against the weather, and how it feels outside: beside a
 /// word of [`NOW_OUTSIDE`], a question about today's weather ("Do I need a
@@ -156,6 +170,8 @@ const DRESSED_OR_FELT: &[&str] = &[
     "windy",
     "freezing",
     "humid",
+    "dry",
+    "wet",
 ];
 
 /// The tools of the `limits` toolbox: `unavailable`.
@@ -252,7 +268,15 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let message_to =
         tell_them || (verb == "tell" && !matches!(after_verb, Some("me" | "us") | None));
     let places = !numbers
-        && (has("nearby") || has("restaurant") || has("restaurants") || (has("near") && has("me")));
+        && (has("nearby")
+            || has("nearest")
+            || has("restaurant")
+            || has("restaurants")
+            || (has("near") && has("me")));
+    let shopping = (has("shopping") && (has("order") || has("list") || has("basket")))
+        || has("basket")
+        || has("cart")
+        || has("trolley");
     let plans = words.iter().enumerate().any(|(i, w)| {
         super::calendar::PERSONAL.contains(w)
             && (words[i.saturating_sub(3)..i]
@@ -272,7 +296,13 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             || ["market", "doing", "worth", "up", "down"]
                 .iter()
                 .any(|w| has(w)));
-    let currencies = CURRENCIES.iter().filter(|c| has(c)).count();
+    let mut currencies: Vec<&str> = CURRENCIES
+        .iter()
+        .filter(|c| has(c))
+        .map(|c| c.trim_end_matches('s'))
+        .collect();
+    currencies.dedup();
+    let currencies = currencies.len();
     let exchange = currencies >= 2 || (currencies == 1 && (has("exchange") || has("rate")));
     let lacking = TOPICS
         .iter()
@@ -288,6 +318,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .or(exchange.then_some("check exchange rates"))
         .or((live_price || markets).then_some("check prices or markets"))
         .or(places.then_some("look up places"))
+        .or(shopping.then_some("order or book things"))
         .or(plans.then_some("read your calendar"));
     match lacking {
         Some(what) => Ok(UnavailableOutput {
@@ -372,6 +403,16 @@ mod tests {
                 "send messages",
             ),
             ("Tell John dinner is ready.", "send messages"),
+            ("are there any roadworks on the a34 this morning", "check the traffic"),
+            ("whats diesel going for at the nearest petrol station", "look up places"),
+            (
+                "add fish fingers and apple juice to my online shopping order",
+                "order or book things",
+            ),
+            (
+                "Is it going to be dry enough on Thursday to paint the outside of a house?",
+                "check the weather",
+            ),
             (
                 "Post the photo of my apple pie to Facebook.",
                 "send messages",
@@ -434,6 +475,7 @@ mod tests {
             "Hey, can you tell me what nine hundred minus four hundred is?",
             "Can you tell me who wrote The Great Gatsby?",
             "Tell us a story about a dragon.",
+            "leo gets four dollars pocket money a week how many weeks until he can buy a thirty dollar dinosaur kit",
             "Which month are we in? I need to turn the calendar page.",
             "How long should I let the frosting set?",
             "A train leaves at 3 pm and travels 2 times as far as the bus. How far does it go?",
