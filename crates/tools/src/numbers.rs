@@ -255,6 +255,7 @@ mod tests {
             ("the point is seven", "the point is 7"),
             ("a hundred kilos", "100 kilos"),
             ("a thousand and fifty", "1050"),
+            ("a hundred times a hundred", "100 times 100"),
             ("a few hundred", "a few hundred"),
             ("nothing to see", "nothing to see"),
         ];

@@ -407,6 +407,7 @@ const DIMENSIONS: &[Dimension] = &[
             unit("lb", &["lbs", "pound"], 0.453_592_37),
             unit("oz", &["ounce"], 0.028_349_523_125),
             unit("st", &["stone"], 6.350_293_18),
+            unit("stick", &["stick of butter"], 0.113_398),
             unit("ton", &["short ton", "us ton"], 907.184_74),
         ],
     },

@@ -105,7 +105,7 @@ static HOW_MANY_IN: LazyLock<Regex> = LazyLock::new(|| {
 /// `how many kilometers is 26.2 miles`.
 static HOW_MANY_IS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:is|are|makes?)\s+(-?[\d,]*\.?\d+)\s*([a-zµ°/²³ .]+?)\s*$",
+        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:is|are|makes?)\s+(?:a|an|one|(-?[\d,]*\.?\d+))\s*([a-zµ°/²³ .]+?)\s*$",
     )
     .expect("a valid regex")
 });
@@ -138,6 +138,7 @@ static THAT: LazyLock<Regex> = LazyLock::new(|| {
 /// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
     let text = crate::numbers::in_digits(text);
+    let text = THOUSANDS.replace_all(&text, |found: &Captures| found[1].replace(',', ""));
     let text = text.trim().trim_end_matches(['?', '.', '!']);
     let text = FEET_AND_INCHES.replace_all(text, |found: &Captures| {
         let feet: f64 = found[1].parse().unwrap_or(0.0);
@@ -214,7 +215,7 @@ pub fn conversion(text: &str) -> Option<Conversion> {
 /// Celsius` at its end.
 static WANTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)(?:\bhow\s+many\s+({UNIT})\b|\b(?:in|into|to)\s+({UNIT})\s*$)"
+        r"(?i)(?:\bhow\s+many\s+({UNIT})\s+(?:is|are|was|were|would|will|does|do|makes?|equals?|in|to)\b|\b(?:in|into|to)\s+({UNIT})\s*$)"
     ))
     .expect("a valid regex")
 });
@@ -450,6 +451,30 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\s*\b(dollars?|euros?|cents|bucks)\b", ""),
         (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+(?:of|out\s+of)\s+(.+?)\s*$", "($1)/($2)*100"),
         (
+            r"(?i)^[^\d]*?\bhow\s+many\s+times\s+(?:does|do|will|can|would)\s+(-?[\d.,]*\d)\s+go\s+into\s+(-?[\d.,]*\d)\s*$",
+            "$2 / $1",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*\bhow\s+much\s+(?:does\s+that\s+knock\s+off|(?:do|did|will|would|can|could)\s+(?:we|i|you|they)\s+save)\s*$",
+            "$1*$2/100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?(\d+(?:\.\d+)?)[^\d]*\bhow\s+much\s+(?:does\s+that\s+knock\s+off|(?:do|did|will|would|can|could)\s+(?:we|i|you|they)\s+save)\s*$",
+            "$2*$1/100",
+        ),
+        (
+            r"(?i)^[^\d]*\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+(\d+(?:\.\d+)?)\b[^\d]*\bpercent(?:age)?\s+(?:increase|decrease|rise|drop|change|difference)\s*$",
+            "abs($2-$1)/$1*100",
+        ),
+        (
+            r"(?i)^[^\d]*\b(?:vat|tax|tip|gratuity)\s+on\s+(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?at\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*$",
+            "$1*$2/100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax)\b[^\d]*\bbefore\s+(?:the\s+)?(?:vat|tax)\s*$",
+            "$1/(1+$2/100)",
+        ),
+        (
             r"(?i)^[^\d]*(\d+(?:\.\d+)?)\s+out\s+of\s+(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+percent(?:age)?\s+(?:is\s+that|is\s+it|did\s+(?:i|you|we|he|she|they)\s+get)\s*$",
             "($1)/($2)*100",
         ),
@@ -682,6 +707,9 @@ pub fn as_arithmetic(
             format!("{}.{cents:02}", &found[1])
         })
         .into_owned();
+    if let Some(asked) = scaled(&text).or_else(|| doses(&text)) {
+        text = asked;
+    }
     if let Some(asked) = ANSWER_TO_THE_BEFORE.captures(&text) {
         let before = asked[1].to_string();
         let first = before.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
@@ -758,6 +786,96 @@ fn percent_of_the_amount_before(text: &str) -> Option<String> {
     })
 }
 
+/// `How much flour do I need for 18 muffins?`: an amount asked for a
+/// number of things, at the end of the question.
+static ASKED_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bhow\s+(?:much|many)\b[^.!?]*?\bfor\s+(\d+(?:\.\d+)?)(?:\s+([a-z]+))?\s*[?.!]?\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// `makes 12`, `for every 4 people`, `serves 6`, `per 100 km`: what an
+/// amount is given for.
+static GIVEN_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:makes|serves|feeds|yields|for\s+every|for|per|every)\s+(\d+(?:\.\d+)?)(?:\s+([a-z]+))?")
+        .expect("a valid regex")
+});
+
+/// An amount given for some things, asked for another number of them, as
+/// arithmetic: `The recipe makes 12 and uses 250 grams of flour. How much
+/// flour do I need for 18 muffins?` is `250 * 18 / 12`. Only when the text
+/// holds these three numbers and nothing else, and the things are the same
+/// where both are named.
+fn scaled(text: &str) -> Option<String> {
+    let asked = ASKED_FOR.captures(text)?;
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    if numbers.len() != 3 {
+        return None;
+    }
+    let wanted = asked.get(1)?;
+    let given = GIVEN_FOR
+        .captures_iter(&text[..asked.get(0)?.start()])
+        .find(|found| found.get(1).is_some())?;
+    let (per, per_thing) = (given.get(1)?, given.get(2));
+    let same = |a: &str, b: &str| singular(a).eq_ignore_ascii_case(&singular(b));
+    let per_thing = per_thing.filter(|thing| !NOT_THINGS.contains(&thing.as_str()));
+    if let (Some(a), Some(b)) = (per_thing, asked.get(2)) {
+        if !same(a.as_str(), b.as_str()) {
+            return None;
+        }
+    }
+    let amount = numbers
+        .iter()
+        .find(|n| n.start() != per.start() && n.start() != wanted.start())?;
+    Some(format!(
+        "{} * {} / {}",
+        amount.as_str(),
+        wanted.as_str(),
+        per.as_str()
+    ))
+}
+
+/// `2 tablets 3 times a day for 10 days`, `one pill twice a day for 2
+/// weeks`: a course of doses.
+static DOSES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?|an?|one)\s+([a-z]+)\s+(?:(\d+)\s+times|(once|twice))\s+(?:a|per|each)\s+day\s+for\s+(\d+)\s+(days?|weeks?)\b")
+        .expect("a valid regex")
+});
+
+/// How many doses a course of them comes to, as arithmetic, when the
+/// question asks how many.
+fn doses(text: &str) -> Option<String> {
+    if !text.to_ascii_lowercase().contains("how many") {
+        return None;
+    }
+    let found = DOSES.captures(text)?;
+    let each = match found[1].to_ascii_lowercase().as_str() {
+        "a" | "an" | "one" => "1".to_string(),
+        n => n.to_string(),
+    };
+    let times = match found.get(4).map(|m| m.as_str().to_ascii_lowercase()) {
+        Some(once) if once == "once" => "1".to_string(),
+        Some(_) => "2".to_string(),
+        None => found[3].to_string(),
+    };
+    let days = match found[6].to_ascii_lowercase().starts_with("week") {
+        true => format!("{} * 7", &found[5]),
+        false => found[5].to_string(),
+    };
+    Some(format!("{each} * {times} * {days}"))
+}
+
+/// Words after a number that name no thing it counts (`makes 12 and …`).
+const NOT_THINGS: &[&str] = &[
+    "and", "uses", "use", "needs", "takes", "calls", "requires", "wants", "of", "with", "it", "is",
+    "are", "the", "a", "an", "you", "i", "we", "but", "so",
+];
+
+/// A number as written in digits, with its decimals.
+static NUMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\d+(?:\.\d+)?").expect("a valid regex"));
+
 /// The value of `name(arguments)` for a list function.
 fn list_value(
     name: &str,
@@ -828,6 +946,64 @@ mod tests {
         assert_eq!(read("Divide 144 by 12"), "144 / 12");
         assert_eq!(read("Subtract 58 from 230."), "230 - 58");
         assert_eq!(read("Add 15 to 27"), "15 + 27");
+        for (said, written) in [
+            ("Quick question, how many times does 35 go into 1,470?", "1470 / 35"),
+            (
+                "the lego castle is sixty dollars and it's thirty five percent off how much do we save",
+                "60*35/100",
+            ),
+            (
+                "customer wants five percent off for paying cash on a two thousand three hundred invoice how much does that knock off",
+                "2300*5/100",
+            ),
+            (
+                "our weekly food shop went from 160 to 184 dollars whats the percent increase",
+                "abs(184-160)/160*100",
+            ),
+            (
+                "uh whats the vat on six hundred and forty pounds at twenty percent",
+                "640*20/100",
+            ),
+            (
+                "my invoice total is one thousand four hundred and forty including twenty percent vat whats it before vat",
+                "1440/(1+20/100)",
+            ),
+        ] {
+            assert_eq!(read(said), written, "{said}");
+        }
+        assert_eq!(
+            read(
+                "The muffin recipe makes 12 and uses 250 grams of flour. \
+                 How much flour do I need for 18 muffins?"
+            ),
+            "250 * 18 / 12"
+        );
+        assert_eq!(
+            read(
+                "Pancakes for the flat: the recipe uses two eggs for every four people. \
+                 How many eggs for ten people?"
+            ),
+            "2 * 10 / 4"
+        );
+        assert_eq!(
+            read(
+                "The doctor said two tablets three times a day for ten days. \
+                 How many tablets is that altogether?"
+            ),
+            "2 * 3 * 10"
+        );
+        assert_eq!(
+            read("One pill twice a day for 2 weeks: how many pills?"),
+            "1 * 2 * 2 * 7"
+        );
+        assert_eq!(
+            read("My car uses 6 liters per 100 km. How much fuel for 250 km?"),
+            "6 * 250 / 100"
+        );
+        assert_ne!(
+            read("I bake 3 trays of 12 cookies. How many cookies for 4 trays?"),
+            "12 * 4 / 3"
+        );
         assert_eq!(
             read("What's the range of my exam marks: 62, 88, 71, 55 and 79?"),
             "33"
@@ -1182,6 +1358,11 @@ mod tests {
                 "milliliters",
             ),
             ("How far is a 15K race in miles?", (15.0, "km"), "miles"),
+            (
+                "A pallet of concrete blocks is 1,200 kilos. How many pounds is that?",
+                (1200.0, "kilos"),
+                "pounds",
+            ),
         ] {
             assert_eq!(
                 conversion(question),
@@ -1193,7 +1374,16 @@ mod tests {
                 "{question}"
             );
         }
+        assert_eq!(
+            conversion("How many grams is a stick of butter?"),
+            Some(Conversion {
+                value: 1.0,
+                from: "stick".into(),
+                to: "grams".into()
+            })
+        );
         for not_one in [
+            "How many months have 31 days?",
             "I ran 5 miles in 40 minutes. How many kilometers an hour is that?",
             "A recipe for 4 uses 2 cups of flour. How many cups for 6 people?",
         ] {
