@@ -97,18 +97,33 @@ pub fn request(question: &str) -> Option<String> {
 /// "My son's checking his homework: what's 5003 minus 2468?".
 fn after_a_preamble(text: &str) -> Option<&str> {
     let lower = text.to_lowercase();
-    let at = lower
+    let starts_a_question = |at: usize| {
+        let next = lower[at..].split_whitespace().next().unwrap_or("");
+        let next = next.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'');
+        QUESTION_WORDS.contains(&next)
+    };
+    let marked = lower
         .match_indices([',', ':'])
         .map(|(at, _)| at)
-        .find(|&at| {
-            let next = lower[at + 1..].split_whitespace().next().unwrap_or("");
-            let next = next.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'');
-            QUESTION_WORDS.contains(&next)
-        })?;
+        .find(|&at| starts_a_question(at + 1));
+    let unmarked = || {
+        lower.match_indices(' ').map(|(at, _)| at).find(|&at| {
+            let asks = lower[..at]
+                .rsplit(' ')
+                .next()
+                .is_some_and(|w| ASKING.contains(&w));
+            asks && starts_a_question(at + 1)
+        })
+    };
+    let at = marked.or_else(unmarked)?;
     let preamble = &text[..at];
     let told = preamble.split_whitespace().count() >= 2 && !super::parse::has_numbers(preamble);
     told.then(|| text[at + 1..].trim_start())
 }
+
+/// The last word of a preamble said without a comma: "Leo wants to know
+/// what …", "my daughter is asking how …".
+const ASKING: &[&str] = &["know", "asking", "asks", "asked", "wondering", "wonders"];
 
 /// How the question after a preamble begins.
 const QUESTION_WORDS: &[&str] = &[
@@ -157,6 +172,10 @@ mod tests {
                 "What's four to the fifth power?",
             ),
             ("So what's 19 squared?", "What's 19 squared?"),
+            (
+                "leo wants to know what a hundred times a hundred is",
+                "What is a hundred times a hundred?",
+            ),
             (
                 "I was wondering, how many US gallons is 20 liters?",
                 "How many US gallons is 20 liters?",

@@ -1025,13 +1025,13 @@ impl Tool for TimerTool {
     }
 
     fn changes_things(&self, arguments: &serde_json::Value) -> bool {
-        let Some(timers) = &self.timers else {
-            return false;
-        };
         let Some(request) = arguments["request"].as_str() else {
             return true;
         };
-        let now = timers.local((timers.now)());
+        let now = match &self.timers {
+            Some(timers) => timers.local((timers.now)()),
+            None => local_at(None, Utc::now()),
+        };
         matches!(
             read(request, now),
             Some(Command::Set { .. } | Command::Cancel { .. })
@@ -1470,8 +1470,14 @@ mod tests {
         assert!(!changes("What is the capital of France?"));
         assert!(timers.of("local").is_empty(), "asking sets nothing");
         let without_a_store = tools(&ToolConfig::default()).remove(0);
-        assert!(!without_a_store
-            .changes_things(&serde_json::json!({ "request": "set a timer for 5 minutes" })));
+        let asks_a_change = |request: &str| {
+            without_a_store.changes_things(&serde_json::json!({ "request": request }))
+        };
+        assert!(
+            asks_a_change("set a timer for 5 minutes"),
+            "read the same without a store, so that a change nobody asked for is refused"
+        );
+        assert!(!asks_a_change("how long is left on my timers"));
     }
 
     #[test]
