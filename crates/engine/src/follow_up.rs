@@ -112,7 +112,8 @@ fn framed(question: &str, before: &str) -> Option<String> {
     let before_body = before.trim_end_matches(['?', '.', '!']);
     let rewritten = if FRAMES.contains(&head.as_str()) {
         let at = find_word(before_body, &head)?;
-        format!("{} {fragment}", before_body[..at].trim_end())
+        let rest = the_question_after(&before_body[at + head.len()..]);
+        format!("{} {fragment}{rest}", before_body[..at].trim_end())
     } else if is_a_name(&words) {
         let (start, end) = place_named(before_body)?;
         format!("{}{fragment}{}", &before_body[..start], &before_body[end..])
@@ -131,6 +132,24 @@ fn framed(question: &str, before: &str) -> Option<String> {
     };
     let ending = if before.ends_with('?') { "?" } else { "" };
     Some(format!("{rewritten}{ending}"))
+}
+
+/// What follows a place in a question that names it first: `after dinner
+/// what time is it there` after `kuala lumpur` gives ` what time is it
+/// there`; nothing when no question word follows.
+fn the_question_after(text: &str) -> &str {
+    let lower = text.to_lowercase();
+    lower
+        .match_indices(' ')
+        .map(|(at, _)| at)
+        .find(|&at| {
+            let next = lower[at + 1..].split_whitespace().next().unwrap_or("");
+            matches!(
+                next,
+                "what" | "whats" | "what's" | "how" | "when" | "which" | "is"
+            )
+        })
+        .map_or("", |at| &text[at..])
 }
 
 /// Whether the words are a name: one to three, each capitalized
@@ -266,6 +285,14 @@ mod tests {
             Some("What's the time in Buenos Aires right now?")
         );
         assert_eq!(asked("What is 5 plus 5?", "And Paris?"), None);
+        assert_eq!(
+            asked(
+                "we're ringing aunt mei in kuala lumpur after dinner what time is it there",
+                "and in sydney"
+            )
+            .as_deref(),
+            Some("we're ringing aunt mei in sydney what time is it there")
+        );
     }
 
     #[test]
