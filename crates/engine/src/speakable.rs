@@ -1,5 +1,5 @@
 //! What a voice can say. Answers are rewritten as people speak them:
-//! numbers rounded to two decimals, ISO dates and times in words, markdown
+//! numbers rounded to two decimals (three significant digits below one), ISO dates and times in words, markdown
 //! marks and protocol labels dropped. [`problems`] says what in a text a
 //! voice could not say well (the benchmark's check).
 //!
@@ -48,7 +48,10 @@ static UNSAYABLE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)final[_ ]answer|\bthought:|\baction( input)?:|\bobservation:|tool_call",
             "protocol words",
         ),
-        (r"\d\.\d{3,}", "a number with more than two decimals"),
+        (
+            r"(?:^|[^\d.])[1-9]\d*\.\d{3,}",
+            "a number with more than two decimals",
+        ),
         (r"\d[eE][+-]?\d", "a number in exponent notation"),
     ]
     .into_iter()
@@ -256,14 +259,14 @@ fn plain_words(text: &str) -> String {
         .to_lowercase()
 }
 
-/// A number as people say it: two decimals at most (more for a small
-/// number, so it keeps two significant digits), no trailing zeros.
+/// A number as people say it: two decimals at most (more below one, so
+/// it keeps three significant digits: 0.375), no trailing zeros.
 pub fn round_as_said(value: f64) -> String {
     let magnitude = value.abs();
-    let decimals = if magnitude >= 0.01 || magnitude == 0.0 {
+    let decimals = if magnitude >= 1.0 || magnitude == 0.0 {
         2
     } else {
-        (2 - magnitude.log10().floor() as i32 - 1).clamp(2, 12) as usize
+        (3 - magnitude.log10().floor() as i32 - 1).clamp(2, 12) as usize
     };
     let text = format!("{value:.decimals$}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
@@ -340,8 +343,10 @@ mod tests {
         assert_eq!(rewrite("5 km is 3.10686 miles."), "5 km is 3.11 miles.");
         assert_eq!(
             rewrite("It is 1,234.5678 or 0.000123456"),
-            "It is 1234.57 or 0.00012"
+            "It is 1234.57 or 0.000123"
         );
+        assert_eq!(round_as_said(0.375), "0.375");
+        assert_eq!(round_as_said(0.12345), "0.123");
         assert_eq!(rewrite("Pi is 3.14, e is 2.718."), "Pi is 3.14, e is 2.72.");
         assert_eq!(
             rewrite("Version 1.2.345 and 2.500"),
