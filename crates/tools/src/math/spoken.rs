@@ -707,7 +707,10 @@ pub fn as_arithmetic(
             format!("{}.{cents:02}", &found[1])
         })
         .into_owned();
-    if let Some(asked) = scaled(&text).or_else(|| doses(&text)) {
+    if let Some(asked) = scaled(&text)
+        .or_else(|| doses(&text))
+        .or_else(|| at_a_rate(&text))
+    {
         text = asked;
     }
     if let Some(asked) = ANSWER_TO_THE_BEFORE.captures(&text) {
@@ -866,6 +869,44 @@ fn doses(text: &str) -> Option<String> {
     Some(format!("{each} * {times} * {days}"))
 }
 
+/// `45 p a mile`, `3.45 a gallon`, `12 dollars per hour`: a price or
+/// rate for one of something.
+static RATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks)?\s+(?:a|an|per|each)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// What so many of something come to at a rate given for one, as
+/// arithmetic, when the text holds those two numbers only and asks what
+/// they cost or are worth: `if i claim 45 p a mile whats 1380 business
+/// miles worth` is `1380 * 0.45`.
+fn at_a_rate(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let asks = ["worth", "cost", "how much", "come to", "total"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    if !asks || numbers.len() != 2 {
+        return None;
+    }
+    let rate = RATE.captures(text)?;
+    let per = singular(&rate[3]).to_lowercase();
+    let price = match rate.get(2).map(|m| m.as_str().to_lowercase()) {
+        Some(cents) if matches!(cents.as_str(), "p" | "pence" | "cent" | "cents") => {
+            format!("{}/100", &rate[1])
+        }
+        _ => rate[1].to_string(),
+    };
+    let rate_at = rate.get(1)?.start();
+    let quantity = numbers.iter().find(|n| n.start() != rate_at)?;
+    let counted = text[quantity.end()..]
+        .split_whitespace()
+        .take(3)
+        .map(|w| singular(w.trim_matches(|c: char| !c.is_alphanumeric())).to_lowercase())
+        .any(|w| w == per);
+    counted.then(|| format!("{} * {price}", quantity.as_str()))
+}
+
 /// Words after a number that name no thing it counts (`makes 12 and …`).
 const NOT_THINGS: &[&str] = &[
     "and", "uses", "use", "needs", "takes", "calls", "requires", "wants", "of", "with", "it", "is",
@@ -995,6 +1036,18 @@ mod tests {
         assert_eq!(
             read("One pill twice a day for 2 weeks: how many pills?"),
             "1 * 2 * 2 * 7"
+        );
+        assert_eq!(
+            read("if i claim forty five p a mile whats one thousand three hundred and eighty business miles worth"),
+            "1380 * 45/100"
+        );
+        assert_eq!(
+            read("At 3.45 a gallon, what will 12 gallons cost?"),
+            "12 * 3.45"
+        );
+        assert_eq!(
+            read("My car does 32 miles per gallon. How much is 380 miles?"),
+            "My car does 32 miles per gallon. How much is 380 miles"
         );
         assert_eq!(
             read("My car uses 6 liters per 100 km. How much fuel for 250 km?"),
