@@ -256,12 +256,7 @@ fn asks_about_today(text: &str) -> bool {
 
 /// `is it thursday or friday today`, `is today monday`.
 fn asks_which_weekday_today(text: &str) -> bool {
-    let names_a_weekday = text.split(' ').any(|w| {
-        matches!(
-            w,
-            "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday"
-        )
-    });
+    let names_a_weekday = text.split(' ').any(when::is_day_name);
     names_a_weekday
         && (text.starts_with("is it ") || text.starts_with("is today "))
         && text.contains("today")

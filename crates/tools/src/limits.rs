@@ -137,24 +137,10 @@ const SPORTS: &[&str] = &[
 
 /// Words that make "temperature" a question about the weather, not a
 /// conversion.
-const NOW_OUTSIDE: &[&str] = &[
-    "outside",
-    "today",
-    "tomorrow",
-    "now",
-    "tonight",
-    "weekend",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-];
+const NOW_OUTSIDE: &[&str] = &["outside", "today", "tomorrow", "now", "tonight", "weekend"];
 
 /// What to wear against the weather, and how it feels outside: beside a
-/// word of [`NOW_OUTSIDE`], a question about today's weather ("Do I need a
+/// word of [`NOW_OUTSIDE`] or a day's name, a question about today's weather ("Do I need a
 /// jacket today?", "Is it cold outside?").
 const DRESSED_OR_FELT: &[&str] = &[
     "jacket",
@@ -227,7 +213,8 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .find(|w| !POLITE.contains(w))
         .copied()
         .unwrap_or("");
-    let now_outside = NOW_OUTSIDE.iter().any(|w| has(w));
+    let now_outside =
+        NOW_OUTSIDE.iter().any(|w| has(w)) || words.iter().any(|w| super::when::is_day_name(w));
     let weather_now =
         now_outside && (has("temperature") || (!numbers && DRESSED_OR_FELT.iter().any(|w| has(w))));
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));

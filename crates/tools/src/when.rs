@@ -161,6 +161,14 @@ fn weekday(word: &str) -> Option<Weekday> {
     })
 }
 
+/// Whether `word` is the whole name of a day of the week, in lower case.
+pub(crate) fn is_day_name(word: &str) -> bool {
+    matches!(
+        word,
+        "monday" | "tuesday" | "wednesday" | "thursday" | "friday" | "saturday" | "sunday"
+    )
+}
+
 fn day_name(day: Weekday) -> &'static str {
     match day {
         Weekday::Mon => "monday",
