@@ -613,6 +613,13 @@ static FRACTION_AS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid regex")
 });
 
+/// `8 6 9 7 and 11`: three numbers or more said in a row without
+/// commas, as speech recognition writes a list.
+static LIST_WITHOUT_COMMAS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b\d+(?:\.\d+)?(?:\s+\d+(?:\.\d+)?){1,}\s+and\s+\d+(?:\.\d+)?\b")
+        .expect("a valid regex")
+});
+
 /// `58 dollars and 75 cents`: 58.75.
 static DOLLARS_AND_CENTS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -705,6 +712,16 @@ pub fn as_arithmetic(
         .replace_all(&text, |found: &Captures| {
             let cents: u32 = found[2].parse().unwrap_or(0);
             format!("{}.{cents:02}", &found[1])
+        })
+        .into_owned();
+    text = LIST_WITHOUT_COMMAS
+        .replace_all(&text, |found: &Captures| {
+            let list = found[0].trim().replace(" and ", " ");
+            let items: Vec<&str> = list.split_whitespace().collect();
+            match items.split_last() {
+                Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                None => found[0].to_string(),
+            }
         })
         .into_owned();
     if let Some(asked) = scaled(&text)
@@ -987,6 +1004,10 @@ mod tests {
         assert_eq!(read("Divide 144 by 12"), "144 / 12");
         assert_eq!(read("Subtract 58 from 230."), "230 - 58");
         assert_eq!(read("Add 15 to 27"), "15 + 27");
+        assert_eq!(
+            read("the kids in swim class are eight six nine seven and eleven years old whats the median age"),
+            "8"
+        );
         for (said, written) in [
             ("Quick question, how many times does 35 go into 1,470?", "1470 / 35"),
             (
