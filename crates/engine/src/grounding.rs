@@ -116,9 +116,8 @@ pub struct Sources {
     /// The numbers of the latest tool result, which an answer with numbers
     /// should use.
     latest: Vec<WrittenNumber>,
-    /// The question, whose sentences an answer should not repeat.
-    question: String,
-    /// The user's latest two turns, the newest first: what a change made
+    /// The user's latest two turns, the newest first: the question, whose
+    /// sentences an answer should not repeat, and the turns a change made
     /// in the model's words must have been asked for in.
     requests: Vec<String>,
 }
@@ -133,7 +132,6 @@ impl Sources {
         }
         let asked = conversation.iter().rev().filter(|m| m.role == Role::User);
         sources.requests = asked.take(2).map(|m| m.content.clone()).collect();
-        sources.question = sources.requests.first().cloned().unwrap_or_default();
         sources
     }
 
@@ -354,7 +352,8 @@ impl Gate {
             };
             let rest = self.pending.split_off(end);
             let sentence = std::mem::replace(&mut self.pending, rest);
-            if echoes(&sentence, &sources.question) {
+            let question = sources.requests.first().map_or("", String::as_str);
+            if echoes(&sentence, question) {
                 self.pending = self.pending.trim_start().to_string();
                 continue;
             }

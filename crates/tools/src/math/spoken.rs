@@ -271,7 +271,7 @@ struct NamedUnit {
 /// wanted (`Roughly how many pounds is that?`, `What's 425 Fahrenheit in
 /// Celsius?`), both units known and of one kind.
 fn loose(text: &str) -> Option<Conversion> {
-    if DIGIT_RUN.find_iter(&text.replace([',', '.'], "")).count() != 1 {
+    if NUMBER.find_iter(text).count() != 1 {
         return None;
     }
     let wanted = WANTED.captures(text)?;
