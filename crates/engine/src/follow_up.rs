@@ -110,7 +110,14 @@ fn framed(question: &str, before: &str) -> Option<String> {
     let words: Vec<&str> = fragment.split_whitespace().collect();
     let head = words.first()?.to_lowercase();
     let before_body = before.trim_end_matches(['?', '.', '!']);
-    let rewritten = if FRAMES.contains(&head.as_str()) {
+    let rewritten = if let Some(year) = a_year(fragment) {
+        let said = YEAR_SAID.find(before_body)?;
+        format!(
+            "{}{year}{}",
+            &before_body[..said.start()],
+            &before_body[said.end()..]
+        )
+    } else if FRAMES.contains(&head.as_str()) {
         let at = find_word(before_body, &head)?;
         let rest = the_question_after(&before_body[at + head.len()..]);
         format!("{} {fragment}{rest}", before_body[..at].trim_end())
@@ -119,6 +126,8 @@ fn framed(question: &str, before: &str) -> Option<String> {
         format!("{}{fragment}{}", &before_body[..start], &before_body[end..])
     } else {
         numbers(words.first()?).first()?;
+        let before_body = loopd_tools::numbers::in_digits(before_body);
+        let before_body = before_body.as_str();
         let (start, end) = match words.get(1) {
             Some(unit) => amount_before(before_body, &unit.to_lowercase())?,
             None => only_amount(before_body)?,
@@ -132,6 +141,16 @@ fn framed(question: &str, before: &str) -> Option<String> {
     };
     let ending = if before.ends_with('?') { "?" } else { "" };
     Some(format!("{rewritten}{ending}"))
+}
+
+/// `this year`, `next year` or `last year` in a question.
+static YEAR_SAID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:this|next|last)\s+year\b").expect("a valid regex"));
+
+/// The fragment when it is only a year said so (`next year`), lower case.
+fn a_year(fragment: &str) -> Option<String> {
+    let whole = YEAR_SAID.find(fragment)?;
+    (whole.as_str().len() == fragment.trim().len()).then(|| whole.as_str().to_lowercase())
 }
 
 /// What follows a place in a question that names it first: `after dinner
@@ -346,6 +365,22 @@ mod tests {
             Some("What's 42 kilometers in miles?")
         );
         assert_eq!(asked("What is 15 percent of 200?", "And 30?"), None);
+        assert_eq!(
+            asked(
+                "hey how many miles is a hundred and sixty kilometres",
+                "what about two hundred and forty"
+            )
+            .as_deref(),
+            Some("How many miles is 240 kilometres?")
+        );
+        assert_eq!(
+            asked(
+                "My birthday's September 23. What day of the week does it fall on this year?",
+                "And next year?"
+            )
+            .as_deref(),
+            Some("My birthday's September 23. What day of the week does it fall on next year?")
+        );
         assert_eq!(
             asked("Um, what's eighteen times twelve?", "And times thirteen?").as_deref(),
             Some("What is eighteen times thirteen?")

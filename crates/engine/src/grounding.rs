@@ -154,6 +154,16 @@ impl Sources {
             self.values.push(value);
             self.write_value(value);
         }
+        let said_in_words = loopd_tools::numbers::in_digits(text);
+        if said_in_words != text {
+            for number in numbers(&said_in_words) {
+                let value = number.value.abs();
+                if !self.values.contains(&value) {
+                    self.values.push(value);
+                    self.write_value(value);
+                }
+            }
+        }
         for name in date_names(text) {
             if !self.names.contains(&name) {
                 self.names.push(name);
@@ -416,6 +426,15 @@ mod tests {
         assert_eq!(question.ungrounded("17 times 23 is 411."), vec!["411"]);
         let with_tool = sources(&["What is 17 times 23?", "{\"result\": 391}"]);
         assert!(with_tool.ungrounded("17 times 23 is 391.").is_empty());
+    }
+
+    #[test]
+    fn numbers_said_in_words_are_sources() {
+        let question = sources(&["the oven at two hundred and thirty celsius"]);
+        assert!(question
+            .ungrounded_input("{\"expression\": \"230 * 2\"}")
+            .is_empty());
+        assert!(question.ungrounded("230 it is.").is_empty());
     }
 
     #[test]

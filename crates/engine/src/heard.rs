@@ -92,6 +92,48 @@ pub fn request(question: &str) -> Option<String> {
     Some(format!("{first}{}{mark}", chars.as_str()))
 }
 
+/// The one question of a text that also tells something in sentences
+/// around it, when those sentences give no number the question does not
+/// say itself: "Could you convert 12 feet to metres for me? That's my
+/// new raised bed." asks the first; "I save 215 every payday. What's 215
+/// x 26?" asks the second. `None` for a single sentence, several
+/// questions, or told numbers the question needs.
+pub fn asked_sentence(text: &str) -> Option<String> {
+    let mut sentences = Vec::new();
+    let mut rest = text.trim();
+    while let Some(end) = super::sentences::sentence_end(rest) {
+        sentences.push(rest[..end].trim());
+        rest = rest[end..].trim_start();
+    }
+    if !rest.is_empty() {
+        sentences.push(rest);
+    }
+    let mut questions = sentences.iter().filter(|s| s.ends_with('?'));
+    let (Some(asked), None) = (questions.next(), questions.next()) else {
+        return None;
+    };
+    if sentences.len() < 2 {
+        return None;
+    }
+    let said = |sentence: &str| -> Vec<f64> {
+        let digits = loopd_tools::numbers::in_digits(sentence);
+        super::parse::numbers(&digits)
+            .iter()
+            .map(|n| n.value)
+            .collect()
+    };
+    let in_question = said(asked);
+    if in_question.is_empty() {
+        return None;
+    }
+    let told_elsewhere = sentences
+        .iter()
+        .filter(|s| *s != asked)
+        .flat_map(|s| said(s))
+        .all(|n| in_question.contains(&n));
+    told_elsewhere.then(|| asked.to_string())
+}
+
 /// The question after a clause that only says who asks or why, with no
 /// number in it: "Grandpa wants to know, what's 6 to the power of 4?",
 /// "My son's checking his homework: what's 5003 minus 2468?".
@@ -155,6 +197,29 @@ fn in_order(body: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_question_is_taken_from_what_is_told_around_it() {
+        assert_eq!(
+            asked_sentence("Could you convert 12 feet to metres for me? That's the length of my new raised bed.").as_deref(),
+            Some("Could you convert 12 feet to metres for me?")
+        );
+        assert_eq!(
+            asked_sentence(
+                "I save 215 every payday and get paid 26 times a year. What's 215 x 26?"
+            )
+            .as_deref(),
+            Some("What's 215 x 26?")
+        );
+        for kept in [
+            "What's 215 x 26?",
+            "I have 3 boxes of 12 eggs. How many eggs is that?",
+            "I'm flying to Tokyo. What time is it there?",
+            "What's 5 plus 5? And 6 plus 6?",
+        ] {
+            assert_eq!(asked_sentence(kept), None, "{kept}");
+        }
+    }
 
     #[test]
     fn what_is_said_around_a_request_is_dropped() {

@@ -633,6 +633,10 @@ impl Run {
         }
         let mut asked = vec![super::question(conversation).trim().to_string()];
         asked.extend(super::heard::request(super::question(conversation)));
+        if let Some(sentence) = super::heard::asked_sentence(super::question(conversation)) {
+            asked.extend(super::heard::request(&sentence));
+            asked.push(sentence);
+        }
         asked.extend(super::follow_up::in_context(conversation));
         for question in asked {
             if let Some(read) = self.read_as_asked(&question).await? {

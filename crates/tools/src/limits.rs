@@ -194,7 +194,12 @@ const MAX_REQUEST_WORDS: usize = 20;
 /// The refusal for a request that needs what this device lacks.
 pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError> {
     let long = args.request.split_whitespace().count() > MAX_REQUEST_WORDS;
-    let numbers = args.request.chars().any(|c| c.is_ascii_digit());
+    let in_digits = crate::numbers::in_digits(&args.request);
+    let given = in_digits
+        .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
+        .filter(|n| n.chars().any(|c| c.is_ascii_digit()))
+        .count();
+    let numbers = given > 0;
     if long && numbers {
         return Err(ToolError::Failed(
             "this is a problem in words, not a request for what this device lacks: work it \
@@ -271,10 +276,19 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
                 .any(|w| matches!(*w, "my" | "our"))
                 || (has("i") && (has("have") || has("got"))))
     });
-    let priced = has("price") || has("prices") || has("cost") || has("trading");
+    let asked: Vec<&str> = words
+        .iter()
+        .skip_while(|w| POLITE.contains(w) || matches!(**w, "um" | "uh" | "ok" | "okay" | "so"))
+        .copied()
+        .collect();
+    let asks_how_much = matches!(
+        asked.as_slice(),
+        ["how", "much", "is" | "are" | "does" | "do" | "would", ..]
+    ) && !has("time");
+    let priced = has("price") || has("prices") || has("cost") || has("trading") || asks_how_much;
     let live_price = !numbers
         && priced
-        && (["today", "now", "current", "currently", "latest"]
+        && (["today", "now", "current", "currently", "latest", "moment"]
             .iter()
             .any(|w| has(w))
             || COMMODITIES.iter().any(|w| has(w)));
@@ -290,7 +304,9 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .collect();
     currencies.dedup();
     let currencies = currencies.len();
-    let exchange = currencies >= 2 || (currencies == 1 && (has("exchange") || has("rate")));
+    let rate_given = given >= 2;
+    let exchange =
+        !rate_given && (currencies >= 2 || (currencies == 1 && (has("exchange") || has("rate"))));
     let lacking = TOPICS
         .iter()
         .find(|(cues, _)| cues.iter().any(|cue| has(cue)))
@@ -426,6 +442,14 @@ mod tests {
                 "What's the exchange rate for the yen?",
                 "check exchange rates",
             ),
+            (
+                "hey how much is a hire car in malaga for a week right now",
+                "check prices or markets",
+            ),
+            (
+                "How much is strong white bread flour at the supermarket today?",
+                "check prices or markets",
+            ),
         ] {
             let answer = ask(request).unwrap();
             assert!(
@@ -439,6 +463,8 @@ mod tests {
     fn other_requests_are_not_refused() {
         for request in [
             "What is 70 degrees Fahrenheit in Celsius?",
+            "hey if a dollar is about a hundred and fifty yen how many dollars is twelve thousand yen",
+            "How much time is left today?",
             "What time is it in Tokyo?",
             "Who invented the telephone?",
             "If I buy 3 coffees at 4.50 each, how much do I pay?",

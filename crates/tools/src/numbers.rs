@@ -57,6 +57,19 @@ pub fn in_digits(text: &str) -> String {
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {
+        if let Some((day, used)) = tens_ordinal(&words[i..]) {
+            out.push(day);
+            i += used;
+            continue;
+        }
+        if let Some(scale) = i
+            .checked_sub(1)
+            .and_then(|before| per_scale(words[before], words[i]))
+        {
+            out.push(scale);
+            i += 1;
+            continue;
+        }
         match run(&words[i..]) {
             Some((number, used)) => {
                 let first = words[i];
@@ -73,6 +86,59 @@ pub fn in_digits(text: &str) -> String {
         }
     }
     out.join(" ")
+}
+
+/// The ordinals from first to ninth, as a tens word's unit.
+const ORDINAL_UNITS: [(&str, &str); 9] = [
+    ("first", "st"),
+    ("second", "nd"),
+    ("third", "rd"),
+    ("fourth", "th"),
+    ("fifth", "th"),
+    ("sixth", "th"),
+    ("seventh", "th"),
+    ("eighth", "th"),
+    ("ninth", "th"),
+];
+
+/// An ordinal said as a tens word and a unit at the start of `words`
+/// (`twenty second`, `thirty-first`), in digits (`22nd`), and how many
+/// words it took.
+fn tens_ordinal(words: &[&str]) -> Option<(String, usize)> {
+    let (tens, unit, used) = match words.first()?.split_once('-') {
+        Some((tens, unit)) => (tens, unit, 1),
+        None => (*words.first()?, *words.get(1)?, 2),
+    };
+    if used == 2 && core(tens) != tens {
+        return None;
+    }
+    let tens = small(tens).filter(|n| *n >= 20 && n.is_multiple_of(10))?;
+    let (position, suffix) = ORDINAL_UNITS
+        .iter()
+        .zip(1u64..)
+        .find_map(|((word, suffix), n)| {
+            (core(unit).eq_ignore_ascii_case(word)).then_some((n, suffix))
+        })?;
+    let tail = &unit[unit.trim_end_matches(is_mark).len()..];
+    Some((format!("{}{suffix}{tail}", tens + position), used))
+}
+
+/// `hundred` after `per` or `every` (`six litres per hundred
+/// kilometres`), in digits.
+fn per_scale(before: &str, word: &str) -> Option<String> {
+    if !matches!(
+        before.to_ascii_lowercase().as_str(),
+        "per" | "every" | "each"
+    ) {
+        return None;
+    }
+    let value = match core(word).to_ascii_lowercase().as_str() {
+        "hundred" => 100,
+        "thousand" => 1000,
+        _ => return None,
+    };
+    let tail = &word[word.trim_end_matches(is_mark).len()..];
+    Some(format!("{value}{tail}"))
 }
 
 /// `text` with years said in pairs written in digits: `nineteen
@@ -258,6 +324,13 @@ mod tests {
             ("a hundred times a hundred", "100 times 100"),
             ("a few hundred", "a few hundred"),
             ("nothing to see", "nothing to see"),
+            ("the twenty second of september", "the 22nd of september"),
+            ("thirty-first of May?", "31st of May?"),
+            ("twenty, first", "20, first"),
+            (
+                "six litres per hundred kilometres",
+                "6 litres per 100 kilometres",
+            ),
         ];
         for (said, written) in cases {
             assert_eq!(in_digits(said), written, "{said:?}");

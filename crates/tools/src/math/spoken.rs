@@ -128,7 +128,7 @@ static IN_A_CONTAINER: LazyLock<Regex> = LazyLock::new(|| {
 /// `How many pounds is that?`, `What's that in miles?`: a question about
 /// an amount given in the sentence before.
 static THAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(.*[^\d.])?(-?\d+(?:\.\d+)?)\s*([a-z]+(?:\s+(?:per\s+[a-z]+|fahrenheit|celsius))?)\b[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z ]+?)\s+(?:is|are)\s+that|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z ]+?))\s*$")
+    Regex::new(r"(?i)^(.*[^\d.])?(-?\d+(?:\.\d+)?)\s*°?\s*([a-z]+(?:\s+(?:per\s+[a-z]+|fahrenheit|celsius))?)\b[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z ]+?)\s+(?:is|are)\s+that|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z ]+?))\s*$")
         .expect("a valid regex")
 });
 
@@ -208,7 +208,12 @@ pub fn conversion(text: &str) -> Option<Conversion> {
     if from.eq_ignore_ascii_case("percent") || from.split_whitespace().any(is_operator_word) {
         return None;
     }
-    Some(Conversion { value, from, to })
+    let known = |said: String| named_unit(&said).map_or(said, |unit| unit.said);
+    Some(Conversion {
+        value,
+        from: known(from),
+        to: known(to),
+    })
 }
 
 /// The unit a question wants, said anywhere: `how many pounds`, or `in
@@ -223,12 +228,12 @@ static WANTED: LazyLock<Regex> = LazyLock::new(|| {
 /// An amount in a unit: `450 grams`, `110 kilometers an hour`, `425
 /// Fahrenheit`, `120 square feet`.
 static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(r"(?i)(-?\d[\d,]*(?:\.\d+)?)\s*({UNIT})\b")).expect("a valid regex")
+    Regex::new(&format!(r"(?i)(-?\d[\d,]*(?:\.\d+)?)\s*°?\s*({UNIT})")).expect("a valid regex")
 });
 
 /// A unit's name of one to four words (`US cups`, `miles per hour`,
 /// `degrees Fahrenheit`, `kilometers an hour`).
-const UNIT: &str = r"(?:degrees\s+)?(?:square\s+|cubic\s+|fluid\s+|us\s+|imperial\s+)?[a-z]+(?:\s+(?:per|an|a)\s+[a-z]+)?";
+const UNIT: &str = r"(?:degrees\s+)?(?:square\s+|sq\.?\s+|cubic\s+|cu\.?\s+|fluid\s+|fl\.?\s+|us\s+|imperial\s+)?[a-z]+[²³]?(?:\s+(?:per|an|a)\s+[a-z]+)?";
 
 /// A unit named in words: the longest reading first (`kilometers an hour`
 /// as a speed before `kilometers`), without `US`.
@@ -274,10 +279,12 @@ fn loose(text: &str) -> Option<Conversion> {
     if NUMBER.find_iter(text).count() != 1 {
         return None;
     }
-    let wanted = WANTED.captures(text)?;
-    let to = named_unit(wanted.get(1).or(wanted.get(2))?.as_str())?;
     let found = AMOUNT.captures(text)?;
     let from = named_unit(&found[2])?;
+    let to = match WANTED.captures(text) {
+        Some(wanted) => named_unit(wanted.get(1).or(wanted.get(2))?.as_str())?,
+        None => other_scale(text, &from)?,
+    };
     if from.kind != to.kind || from.symbol == to.symbol {
         return None;
     }
@@ -286,6 +293,19 @@ fn loose(text: &str) -> Option<Conversion> {
         from: from.said,
         to: to.said,
     })
+}
+
+/// The other temperature scale `text` names, when `said` is a
+/// temperature: `two hundred and thirty celsius … the dial only does
+/// fahrenheit`.
+fn other_scale(text: &str, said: &NamedUnit) -> Option<NamedUnit> {
+    if said.kind != "temperature" {
+        return None;
+    }
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|word| word.len() >= 6)
+        .filter_map(named_unit)
+        .find(|unit| unit.kind == said.kind && unit.symbol != said.symbol)
 }
 
 /// Whether `text` is a question or phrase in words (`what is 3 percent of
@@ -429,13 +449,14 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "",
         ),
         (r"(?i)^\s*what\s+(-?\d)", "$1"),
+        (r"(?i)\s+(?:is|equals|makes|comes\s+to)\s+what\s*\??\s*$", ""),
         (r"(?i)^\s*(?:the|a|an)\s+", ""),
         (
             r"(?i)^\s*(?:which(?:\s+one)?\s+is\s+)?(?:the\s+)?(biggest|largest|highest|greatest|smallest|lowest)(?:\s+(?:number|one|value))?\s*[:,]\s*",
             "$1 of ",
         ),
         (
-            r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?[a-z']+\s*[:,]\s*(-?\d)",
+            r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z'\d]+\s+){0,3}?[a-z']+\s*[:,]\s*(-?\d)",
             "$1 of $2",
         ),
         (
@@ -461,6 +482,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (
             r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?(\d+(?:\.\d+)?)[^\d]*\bhow\s+much\s+(?:does\s+that\s+knock\s+off|(?:do|did|will|would|can|could)\s+(?:we|i|you|they)\s+save)\s*$",
             "$2*$1/100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)[^\d]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*\b(?:what|how\s+much)\s+(?:do|will|would|does|did|should)\s+(?:i|we|you|it|they)\s+(?:pay|cost|come\s+to)\s*$",
+            "$1*(1-$2/100)",
         ),
         (
             r"(?i)^[^\d]*\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+(\d+(?:\.\d+)?)\b[^\d]*\bpercent(?:age)?\s+(?:increase|decrease|rise|drop|change|difference)\s*$",
@@ -620,6 +645,22 @@ static LIST_WITHOUT_COMMAS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// A word that asks for a list's value: its numbers may be said one
+/// `then` another.
+static LIST_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:average|mean|median|total|sum|range|add\s+up)\b").expect("a valid regex")
+});
+
+/// `98 then 125 then 89`: a list said one number after another.
+static THEN_BETWEEN_NUMBERS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(\d)\s*,?\s+(?:and\s+)?then\s+(\d)").expect("a valid regex"));
+
+/// `32 pounds 50`, `4 dollars 99`: a price said in two parts.
+static POUNDS_AND_PENCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|quid|bucks)\s+(\d{2})\b(?:\s*(?:p|pence|cents?)\b)?(\s+(?:and|[.,?!]|$)|[.,?!]|$)")
+        .expect("a valid regex")
+});
+
 /// `58 dollars and 75 cents`: 58.75.
 static DOLLARS_AND_CENTS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -705,15 +746,26 @@ pub fn as_arithmetic(
         ));
     }
     let mut text = crate::numbers::in_digits(text.trim());
+    text = THOUSANDS
+        .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
+        .into_owned();
+    if LIST_WORD.is_match(&text) {
+        text = THEN_BETWEEN_NUMBERS
+            .replace_all(&text, "$1, $2")
+            .into_owned();
+    }
     if let Some(asked) = percent_of_the_amount_before(&text) {
         text = asked;
     }
-    text = DOLLARS_AND_CENTS
-        .replace_all(&text, |found: &Captures| {
-            let cents: u32 = found[2].parse().unwrap_or(0);
-            format!("{}.{cents:02}", &found[1])
-        })
-        .into_owned();
+    for money in [&DOLLARS_AND_CENTS, &POUNDS_AND_PENCE] {
+        text = money
+            .replace_all(&text, |found: &Captures| {
+                let cents: u32 = found[2].parse().unwrap_or(0);
+                let after = found.get(3).map_or("", |m| m.as_str());
+                format!("{}.{cents:02}{after}", &found[1])
+            })
+            .into_owned();
+    }
     text = LIST_WITHOUT_COMMAS
         .replace_all(&text, |found: &Captures| {
             let list = found[0].trim().replace(" and ", " ");
@@ -727,6 +779,9 @@ pub fn as_arithmetic(
     if let Some(asked) = scaled(&text)
         .or_else(|| doses(&text))
         .or_else(|| at_a_rate(&text))
+        .or_else(|| per_amount(&text))
+        .or_else(|| over_a_period(&text))
+        .or_else(|| at_the_rate_given(&text))
     {
         text = asked;
     }
@@ -922,6 +977,128 @@ fn at_a_rate(text: &str) -> Option<String> {
         .map(|w| singular(w.trim_matches(|c: char| !c.is_alphanumeric())).to_lowercase())
         .any(|w| w == per);
     counted.then(|| format!("{} * {price}", quantity.as_str()))
+}
+
+/// `6 litres per 100 km`, `3 scoops for every 2 litres`: an amount given
+/// for a number of things.
+static PER_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*([a-z]+)\s+(?:per|every|for\s+every)\s+(\d+(?:\.\d+)?)\s*([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// What an amount given per so many things comes to for another number
+/// of them, as arithmetic, when the text holds those three numbers and
+/// asks how many or how much: `the car uses 6 litres per 100 km and we
+/// are driving 900 km, how many litres is that` is `6 * 900 / 100`.
+fn per_amount(text: &str) -> Option<String> {
+    if !text.to_lowercase().contains("how m") {
+        return None;
+    }
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let given = PER_AMOUNT.captures(text)?;
+    let (amount, per) = (given.get(1)?, given.get(3)?);
+    let [.., last] = numbers.as_slice() else {
+        return None;
+    };
+    if numbers.len() != 3 || last.start() < given.get(0)?.end() {
+        return None;
+    }
+    let thing = text[last.end()..].split_whitespace().next()?;
+    let thing = thing.trim_matches(|c: char| !c.is_alphanumeric());
+    let same = match (named_unit(&given[4]), named_unit(thing)) {
+        (Some(a), Some(b)) => a.symbol == b.symbol,
+        _ => singular(&given[4]).eq_ignore_ascii_case(&singular(thing)),
+    };
+    same.then(|| format!("{} * {} / {}", amount.as_str(), last.as_str(), per.as_str()))
+}
+
+/// `4 eggs a day`, `2 walks per day`: an amount for each of a period.
+static PER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,2}?(?:a|per|each|every)\s+(minute|hour|day|week|month)\b")
+        .expect("a valid regex")
+});
+
+/// `in a fortnight`, `over 3 weeks`: the period asked about, at the end.
+static OVER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:in|over|for|during|across)\s+(?:a|an|one|(\d+))\s+(minute|hour|day|week|fortnight|month|year)s?\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// How many of one period fit in another, where that is a fixed number.
+fn periods_in(each: &str, over: &str) -> Option<u32> {
+    Some(match (each, over) {
+        (a, b) if a == b => 1,
+        ("minute", "hour") => 60,
+        ("minute", "day") => 1440,
+        ("hour", "day") => 24,
+        ("hour", "week") => 168,
+        ("day", "week") => 7,
+        ("day", "fortnight") => 14,
+        ("day", "year") => 365,
+        ("week", "fortnight") => 2,
+        ("week", "year") => 52,
+        ("month", "year") => 12,
+        _ => return None,
+    })
+}
+
+/// What an amount for each day (hour, week, …) comes to over a longer
+/// period, as arithmetic, when the question asks how many or how much:
+/// `my hens lay 4 eggs a day how many eggs is that in a fortnight` is `4 *
+/// 14`. Only when the text holds the amount and at most the count of
+/// periods.
+fn over_a_period(text: &str) -> Option<String> {
+    if !text.to_lowercase().contains("how m") {
+        return None;
+    }
+    let each = PER_PERIOD.captures(text)?;
+    let over = OVER_PERIOD.captures(text)?;
+    let count = over.get(1).map(|n| n.as_str());
+    let numbers = NUMBER.find_iter(text).count();
+    if numbers != 1 + usize::from(count.is_some()) {
+        return None;
+    }
+    let factor = periods_in(&each[2].to_lowercase(), &over[2].to_lowercase())?;
+    Some(match count {
+        Some(count) => format!("{} * {factor} * {count}", &each[1]),
+        None => format!("{} * {factor}", &each[1]),
+    })
+}
+
+/// `a dollar is about 150 yen`, `1 pound = 1.2 euros`: how many of one
+/// thing another is, as the user gives it.
+static RATE_GIVEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a|an|one|1)\s+([a-z]+)\s+(?:is|=|equals|gets(?:\s+you)?|buys|is\s+worth)\s+(?:about\s+|roughly\s+|around\s+|like\s+)?(\d+(?:\.\d+)?)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// `how many dollars is 12000 yen`, `how many euros do I get for 300
+/// pounds`: so many of one thing asked in another.
+static ASKED_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow\s+(?:many|much)\s+([a-z]+)\s+(?:is|are|would\s+be|will\s+be|do\s+(?:i|we|you)\s+get\s+for|for)\s+(\d+(?:\.\d+)?)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// An amount converted at the rate the user gave, as arithmetic: `if a
+/// dollar is about 150 yen how many dollars is 12000 yen` is `12000 /
+/// 150`, and asked the other way round, a product.
+fn at_the_rate_given(text: &str) -> Option<String> {
+    let rate = RATE_GIVEN.captures(text)?;
+    let asked = ASKED_IN.captures(&text[rate.get(0)?.end()..])?;
+    let said_one = rate[0].starts_with('1');
+    if NUMBER.find_iter(text).count() != 2 + usize::from(said_one) {
+        return None;
+    }
+    let same = |a: &str, b: &str| singular(a).eq_ignore_ascii_case(&singular(b));
+    let (one, per, many) = (&rate[1], &rate[2], &rate[3]);
+    let (wanted, amount, given) = (&asked[1], &asked[2], &asked[3]);
+    if same(wanted, one) && same(given, many) {
+        Some(format!("{amount} / {per}"))
+    } else if same(wanted, many) && same(given, one) {
+        Some(format!("{amount} * {per}"))
+    } else {
+        None
+    }
 }
 
 /// Words after a number that name no thing it counts (`makes 12 and …`).
@@ -1262,6 +1439,51 @@ mod tests {
     }
 
     #[test]
+    fn lists_with_thousands_and_lists_said_in_turn_are_read() {
+        assert_eq!(
+            read("What's the median of my last 7 paychecks: 1,480, 1,620, 1,395, 1,710, 1,550, 1,480 and 1,640?"),
+            "1550"
+        );
+        assert_eq!(
+            read("ok so the hotels we looked at are ninety eight then a hundred and twenty five then eighty nine then a hundred and forty and a hundred and ten a night whats the median"),
+            "110"
+        );
+    }
+
+    #[test]
+    fn rates_are_taken_over_amounts_and_periods() {
+        assert_eq!(read("4,380 divided by 12 is what?"), "4380 / 12");
+        assert_eq!(
+            read("um the hire car uses about six litres per hundred kilometres and were driving nine hundred kilometres how many litres is that"),
+            "6 * 900 / 100"
+        );
+        assert_eq!(
+            read("The sprayer takes 3 scoops per 2 litres. How many scoops for a 10 litre tank?"),
+            "3 * 10 / 2"
+        );
+        assert_eq!(
+            read("my hens lay four eggs a day between them how many eggs is that in a fortnight"),
+            "4 * 14"
+        );
+        assert_eq!(
+            read("The dog gets 2 walks a day. How many walks over 3 weeks?"),
+            "2 * 7 * 3"
+        );
+        assert_eq!(
+            read("hey if a dollar is about a hundred and fifty yen how many dollars is twelve thousand yen"),
+            "12000 / 150"
+        );
+        assert_eq!(
+            read("If one pound gets you 1.15 euros, how many euros do I get for 400 pounds?"),
+            "400 * 1.15"
+        );
+        assert_eq!(
+            read("a bag of layers pellets is thirty two pounds fifty and its twenty percent off what do i pay"),
+            "32.50*(1-20/100)"
+        );
+    }
+
+    #[test]
     fn runaway_numbers_are_refused() {
         let long = format!("128/16{}", "0".repeat(90));
         assert!(as_arithmetic(&long, plain)
@@ -1297,6 +1519,30 @@ mod tests {
             })
         );
         let asked = |text: &str| {
+            let c = conversion(text).unwrap_or_else(|| panic!("{text}"));
+            (c.value, c.from, c.to)
+        };
+        let units = |text: &str| {
+            let c = conversion(text).unwrap_or_else(|| panic!("{text}"));
+            (c.value, c.from.to_lowercase(), c.to.to_lowercase())
+        };
+        assert_eq!(
+            units("i want the oven at two hundred and thirty celsius for the sourdough but the dial only does fahrenheit what number do i set"),
+            (230.0, "celsius".into(), "fahrenheit".into())
+        );
+        assert_eq!(
+            units("Our allotment plots are 250 m² each. Roughly how many sq ft does that come to?"),
+            (250.0, "m²".into(), "sq ft".into())
+        );
+        assert_eq!(
+            units("The fridge should be below 40°F. What's that in Celsius?"),
+            (40.0, "f".into(), "celsius".into())
+        );
+        assert_eq!(
+            units("20 kg sack of layers pellets in pounds?"),
+            (20.0, "kg".into(), "pounds".into())
+        );
+        let _ = |text: &str| {
             let c = conversion(text).unwrap_or_else(|| panic!("{text}"));
             (c.value, c.from, c.to)
         };
