@@ -55,7 +55,61 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
     let question = asked.next()?.content.trim();
     let before = asked.next()?.content.trim();
     let before = super::heard::request(before).unwrap_or_else(|| before.to_string());
-    framed(question, &before).or_else(|| with_value_before(question, &before))
+    framed(question, &before)
+        .or_else(|| with_value_before(question, &before))
+        .or_else(|| with_a_count_changed(question, &before))
+}
+
+/// `before` with the count of the things a follow-up counts anew: "And if
+/// two more come, so there are 6 of us?" after "… split between the 4 of
+/// us. How much each?" asks "… split between the 6 of us. How much
+/// each?". Only when the follow-up gives one number and `before` one of
+/// the same things.
+fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
+    let lower = question.trim_start().to_lowercase();
+    if !OPENERS.iter().any(|o| lower.starts_with(&format!("{o} "))) && !lower.starts_with("so ") {
+        return None;
+    }
+    let question = loopd_tools::numbers::in_digits(question);
+    let before = loopd_tools::numbers::in_digits(before);
+    let mut given = AMOUNT.find_iter(&question);
+    let (Some(count), None) = (given.next(), given.next()) else {
+        return None;
+    };
+    let things = counted(&question[count.end()..])?;
+    let mut same = AMOUNT
+        .find_iter(&before)
+        .filter(|amount| counted(&before[amount.end()..]).as_deref() == Some(things.as_str()));
+    let (Some(old), None) = (same.next(), same.next()) else {
+        return None;
+    };
+    Some(format!(
+        "{}{}{}",
+        &before[..old.start()],
+        count.as_str(),
+        &before[old.end()..]
+    ))
+}
+
+/// The words that say what a number counts (`of us`, `people`, `guests`),
+/// lower case, without a plural `s`.
+fn counted(after: &str) -> Option<String> {
+    let words: Vec<String> = after
+        .split_whitespace()
+        .take(2)
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let thing = match words.as_slice() {
+        [of, who, ..] if of == "of" => format!("of {who}"),
+        [thing, ..] if thing.len() > 2 && !thing.chars().any(|c| c.is_ascii_digit()) => {
+            thing.trim_end_matches('s').to_string()
+        }
+        _ => return None,
+    };
+    Some(thing)
 }
 
 /// "that" (or "it") in `question` replaced by the value `before` asked
@@ -106,6 +160,7 @@ fn up_to_the_same_operator(value: &str, operator: &str) -> Option<String> {
 /// object or an amount in a unit replaced).
 fn framed(question: &str, before: &str) -> Option<String> {
     let fragment = loopd_tools::numbers::in_digits(fragment(question)?);
+    let fragment = loopd_tools::numbers::with_parts(&fragment);
     let fragment = fragment.as_str();
     let words: Vec<&str> = fragment.split_whitespace().collect();
     let head = words.first()?.to_lowercase();
@@ -128,16 +183,23 @@ fn framed(question: &str, before: &str) -> Option<String> {
         numbers(words.first()?).first()?;
         let before_body = loopd_tools::numbers::in_digits(before_body);
         let before_body = before_body.as_str();
-        let (start, end) = match words.get(1) {
-            Some(unit) => amount_before(before_body, &unit.to_lowercase())?,
-            None => only_amount(before_body)?,
+        let (start, end, said) = match words.get(1) {
+            Some(unit) => {
+                let unit = unit.to_lowercase();
+                match amount_before(before_body, &unit) {
+                    Some((start, end)) => (start, end, words[0].to_string()),
+                    None => {
+                        let (start, end) = one_before(before_body, &unit)?;
+                        (start, end, format!("{} {}", words[0], words[1]))
+                    }
+                }
+            }
+            None => {
+                let (start, end) = only_amount(before_body)?;
+                (start, end, words[0].to_string())
+            }
         };
-        format!(
-            "{}{}{}",
-            &before_body[..start],
-            words[0],
-            &before_body[end..]
-        )
+        format!("{}{said}{}", &before_body[..start], &before_body[end..])
     };
     let ending = if before.ends_with('?') { "?" } else { "" };
     Some(format!("{rewritten}{ending}"))
@@ -221,7 +283,9 @@ fn fragment(question: &str) -> Option<&str> {
         return None;
     }
     let rest = rest.trim_end_matches(['?', '.', '!']).trim();
-    let count = rest.split_whitespace().count();
+    let count = loopd_tools::numbers::in_digits(rest)
+        .split_whitespace()
+        .count();
     (1..=MAX_FRAGMENT_WORDS).contains(&count).then_some(rest)
 }
 
@@ -253,24 +317,52 @@ fn only_amount(text: &str) -> Option<(usize, usize)> {
         .then_some((amount.start(), amount.end()))
 }
 
+/// The byte range of `a stick` (`an`, `one`) in `text`, for the plural
+/// `sticks`: the one thing a follow-up ("And 2.5 sticks?") counts anew.
+fn one_before(text: &str, unit: &str) -> Option<(usize, usize)> {
+    let one = unit
+        .strip_suffix("es")
+        .filter(|u| u.ends_with(['s', 'x', 'h']));
+    let one = one.or_else(|| unit.strip_suffix('s'))?;
+    let at = find_word(text, one)?;
+    let head = text[..at].trim_end();
+    let article = head.rsplit(' ').next()?;
+    matches!(article.to_lowercase().as_str(), "a" | "an" | "one")
+        .then(|| (head.len() - article.len(), at + one.len()))
+}
+
 /// A number as written in a question: `25`, `1,500`, `-3.5`.
 static AMOUNT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"-?\d[\d,]*(?:\.\d+)?").expect("a valid regex"));
 
 /// The byte range of the number written just before the word `unit` in
-/// `text` ("10 miles" for `miles`).
+/// `text`, or before one word that describes it ("10 miles", "1380
+/// business miles" for `miles`).
 fn amount_before(text: &str, unit: &str) -> Option<(usize, usize)> {
     let at = find_word(text, unit)?;
+    let last_word = |head: &str| {
+        head.rfind(|c: char| c.is_whitespace())
+            .map_or(0, |space| space + 1)
+    };
+    let is_number = |word: &str| {
+        !word.is_empty()
+            && word.starts_with(|c: char| c.is_ascii_digit() || c == '$' || c == '-')
+            && word
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '$'))
+    };
     let head = text[..at].trim_end();
-    let start = head
-        .rfind(|c: char| c.is_whitespace())
-        .map_or(0, |space| space + 1);
-    let number = &head[start..];
-    let is_number = !number.is_empty()
-        && number
-            .chars()
-            .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '$'));
-    is_number.then_some((start, head.len()))
+    let start = last_word(head);
+    if is_number(&head[start..]) {
+        return Some((start, head.len()));
+    }
+    let described = &head[start..];
+    if !described.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let head = head[..start].trim_end();
+    let start = last_word(head);
+    is_number(&head[start..]).then_some((start, head.len()))
 }
 
 #[cfg(test)]
@@ -367,6 +459,22 @@ mod tests {
         assert_eq!(asked("What is 15 percent of 200?", "And 30?"), None);
         assert_eq!(
             asked(
+                "How many grams is a stick of butter?",
+                "And two and a half sticks?"
+            )
+            .as_deref(),
+            Some("How many grams is 2.5 sticks of butter?")
+        );
+        assert_eq!(
+            asked(
+                "if i claim forty five p a mile whats one thousand three hundred and eighty business miles worth",
+                "and two thousand one hundred and fifty miles"
+            )
+            .as_deref(),
+            Some("if i claim 45 p a mile whats 2150 business miles worth")
+        );
+        assert_eq!(
+            asked(
                 "hey how many miles is a hundred and sixty kilometres",
                 "what about two hundred and forty"
             )
@@ -426,6 +534,25 @@ mod tests {
         );
         assert_eq!(
             asked("What is the capital of France?", "And plus 40?"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_count_said_anew_takes_the_place_of_the_one_before() {
+        assert_eq!(
+            asked(
+                "The villa costs 1540 euros for the fortnight, split between the 4 of us. How much each?",
+                "And if Tom and Jess come too, so there are 6 of us?"
+            )
+            .as_deref(),
+            Some("The villa costs 1540 euros for the fortnight, split between the 6 of us. How much each?")
+        );
+        assert_eq!(
+            asked(
+                "Pizza for 8 people needs 3 pizzas, how many slices each?",
+                "And if 2 more people come?"
+            ),
             None
         );
     }

@@ -100,6 +100,17 @@ const DATE_NAMES: [&str; 19] = [
     "may",
 ];
 
+/// The made-up company of the ReAct prompt's example ("ACME shares
+/// cost 12.50"): a small model sometimes answers with the example instead
+/// of the question.
+const EXAMPLE_NAME: &str = "acme";
+
+/// Whether `text` names the prompt's example ([`EXAMPLE_NAME`]).
+pub fn names_the_example(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphanumeric())
+        .any(|word| word.eq_ignore_ascii_case(EXAMPLE_NAME))
+}
+
 /// Numbers everyone knows, which need no source: small counts, powers of
 /// ten, and the calendar's and the clock's own (days in a week, hours in a
 /// day, …).
@@ -154,7 +165,8 @@ impl Sources {
             self.values.push(value);
             self.write_value(value);
         }
-        let said_in_words = loopd_tools::numbers::in_digits(text);
+        let said_in_words =
+            loopd_tools::numbers::with_parts(&loopd_tools::numbers::in_digits(text));
         if said_in_words != text {
             for number in numbers(&said_in_words) {
                 let value = number.value.abs();
@@ -204,10 +216,15 @@ impl Sources {
         Some(said_numbers)
     }
 
-    /// Whether a spoken sentence may go out now: its numbers grounded, and
-    /// using the latest result if it has numbers at all.
+    /// Whether a spoken sentence may go out now: its numbers grounded,
+    /// using the latest result if it has numbers at all, and not the
+    /// prompt's example.
     fn lets_out(&self, sentence: &str) -> bool {
-        self.ungrounded(sentence).is_empty() && self.leaves_out_result(sentence).is_none()
+        let copied = names_the_example(sentence)
+            && !self.requests.iter().any(|asked| names_the_example(asked));
+        !copied
+            && self.ungrounded(sentence).is_empty()
+            && self.leaves_out_result(sentence).is_none()
     }
 
     /// The numbers of `answer` no source gives, as written there (a number
@@ -429,12 +446,29 @@ mod tests {
     }
 
     #[test]
+    fn the_prompts_example_is_not_let_out() {
+        let mut asked = sources(&[
+            "How many grams is a stick of butter?",
+            "{\"result\": 113.4}",
+        ]);
+        asked.requests = vec!["And two sticks?".into()];
+        assert!(!asked.lets_out("ACME share cost 113.4 grams."));
+        assert!(asked.lets_out("A stick is 113.4 grams."));
+        asked.requests = vec!["What do ACME shares cost?".into()];
+        assert!(asked.lets_out("ACME share cost 113.4 grams."));
+    }
+
+    #[test]
     fn numbers_said_in_words_are_sources() {
         let question = sources(&["the oven at two hundred and thirty celsius"]);
         assert!(question
             .ungrounded_input("{\"expression\": \"230 * 2\"}")
             .is_empty());
         assert!(question.ungrounded("230 it is.").is_empty());
+        let parts = sources(&["And two and a half sticks?"]);
+        assert!(parts
+            .ungrounded_input("{\"expression\": \"2.5 sticks\"}")
+            .is_empty());
     }
 
     #[test]

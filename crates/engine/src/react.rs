@@ -49,6 +49,7 @@ const REMIND: &str = include_str!("prompts/react_remind.txt");
 const VALIDATE: &str = include_str!("prompts/react_validate.txt");
 const UNGROUNDED: &str = include_str!("prompts/react_ungrounded.txt");
 const UNUSED: &str = include_str!("prompts/react_unused.txt");
+const EXAMPLE_COPIED: &str = include_str!("prompts/react_example_copied.txt");
 
 /// The thought a repair step starts with: the model was just told that
 /// its answer's numbers came from nowhere, and now calls a tool.
@@ -261,6 +262,21 @@ impl React {
                 .generate("react", messages.clone(), call, answer_route())
                 .await?;
             let observation = match react_step(&reply.text) {
+                ReactStep::Final(answer) if answer.trim_start().starts_with("Error:") => {
+                    run.format_error("FINAL_ANSWER repeating an error message");
+                    "Error: that is an error message, not an answer. Write the answer to the \
+                     user's question after FINAL_ANSWER:"
+                        .into()
+                }
+                ReactStep::Final(answer) if copies_the_example(&answer, conversation) => {
+                    run.format_error("FINAL_ANSWER copying the prompt's example");
+                    fill(
+                        EXAMPLE_COPIED,
+                        &[("question", question(conversation).trim())],
+                    )
+                    .trim_end()
+                    .to_string()
+                }
                 ReactStep::Final(answer) if !answer.is_empty() => {
                     let numbers = run.ungrounded(&answer);
                     let unused = run.leaves_out_result(&answer);
@@ -358,6 +374,9 @@ impl React {
             )
             .await?;
         let answer = match parse::after_marker(&reply.text, FINAL_ANSWER) {
+            Some(answer) if copies_the_example(&answer, conversation) => {
+                grounding::accept(run, answer, true)
+            }
             Some(answer) if run.ungrounded(&answer).is_empty() => {
                 run.deliver(&answer);
                 answer
@@ -378,6 +397,16 @@ impl React {
             termination,
         })
     }
+}
+
+/// Whether `answer` names the system prompt's example
+/// ([`grounding::names_the_example`]) and the conversation does not.
+fn copies_the_example(answer: &str, conversation: &[Message]) -> bool {
+    grounding::names_the_example(answer)
+        && !conversation
+            .iter()
+            .filter(|m| m.role != loopd_brain::Role::System)
+            .any(|m| grounding::names_the_example(&m.content))
 }
 
 /// Seed 002's periodic check: the model judges its progress; a new approach

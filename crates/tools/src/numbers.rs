@@ -2,6 +2,9 @@
 //! ones: `fifteen`, `twenty three`, `forty-two`, `one hundred and five`,
 //! `two thousand`, `two point five`.
 
+use regex::Regex;
+use std::sync::LazyLock;
+
 const UNITS: [&str; 20] = [
     "zero",
     "one",
@@ -139,6 +142,30 @@ fn per_scale(before: &str, word: &str) -> Option<String> {
     };
     let tail = &word[word.trim_end_matches(is_mark).len()..];
     Some(format!("{value}{tail}"))
+}
+
+/// `1 and a half`, `2 and a quarter`, `3 and three quarters`.
+static AND_A_PART: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+and\s+(?:a|one|3|three)\s+(half|quarter|quarters)\b")
+        .expect("a valid regex")
+});
+
+/// `text` with each whole number and a part (`2 and a quarter`) as one
+/// number (`2.25`).
+pub fn with_parts(text: &str) -> String {
+    AND_A_PART
+        .replace_all(text, |found: &regex::Captures| {
+            let part = match found[2].to_ascii_lowercase().as_str() {
+                "half" => 0.5,
+                "quarter" => 0.25,
+                _ => 0.75,
+            };
+            match found[1].parse::<f64>() {
+                Ok(whole) => format!("{}", whole + part),
+                Err(_) => found[0].to_string(),
+            }
+        })
+        .into_owned()
 }
 
 /// `text` with years said in pairs written in digits: `nineteen

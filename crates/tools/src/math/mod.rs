@@ -104,8 +104,12 @@ pub fn calculate(args: CalculateArgs) -> Result<CalculateOutput, ToolError> {
     Ok(CalculateOutput {
         result: value,
         conversion: None,
-        answer: (in_words && spoken::about_percent(expression))
-            .then(|| spoken::result(expression, value)),
+        answer: match in_words && spoken::about_percent(expression) {
+            true => Some(spoken::result(expression, value)),
+            false => in_words
+                .then(|| spoken::list_answer(expression, value))
+                .flatten(),
+        },
     })
 }
 

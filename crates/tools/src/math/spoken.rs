@@ -162,7 +162,7 @@ pub fn conversion(text: &str) -> Option<Conversion> {
     }
     let text = IN_A_CONTAINER.replace_all(text, "$1 $2");
     let text = RACE_K.replace_all(&text, "$1 km $2");
-    let text = with_parts(&text);
+    let text = crate::numbers::with_parts(&text);
     let text = ONE_AND_A_HALF.replace_all(&text, |found: &Captures| {
         format!("1.5 {}", plural_unit(&found[1]))
     });
@@ -326,6 +326,27 @@ pub fn in_words(text: &str) -> bool {
 pub fn about_percent(text: &str) -> bool {
     let lower = text.to_lowercase();
     lower.contains('%') || lower.contains("percent")
+}
+
+/// The answer to say for a question in words that asks for one value of
+/// a list (`… whats the median`, `What's my average?`): `The median is
+/// 110.`; `None` for other questions.
+pub fn list_answer(question: &str, value: f64) -> Option<String> {
+    let lower = question.to_lowercase();
+    let asked: Vec<&str> = ["median", "mean", "average", "range"]
+        .into_iter()
+        .filter(|name| {
+            lower
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|word| word == *name)
+        })
+        .collect();
+    let [name] = asked.as_slice() else {
+        return None;
+    };
+    let said = result(question, value);
+    let said = said.strip_prefix("It's ")?;
+    Some(format!("The {name} is {said}"))
 }
 
 /// `value` as it is said: at most two decimals (three significant digits
@@ -624,12 +645,6 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     .collect()
 });
 
-/// `1 and a half`, `2 and a quarter`, `3 and three quarters`.
-static AND_A_PART: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+and\s+(?:a|one|3|three)\s+(half|quarter|quarters)\b")
-        .expect("a valid regex")
-});
-
 /// `three eighths as a decimal`, `2 thirds as a percentage`.
 static FRACTION_AS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
@@ -677,24 +692,6 @@ static ANSWER_TO_THE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
     )
     .expect("a valid regex")
 });
-
-/// `text` with each whole number and a part (`2 and a quarter`) as one
-/// number (`2.25`).
-fn with_parts(text: &str) -> String {
-    AND_A_PART
-        .replace_all(text, |found: &Captures| {
-            let part = match found[2].to_ascii_lowercase().as_str() {
-                "half" => 0.5,
-                "quarter" => 0.25,
-                _ => 0.75,
-            };
-            match found[1].parse::<f64>() {
-                Ok(whole) => format!("{}", whole + part),
-                Err(_) => found[0].to_string(),
-            }
-        })
-        .into_owned()
-}
 
 /// `a third of`, `two fifths of`, `3 quarters of`, `half of`.
 static FRACTION_OF: LazyLock<Regex> = LazyLock::new(|| {
@@ -782,6 +779,8 @@ pub fn as_arithmetic(
         .or_else(|| per_amount(&text))
         .or_else(|| over_a_period(&text))
         .or_else(|| at_the_rate_given(&text))
+        .or_else(|| share_of_two(&text))
+        .or_else(|| split_between(&text))
     {
         text = asked;
     }
@@ -790,7 +789,7 @@ pub fn as_arithmetic(
         let first = before.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
         text = before[first..].to_string();
     }
-    text = with_parts(&text);
+    text = crate::numbers::with_parts(&text);
     text = FRACTION_OF
         .replace_all(&text, |found: &Captures| {
             let parts = found
@@ -1101,6 +1100,73 @@ fn at_the_rate_given(text: &str) -> Option<String> {
     }
 }
 
+/// `… what percent is that`, `… what percentage is that`, at the end.
+static WHAT_PERCENT_IS_THAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bwhat\s+percent(?:age)?(?:\s+[a-z]+){0,2}?\s+is\s+(?:that|it)\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// Words that make two amounts a change, not a part of a whole.
+const CHANGES: &[&str] = &[
+    "from", "increase", "decrease", "rise", "rose", "risen", "grew", "grown", "went", "up", "down",
+    "more", "less", "fell", "drop", "dropped", "change", "changed",
+];
+
+/// The share of the larger of two amounts the smaller is, in percent,
+/// when a question gives the two and asks what percent that is: `we
+/// budgeted 3000 and we've spent 1800 what percent is that` is `1800 /
+/// 3000 * 100`. Not for a change from one amount to another.
+fn share_of_two(text: &str) -> Option<String> {
+    WHAT_PERCENT_IS_THAT.find(text)?;
+    let numbers: Vec<f64> = NUMBER
+        .find_iter(text)
+        .filter_map(|n| n.as_str().parse().ok())
+        .collect();
+    let [a, b] = numbers.as_slice() else {
+        return None;
+    };
+    let lower = text.to_lowercase();
+    let changes = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|word| CHANGES.contains(&word));
+    if changes
+        || text.contains(['%', '$'])
+        || lower.contains("percent of")
+        || lower.contains(" out of ")
+    {
+        return None;
+    }
+    let (part, whole) = if a <= b { (a, b) } else { (b, a) };
+    Some(format!("{part} / {whole} * 100"))
+}
+
+/// `split between the 4 of us`, `shared among 6`: how many share.
+static SPLIT_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:split|shared?|divided?)\s+(?:[a-z]+\s+){0,2}?(?:equally\s+|evenly\s+)?(?:between|among|amongst)\s+(?:the\s+|all\s+|us\s+)?(\d+)\b")
+        .expect("a valid regex")
+});
+
+/// What each pays of an amount split between some people, when the text
+/// gives the two numbers and asks for each one's share: `The villa costs
+/// 1540 euros, split between the 4 of us. How much each?` is `1540 / 4`.
+fn split_between(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let each = ["each", "per person", "a head", "apiece", "a person"]
+        .iter()
+        .any(|w| lower.contains(w));
+    if !each || !lower.contains("how much") {
+        return None;
+    }
+    let split = SPLIT_BETWEEN.captures(text)?;
+    let people = split.get(1)?;
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let [a, b] = numbers.as_slice() else {
+        return None;
+    };
+    let amount = if a.start() == people.start() { b } else { a };
+    Some(format!("{} / {}", amount.as_str(), people.as_str()))
+}
+
 /// Words after a number that name no thing it counts (`makes 12 and …`).
 const NOT_THINGS: &[&str] = &[
     "and", "uses", "use", "needs", "takes", "calls", "requires", "wants", "of", "with", "it", "is",
@@ -1373,6 +1439,12 @@ mod tests {
         );
         assert_eq!(result("What's 20% of $5?", 1.0), "It's 1 dollar.");
         assert_eq!(
+            list_answer("98 then 125 then 89 whats the median", 98.0).as_deref(),
+            Some("The median is 98.")
+        );
+        assert_eq!(list_answer("What is 17 times 23?", 391.0), None);
+        assert_eq!(list_answer("the mean and the median of 1, 2", 1.5), None);
+        assert_eq!(
             result("What's an 18 percent tip on 60 dollars?", 10.8),
             "It's 10.80 dollars."
         );
@@ -1469,6 +1541,22 @@ mod tests {
             read("The dog gets 2 walks a day. How many walks over 3 weeks?"),
             "2 * 7 * 3"
         );
+        assert_eq!(
+            read("The villa costs 1540 euros for the fortnight, split between the 6 of us. How much each?"),
+            "1540 / 6"
+        );
+        assert_eq!(
+            read("Dinner was 96 dollars, shared among 4 friends. How much does each pay?"),
+            "96 / 4"
+        );
+        assert_eq!(
+            read("ok so we budgeted three thousand for the trip and weve spent eighteen hundred what percent is that"),
+            "1800 / 3000 * 100"
+        );
+        assert!(!read(
+            "My 6 hens could have laid 42 eggs but I collected 31. What percentage laying rate is that?"
+        )
+        .contains(" / "));
         assert_eq!(
             read("hey if a dollar is about a hundred and fifty yen how many dollars is twelve thousand yen"),
             "12000 / 150"
