@@ -216,6 +216,7 @@ impl React {
         let mut sent_back: Option<SentBack> = None;
         let mut termination = Termination::MaxTurns;
         let mut answer_at_once = false;
+        let mut told_an_error = false;
         match first {
             FirstRead::Answered(answer) => return Ok(Finish::answered(answer)),
             FirstRead::Read(reads) => {
@@ -261,9 +262,13 @@ impl React {
             let reply = run
                 .generate("react", messages.clone(), call, answer_route())
                 .await?;
-            let observation = match react_step(&reply.text) {
-                ReactStep::Final(answer) if answer.trim_start().starts_with("Error:") => {
-                    run.format_error("FINAL_ANSWER repeating an error message");
+            let step = react_step(&reply.text);
+            let called_a_tool = matches!(&step, ReactStep::Action { input: Ok(_), .. });
+            let observation = match step {
+                ReactStep::Final(answer)
+                    if told_an_error && answer.trim_start().starts_with("Error:") =>
+                {
+                    run.format_error("FINAL_ANSWER repeating the loop's error message");
                     "Error: that is an error message, not an answer. Write the answer to the \
                      user's question after FINAL_ANSWER:"
                         .into()
@@ -356,6 +361,7 @@ impl React {
                     return Ok(Finish::answered(answer));
                 }
             };
+            told_an_error = !called_a_tool && observation.starts_with("Error:");
             messages.push(Message::assistant(reply.text.trim_end()));
             messages.push(Message::user(format!("Observation: {observation}")));
             let due = self.config.validate_every > 0 && round % self.config.validate_every == 0;
