@@ -43,6 +43,15 @@ const OPENERS: &[&str] = &[
     "hi",
 ];
 
+/// What may come after a request, each dropped only as whole words.
+const TRAILERS: &[&str] = &[
+    " can you tell me",
+    " could you tell me",
+    " can you",
+    " for me",
+    " please",
+];
+
 /// `question` without the words around the request, or `None` when it
 /// has none (or nothing would be left).
 pub fn request(question: &str) -> Option<String> {
@@ -69,14 +78,14 @@ pub fn request(question: &str) -> Option<String> {
     }
     let end = rest.trim_end_matches(['?', '.', '!', ' ']);
     let mark = &rest[end.len()..];
-    let lower_end = end.to_lowercase();
-    let body = match lower_end.strip_suffix(" please") {
-        Some(kept) => {
-            dropped = true;
-            end[..kept.len()].trim_end_matches([',', ' '])
-        }
-        None => end,
-    };
+    let mut body = end;
+    while let Some(kept) = TRAILERS
+        .iter()
+        .find_map(|t| body.to_lowercase().strip_suffix(t).map(str::len))
+    {
+        dropped = true;
+        body = body[..kept].trim_end_matches([',', ' ']);
+    }
     let ordered = in_order(body);
     if (!dropped && ordered.is_none()) || body.is_empty() {
         return None;
@@ -224,6 +233,10 @@ mod tests {
     #[test]
     fn what_is_said_around_a_request_is_dropped() {
         for (said, asked) in [
+            (
+                "a cyclist from germany popped in asking how far twelve miles is in kilometres can you tell me",
+                "How far twelve miles is in kilometres?",
+            ),
             (
                 "Um, what's forty-three times seventeen?",
                 "What's forty-three times seventeen?",

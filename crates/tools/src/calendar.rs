@@ -67,8 +67,20 @@ static CLOCK_WITH_A_POINT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLo
     regex::Regex::new(r"(?i)\b(at\s+[0-2]?\d)\.([0-5]\d)\b").expect("a valid regex")
 });
 
+/// `64 x 4.35`, `12 * 3`, `7 + 5`: arithmetic written out, which no
+/// calendar question holds.
+static ARITHMETIC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\d\s*[x×*+÷]\s*\d|\d\s+[-/]\s+\d").expect("a valid regex")
+});
+
 /// Answers `question` as of `now`; `Err` says what could not be read.
 pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnswer, String> {
+    if ARITHMETIC.is_match(question) {
+        return Err(format!(
+            "`{}` is arithmetic, not a question about dates",
+            question.trim()
+        ));
+    }
     let said = crate::numbers::in_digits(&crate::numbers::years_in_digits(question));
     let said = CLOCK_WITH_A_POINT.replace_all(&said, "$1:$2");
     let words = words(&said);
@@ -682,6 +694,17 @@ mod tests {
 
     fn ask(question: &str) -> CalendarAnswer {
         answer(question, now()).unwrap_or_else(|e| panic!("{question}: {e}"))
+    }
+
+    #[test]
+    fn arithmetic_is_not_a_question_about_dates() {
+        let milk = "Tell me 64 x 4.35 - 64 crates of milk this month at 4.35 a crate.";
+        assert!(answer(milk, now()).is_err());
+        assert!(answer("What's 12 * 3 this year?", now()).is_err());
+        assert_eq!(
+            ask("What's the date 2026-12-05?").date.as_deref(),
+            Some("2026-12-05")
+        );
     }
 
     #[test]

@@ -509,7 +509,8 @@ fn localize_in<Z: TimeZone>(zone: &Z, naive: NaiveDateTime) -> Option<DateTime<F
 /// A zone by IANA name (any case), by city ("Paris", "new york"), or as an
 /// offset from UTC ("UTC+2", "GMT-05:00", "+05:30").
 fn find_zone(name: &str) -> Result<Zone, ToolError> {
-    let wanted = name.trim();
+    let wanted = without_accents(name.trim());
+    let wanted = wanted.as_str();
     if let Ok(tz) = wanted.parse::<Tz>() {
         return Ok(Zone::Named(tz));
     }
@@ -752,6 +753,8 @@ fn place_named_in(text: &str) -> Option<String> {
 /// Whether `name` is a city or country with a timezone: a known alias, or
 /// the city of a zone in a continent's list (not one of [`NOT_PLACES`]).
 fn is_a_place(name: &str) -> bool {
+    let name = without_accents(name);
+    let name = name.as_str();
     if name.len() < 3 || NOT_PLACES.contains(&name.to_lowercase().as_str()) {
         return false;
     }
@@ -777,6 +780,33 @@ fn is_a_place(name: &str) -> bool {
                 .next()
                 .is_some_and(|last| last.eq_ignore_ascii_case(&city))
         })
+}
+
+/// `name` with the accents of Latin letters dropped (`São Paulo` → `Sao
+/// Paulo`, `Bogotá` → `Bogota`), as timezone names write places.
+fn without_accents(name: &str) -> String {
+    const FOLDS: [(&str, char); 12] = [
+        ("àáâãäåā", 'a'),
+        ("ÀÁÂÃÄÅĀ", 'A'),
+        ("èéêëē", 'e'),
+        ("ÈÉÊËĒ", 'E'),
+        ("ìíîïī", 'i'),
+        ("ÌÍÎÏĪ", 'I'),
+        ("òóôõöøō", 'o'),
+        ("ÒÓÔÕÖØŌ", 'O'),
+        ("ùúûüū", 'u'),
+        ("ÙÚÛÜŪ", 'U'),
+        ("çćč", 'c'),
+        ("ñń", 'n'),
+    ];
+    name.chars()
+        .map(|c| {
+            FOLDS
+                .iter()
+                .find(|(accented, _)| accented.contains(c))
+                .map_or(c, |(_, plain)| *plain)
+        })
+        .collect()
 }
 
 /// An offset from UTC written as "UTC+2", "UTC-05:00", "GMT+5:30" or "+0530".
@@ -1080,6 +1110,14 @@ mod tests {
             (
                 "my brother just landed in johannesburg whats the time there",
                 "14:00",
+            ),
+            (
+                "Tell me the current time in São Paulo - need to ring the bean importer.",
+                "09:00",
+            ),
+            (
+                "My coffee supplier is in Bogotá. What time is it there?",
+                "07:00",
             ),
         ] {
             assert_eq!(ask(said)["time"], time, "{said}");

@@ -25,7 +25,6 @@ const TOPICS: &[(&[&str], &str)] = &[
             "humidity",
             "umbrella",
             "pollen",
-            "uv",
             "frost",
             "frosty",
             "storm",
@@ -39,7 +38,17 @@ const TOPICS: &[(&[&str], &str)] = &[
         "check the weather",
     ),
     (&["news", "headlines"], "read the news"),
-    (&["traffic", "commute", "roadworks"], "check the traffic"),
+    (
+        &[
+            "traffic",
+            "commute",
+            "roadworks",
+            "tailbacks",
+            "congestion",
+            "gridlock",
+        ],
+        "check the traffic",
+    ),
     (
         &["sunset", "sunrise", "sundown", "dawn", "dusk"],
         "tell sunrise or sunset times",
@@ -223,6 +232,9 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let weather_now =
         now_outside && (has("temperature") || (!numbers && DRESSED_OR_FELT.iter().any(|w| has(w))));
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
+    let uv_index = has("uv") && !has("rays");
+    let backed_up = has("backed") && has("up") && (has("road") || has("motorway") || has("now"));
+    let an_app = has("app") && matches!(verb, "check" | "open" | "look" | "see");
     let device = verb == "set" && DEVICES.iter().any(|w| has(w));
     let result = [
         "score", "scores", "won", "win", "winning", "losing", "leading", "result",
@@ -312,7 +324,9 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .find(|(cues, _)| cues.iter().any(|cue| has(cue)))
         .or_else(|| ACTIONS.iter().find(|(verbs, _)| verbs.contains(&verb)))
         .map(|(_, what)| *what)
-        .or(weather_now.then_some("check the weather"))
+        .or((weather_now || uv_index).then_some("check the weather"))
+        .or(backed_up.then_some("check the traffic"))
+        .or(an_app.then_some("use other apps"))
         .or(timer.then_some("set timers or alarms"))
         .or(device.then_some("control devices"))
         .or(sports.then_some("follow sports"))
@@ -450,6 +464,15 @@ mod tests {
                 "How much is strong white bread flour at the supermarket today?",
                 "check prices or markets",
             ),
+            ("What's the UV index today?", "check the weather"),
+            (
+                "Is the M62 backed up right now? I'm about to set off for school.",
+                "check the traffic",
+            ),
+            (
+                "Check the rota app - did Maria swap her Saturday shift?",
+                "use other apps",
+            ),
         ] {
             let answer = ask(request).unwrap();
             assert!(
@@ -465,6 +488,7 @@ mod tests {
             "What is 70 degrees Fahrenheit in Celsius?",
             "hey if a dollar is about a hundred and fifty yen how many dollars is twelve thousand yen",
             "How much time is left today?",
+            "My son's asking which gas in the upper atmosphere shields us from the sun's UV rays.",
             "What time is it in Tokyo?",
             "Who invented the telephone?",
             "If I buy 3 coffees at 4.50 each, how much do I pay?",

@@ -607,7 +607,8 @@ pub fn read(text: &str, now: DateTime<FixedOffset>) -> Option<Command> {
     let w: Vec<&str> = words.iter().map(String::as_str).collect();
     let timer = w
         .iter()
-        .any(|x| x.starts_with("timer") || *x == "countdown");
+        .enumerate()
+        .any(|(at, x)| (x.starts_with("timer") && !a_person_timer(&w, at)) || *x == "countdown");
     let wake = w
         .windows(2)
         .any(|p| p == ["wake", "me"] || p == ["wake", "up"]);
@@ -1045,11 +1046,17 @@ impl Tool for TimerTool {
     }
 }
 
+/// Whether the word at `at` ("timer") is a person: a part timer, an old
+/// timer.
+fn a_person_timer(w: &[&str], at: usize) -> bool {
+    at > 0 && matches!(w[at - 1], "part" | "full" | "old" | "first" | "small")
+}
+
 /// Whether the words name a timer, an alarm or a reminder, or ask to be
 /// woken.
 fn names_a_timer(w: &[&str]) -> bool {
-    w.iter().any(|x| {
-        x.starts_with("timer")
+    w.iter().enumerate().any(|(at, x)| {
+        (x.starts_with("timer") && !a_person_timer(w, at))
             || x.starts_with("alarm")
             || x.starts_with("remind")
             || *x == "countdown"
@@ -1425,8 +1432,10 @@ mod tests {
             "Hey, WhatsApp Maria and tell her I'll be there in 10 minutes.",
             "How many players are on the field for 1 soccer team?",
             "Boil the eggs for 7 minutes, right?",
+            "um my part timer gets twelve pounds sixty an hour and she does twenty two hours a week",
         ] {
             assert!(!tool.asked_for(not_asked), "{not_asked:?}");
+            assert!(read(not_asked, ten_o_clock()).is_none(), "{not_asked:?}");
         }
     }
 

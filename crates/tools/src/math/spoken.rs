@@ -52,6 +52,11 @@ fn plural_unit(unit: &str) -> String {
 
 /// An amount that is a fraction of a unit: `a quarter cup`, `three
 /// quarters of a cup`, `a third of a mile`.
+/// `3/4 of a cup`, `1/2 cup`: a fraction written with a slash.
+static SLASH_FRACTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)/(\d+)\s+(?:of\s+(?:a|an)\s+)?").expect("a valid regex")
+});
+
 static FRACTION_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
         r"(?i)\b(?:({PARTS})\s+)({FRACTION})\s+(?:of\s+(?:a|an)\s+)?"
@@ -128,7 +133,7 @@ static IN_A_CONTAINER: LazyLock<Regex> = LazyLock::new(|| {
 /// `How many pounds is that?`, `What's that in miles?`: a question about
 /// an amount given in the sentence before.
 static THAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(.*[^\d.])?(-?\d+(?:\.\d+)?)\s*°?\s*([a-z]+(?:\s+(?:per\s+[a-z]+|fahrenheit|celsius))?)\b[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z ]+?)\s+(?:is|are)\s+that|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z ]+?))\s*$")
+    Regex::new(&format!(r"(?i)^(.*[^\d.])?(-?\d+(?:\.\d+)?)\s*°?\s*((?:{UNIT})(?:\s+(?:fahrenheit|celsius))?)[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z/ ]+?)\s+(?:is|are)\s+that|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z/ ]+?))\s*$"))
         .expect("a valid regex")
 });
 
@@ -174,6 +179,16 @@ pub fn conversion(text: &str) -> Option<Conversion> {
                 parts as f64 / f64::from(fraction_denominator(&found[2]))
             ),
             None => found[0].to_string(),
+        }
+    });
+    let text = SLASH_FRACTION.replace_all(&text, |found: &Captures| {
+        let (parts, whole): (f64, f64) = (
+            found[1].parse().unwrap_or(0.0),
+            found[2].parse().unwrap_or(0.0),
+        );
+        match whole > 0.0 {
+            true => format!("{} ", parts / whole),
+            false => found[0].to_string(),
         }
     });
     let text = HALF_A.replace_all(&text, "0.5 ");
@@ -233,7 +248,7 @@ static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A unit's name of one to four words (`US cups`, `miles per hour`,
 /// `degrees Fahrenheit`, `kilometers an hour`).
-const UNIT: &str = r"(?:degrees\s+)?(?:square\s+|sq\.?\s+|cubic\s+|cu\.?\s+|fluid\s+|fl\.?\s+|us\s+|imperial\s+)?[a-z]+[²³]?(?:\s+(?:per|an|a)\s+[a-z]+)?";
+const UNIT: &str = r"(?:degrees\s+)?(?:(?:square|sq\.?|cubic|cu\.?|fluid|fl\.?|us|imperial)\s+){0,2}[a-z]+[²³]?(?:/[a-z]+|\s+(?:per|an|a)\s+[a-z]+)?";
 
 /// A unit named in words: the longest reading first (`kilometers an hour`
 /// as a speed before `kilometers`), without `US`.
@@ -485,7 +500,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1($2)",
         ),
         (
-            r"(?i)^.*?\b((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*,?\s*and\s+-?[\d.]+)\b.*?\b(average|mean|median|total|sum)\b.*$",
+            r"(?i)^.*?\b((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*(?:,?\s*and\s+|,\s*)-?[\d.]+)\b.*?\b(average|mean|median|total|sum)\b.*$",
             "$2($1)",
         ),
         (r"[?$€£]", ""),
@@ -606,6 +621,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)^\s*(?:add|sum(?:\s+up)?)\s+(.+)$", "sum($1)"),
         (r"(?i)([\d.]+)\s*%\s*off\s+([\d.]+)", "$2*(1-$1/100)"),
         (r"(?i)([\d.]+)\s+percent\s+off\s+([\d.]+)", "$2*(1-$1/100)"),
+        (
+            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|tax|vat|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?",
+            "$1% of $2",
+        ),
         (r"(?i)\b(?:tip|tax|discount)\s+on\b", "of"),
         (r"(?i)(\d)\s*(%|percent)\s+on\b", "$1 $2 of"),
         (r"(?i)([\d.]+)\s*(?:million)\b", "$1*1000000"),
@@ -672,7 +691,7 @@ static THEN_BETWEEN_NUMBERS: LazyLock<Regex> =
 
 /// `32 pounds 50`, `4 dollars 99`: a price said in two parts.
 static POUNDS_AND_PENCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|quid|bucks)\s+(\d{2})\b(?:\s*(?:p|pence|cents?)\b)?(\s+(?:and|[.,?!]|$)|[.,?!]|$)")
+    Regex::new(r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|quid|bucks)\s+(\d{2})\b(?:\s*(?:p|pence|cents?)\b)?(\s+[a-z]+|[.,?!]|$)")
         .expect("a valid regex")
 });
 
@@ -759,7 +778,12 @@ pub fn as_arithmetic(
             .replace_all(&text, |found: &Captures| {
                 let cents: u32 = found[2].parse().unwrap_or(0);
                 let after = found.get(3).map_or("", |m| m.as_str());
-                format!("{}.{cents:02}{after}", &found[1])
+                let weighed =
+                    ["ounce", "ounces", "oz", "of"].contains(&after.trim().to_lowercase().as_str());
+                match weighed {
+                    true => found[0].to_string(),
+                    false => format!("{}.{cents:02}{after}", &found[1]),
+                }
             })
             .into_owned();
     }
@@ -864,7 +888,7 @@ fn percent_of_the_amount_before(text: &str) -> Option<String> {
 /// number of things, at the end of the question.
 static ASKED_FOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\bhow\s+(?:much|many)\b[^.!?]*?\bfor\s+(\d+(?:\.\d+)?)(?:\s+([a-z]+))?\s*[?.!]?\s*$",
+        r"(?i)\bhow\s+(?:much|many)\b[^.!?]*?\bfor\s+(\d+(?:\.\d+)?)(?:\s+([a-z]+))?(?:\s+(?:for|at|in|on)\s+[a-z' ]+)?\s*[?.!]?\s*$",
     )
     .expect("a valid regex")
 });
@@ -1146,6 +1170,15 @@ static SPLIT_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `a table of 4`, `a party of 6`, `6 of us`, `4 people`: how many share,
+/// said without `between`.
+static GROUP_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(?:table|party|group)\s+of\s+(\d+)|(\d+)\s+(?:of\s+us|people|friends|ways))\b",
+    )
+    .expect("a valid regex")
+});
+
 /// What each pays of an amount split between some people, when the text
 /// gives the two numbers and asks for each one's share: `The villa costs
 /// 1540 euros, split between the 4 of us. How much each?` is `1540 / 4`.
@@ -1157,8 +1190,14 @@ fn split_between(text: &str) -> Option<String> {
     if !each || !lower.contains("how much") {
         return None;
     }
-    let split = SPLIT_BETWEEN.captures(text)?;
-    let people = split.get(1)?;
+    let people = match SPLIT_BETWEEN.captures(text) {
+        Some(split) => split.get(1)?,
+        None if lower.contains("split") || lower.contains("share") => {
+            let group = GROUP_OF.captures(text)?;
+            group.get(1).or(group.get(2))?
+        }
+        None => return None,
+    };
     let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
     let [a, b] = numbers.as_slice() else {
         return None;
@@ -1329,7 +1368,7 @@ mod tests {
         assert_eq!(read("Two thirds as a percentage"), "(2/3)*100");
         assert_eq!(
             read("what's a twenty percent tip on fifty-eight dollars and seventy-five cents?"),
-            "20 % of 58.75"
+            "20% of 58.75"
         );
         assert_eq!(
             read("Hey, I got 57 out of 75 on my chemistry mock. What percentage is that?"),
@@ -1550,6 +1589,26 @@ mod tests {
             "96 / 4"
         );
         assert_eq!(
+            read("a table of four from italy want to split the bill evenly its fifty seven euros sixty how much each"),
+            "57.60 / 4"
+        );
+        assert_eq!(
+            read("um my part timer gets twelve pounds sixty an hour and she does twenty two hours a week what does that come to"),
+            "22 * 12.60"
+        );
+        assert_eq!(
+            read("whats a twelve and a half percent service charge on a bill of sixty four pounds"),
+            "12.5% of 64"
+        );
+        assert_eq!(
+            read("ok so takings the last five saturdays were eleven hundred and twenty then nine hundred and eighty then fourteen hundred and five then twelve hundred and ten and then a thousand and ninety whats the median"),
+            "1120"
+        );
+        assert_eq!(
+            read("The flapjack recipe makes 12 bars with 250 g of oats. How many grams of oats for 30 bars for the form bake sale?"),
+            "250 * 30 / 12"
+        );
+        assert_eq!(
             read("ok so we budgeted three thousand for the trip and weve spent eighteen hundred what percent is that"),
             "1800 / 3000 * 100"
         );
@@ -1625,6 +1684,18 @@ mod tests {
         assert_eq!(
             units("The fridge should be below 40°F. What's that in Celsius?"),
             (40.0, "f".into(), "celsius".into())
+        );
+        assert_eq!(
+            units("An American customer wants a 12 US fl oz latte. How many ml is that?"),
+            (12.0, "fl oz".into(), "ml".into())
+        );
+        assert_eq!(
+            units("My son wants to know: the speed of sound is about 343 metres per second. What's that in km/h?"),
+            (343.0, "metres per second".into(), "km/h".into())
+        );
+        assert_eq!(
+            units("How many tbsp in 3/4 of a US cup?"),
+            (0.75, "cup".into(), "tbsp".into())
         );
         assert_eq!(
             units("20 kg sack of layers pellets in pounds?"),
