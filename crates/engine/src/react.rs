@@ -15,8 +15,10 @@
 //! as a user message `Observation: …`. Unknown tools, bad arguments and tool
 //! failures are observations too, so the model can recover. A reply with
 //! neither an action nor a final answer gets one reminder of the format;
-//! the second such reply is taken as the answer; an empty FINAL_ANSWER gets
-//! an error observation. The same call repeated (seed 002) first gets a
+//! the second such reply is taken as the answer; an empty FINAL_ANSWER, one
+//! that repeats the loop's own error message, or one that copies the
+//! prompt's example gets an error observation (the example, if it is still
+//! the best answer, is never said). The same call repeated (seed 002) first gets a
 //! nudge instead of a second run, then ends the loop as `blocked`. Out of
 //! iterations or blocked, the model is asked once more for its best answer,
 //! its reply forced to start with `FINAL_ANSWER:`. A final answer whose
