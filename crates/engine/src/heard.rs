@@ -43,6 +43,13 @@ const OPENERS: &[&str] = &[
     "hi",
 ];
 
+/// `text` without `suffix` at its end (ASCII case ignored), if it ends so.
+fn without_suffix<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
+    let at = text.len().checked_sub(suffix.len())?;
+    let tail = text.get(at..)?;
+    tail.eq_ignore_ascii_case(suffix).then(|| &text[..at])
+}
+
 /// What may come after a request, each dropped only as whole words.
 const TRAILERS: &[&str] = &[
     " can you tell me",
@@ -79,12 +86,9 @@ pub fn request(question: &str) -> Option<String> {
     let end = rest.trim_end_matches(['?', '.', '!', ' ']);
     let mark = &rest[end.len()..];
     let mut body = end;
-    while let Some(kept) = TRAILERS
-        .iter()
-        .find_map(|t| body.to_lowercase().strip_suffix(t).map(str::len))
-    {
+    while let Some(kept) = TRAILERS.iter().find_map(|t| without_suffix(body, t)) {
         dropped = true;
-        body = body[..kept].trim_end_matches([',', ' ']);
+        body = kept.trim_end_matches([',', ' ']);
     }
     let ordered = in_order(body);
     if (!dropped && ordered.is_none()) || body.is_empty() {
@@ -206,6 +210,19 @@ fn in_order(body: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_after_a_request_are_dropped_whatever_comes_before_them() {
+        assert_eq!(
+            request("what time is it in İstanbul for me").as_deref(),
+            Some("What time is it in İstanbul?")
+        );
+        assert_eq!(request("İİİ what is 2 plus 2 İ"), None);
+        assert_eq!(
+            request("what's 3 times 4 for me").as_deref(),
+            Some("What's 3 times 4?")
+        );
+    }
 
     #[test]
     fn the_question_is_taken_from_what_is_told_around_it() {
