@@ -1701,10 +1701,6 @@ mod tests {
             units("20 kg sack of layers pellets in pounds?"),
             (20.0, "kg".into(), "pounds".into())
         );
-        let _ = |text: &str| {
-            let c = conversion(text).unwrap_or_else(|| panic!("{text}"));
-            (c.value, c.from, c.to)
-        };
         assert_eq!(
             asked("How many cups are in a gallon?"),
             (1.0, "gallon".into(), "cups".into())
