@@ -10,6 +10,7 @@
 const OPENERS: &[&str] = &[
     "i was wondering",
     "quick question",
+    "quick one",
     "can you please tell me",
     "could you please tell me",
     "can you tell me",
@@ -25,6 +26,7 @@ const OPENERS: &[&str] = &[
     "i wonder",
     "excuse me",
     "alright",
+    "right",
     "please",
     "sorry",
     "okay",
@@ -54,9 +56,15 @@ fn without_suffix<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
 const TRAILERS: &[&str] = &[
     " can you tell me",
     " could you tell me",
+    " thank you",
     " can you",
     " for me",
     " please",
+    " thanks",
+    " cheers",
+    " love",
+    " mate",
+    " dear",
 ];
 
 /// `question` without the words around the request, or `None` when it

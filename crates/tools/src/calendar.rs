@@ -67,10 +67,13 @@ static CLOCK_WITH_A_POINT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLo
     regex::Regex::new(r"(?i)\b(at\s+[0-2]?\d)\.([0-5]\d)\b").expect("a valid regex")
 });
 
-/// `64 x 4.35`, `12 * 3`, `7 + 5`: arithmetic written out, which no
-/// calendar question holds.
+/// `64 x 4.35`, `12 * 3`, `7 + 5`, `49,862 minus 48,215`: arithmetic
+/// written out, which no calendar question holds.
 static ARITHMETIC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"\d\s*[x×*+÷]\s*\d|\d\s+[-/]\s+\d").expect("a valid regex")
+    regex::Regex::new(
+        r"(?i)\d\s*[x×*+÷]\s*\d|\d\s+[-/]\s+\d|\d\s+(?:minus|plus|times|divided\s+by|multiplied\s+by)\s+\d",
+    )
+    .expect("a valid regex")
 });
 
 /// Answers `question` as of `now`; `Err` says what could not be read.

@@ -244,7 +244,11 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let live = ["now", "currently", "live", "tonight", "today"]
         .iter()
         .any(|w| has(w));
-    let sports = (result || live) && SPORTS.iter().any(|w| has(w));
+    let in_history = has("year") || (has("when") && (has("did") || has("was")));
+    let sports = (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w));
+    let bank = has("bank") || has("account") || has("overdraft");
+    let account =
+        !numbers && bank && (has("balance") || has("left") || has("overdrawn") || has("overdraft"));
     let vehicle = [
         "train", "trains", "bus", "buses", "flight", "flights", "ferry",
     ]
@@ -330,6 +334,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .or(timer.then_some("set timers or alarms"))
         .or(device.then_some("control devices"))
         .or(sports.then_some("follow sports"))
+        .or(account.then_some("see your bank accounts"))
         .or(travel.then_some("look up travel times"))
         .or(message_to.then_some("send messages"))
         .or(exchange.then_some("check exchange rates"))
@@ -473,6 +478,14 @@ mod tests {
                 "Check the rota app - did Maria swap her Saturday shift?",
                 "use other apps",
             ),
+            (
+                "um how much have we got left in our nationwide account",
+                "see your bank accounts",
+            ),
+            (
+                "What's the balance on my business bank account?",
+                "see your bank accounts",
+            ),
         ] {
             let answer = ask(request).unwrap();
             assert!(
@@ -507,6 +520,9 @@ mod tests {
             "What day of the week is it on the calendar?",
             "Is it cold in Antarctica?",
             "Which country hosted the 2014 FIFA World Cup?",
+            "erm what year did england win the world cup the football one",
+            "When did Brazil last win the World Cup?",
+            "I had 900 in my account and spent 340. How much is left?",
             "How many players are on a soccer team?",
             "Tell me a joke.",
             "Hey, can you tell me what nine hundred minus four hundred is?",

@@ -146,7 +146,7 @@ fn per_scale(before: &str, word: &str) -> Option<String> {
 
 /// `1 and a half`, `2 and a quarter`, `3 and three quarters`.
 static AND_A_PART: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+and\s+(?:a|one|3|three)\s+(half|quarter|quarters)\b")
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+and\s+(a|one|3|three)\s+(half|quarter|quarters)\b")
         .expect("a valid regex")
 });
 
@@ -155,10 +155,11 @@ static AND_A_PART: LazyLock<Regex> = LazyLock::new(|| {
 pub fn with_parts(text: &str) -> String {
     AND_A_PART
         .replace_all(text, |found: &regex::Captures| {
-            let part = match found[2].to_ascii_lowercase().as_str() {
-                "half" => 0.5,
-                "quarter" => 0.25,
-                _ => 0.75,
+            let three = matches!(found[2].to_ascii_lowercase().as_str(), "3" | "three");
+            let part = match (three, found[3].to_ascii_lowercase().as_str()) {
+                (_, "half") => 0.5,
+                (true, _) => 0.75,
+                (false, _) => 0.25,
             };
             match found[1].parse::<f64>() {
                 Ok(whole) => format!("{}", whole + part),
@@ -246,11 +247,19 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
             "hundred" | "thousand" | "million"
         )
     });
-    let first = match core(words.first()?).to_ascii_lowercase().as_str() {
-        "a" | "an" if scale_next => 1,
-        word => small(word)?,
+    let and_a_number = words
+        .get(1)
+        .is_some_and(|w| core(w).eq_ignore_ascii_case("and"))
+        && words.get(2).is_some_and(|w| small(core(w)).is_some());
+    let (first, first_after) = match core(words.first()?).to_ascii_lowercase().as_str() {
+        "a" | "an" if scale_next => (1, kind(1)),
+        "hundred" if and_a_number => (100, After::Hundred),
+        word => {
+            let n = small(word)?;
+            (n, kind(n))
+        }
     };
-    let (mut total, mut current, mut after, mut used) = (0u64, first, kind(first), 1);
+    let (mut total, mut current, mut after, mut used) = (0u64, first, first_after, 1);
     while used < words.len() && core(words[used - 1]) == words[used - 1] {
         let word = core(words[used]).to_ascii_lowercase();
         let next = small(&word);
@@ -347,6 +356,11 @@ mod tests {
             ("one two", "1 2"),
             ("the point is seven", "the point is 7"),
             ("a hundred kilos", "100 kilos"),
+            (
+                "the whole hundred and ninety two miles",
+                "the whole 192 miles",
+            ),
+            ("hundred and", "hundred and"),
             ("a thousand and fifty", "1050"),
             ("a hundred times a hundred", "100 times 100"),
             ("a few hundred", "a few hundred"),
@@ -361,6 +375,19 @@ mod tests {
         ];
         for (said, written) in cases {
             assert_eq!(in_digits(said), written, "{said:?}");
+        }
+    }
+
+    #[test]
+    fn a_whole_number_and_a_part_is_one_number() {
+        for (said, written) in [
+            ("6 and a half hours", "6.5 hours"),
+            ("6 and 3 quarter hours", "6.75 hours"),
+            ("2 and three quarters", "2.75"),
+            ("1 and a quarter pounds", "1.25 pounds"),
+            ("6 and 3 more", "6 and 3 more"),
+        ] {
+            assert_eq!(with_parts(said), written, "{said:?}");
         }
     }
 }

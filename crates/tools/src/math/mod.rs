@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 /// The longest expression `calculate` accepts, in characters.
-pub const MAX_EXPRESSION_CHARS: usize = 200;
+pub const MAX_EXPRESSION_CHARS: usize = 400;
 
 /// The most numbers `statistics` accepts.
 pub const MAX_NUMBERS: usize = 10_000;
@@ -455,6 +455,17 @@ const DIMENSIONS: &[Dimension] = &[
             unit("imp gal", &["imperial gallon", "uk gallon"], 4.546_09),
             unit("qt", &["quart"], 0.946_352_946),
             unit("pt", &["pint"], 0.473_176_473),
+            unit(
+                "imp pt",
+                &["imperial pint", "uk pint", "british pint"],
+                0.568_261_25,
+            ),
+            unit("imp qt", &["imperial quart", "uk quart"], 1.136_522_5),
+            unit(
+                "imp fl oz",
+                &["imperial fluid ounce", "uk fluid ounce"],
+                0.028_413_062_5,
+            ),
             unit("cup", &[], 0.236_588_236_5),
             unit("fl oz", &["floz", "fluid ounce"], 0.029_573_529_562_5),
             unit("tbsp", &["tablespoon"], 0.014_786_764_781_25),
@@ -880,8 +891,12 @@ mod tests {
             assert!(message.contains("an operator is missing"), "{message}");
         }
         assert!(failure(calc("   ")).contains("empty"));
-        let long = "1+".repeat(150) + "1";
-        assert!(failure(calc(&long)).contains("longer than 200"));
+        let long = "1+".repeat(MAX_EXPRESSION_CHARS / 2) + "1";
+        let message = failure(calc(&long));
+        assert!(
+            message.contains(&format!("longer than {MAX_EXPRESSION_CHARS}")),
+            "{message}"
+        );
     }
 
     #[test]

@@ -35,9 +35,11 @@ static RACE_K: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*k\s+(race|run|walk|fun run)\b").expect("a valid regex")
 });
 
-/// `an hour and a half`, `a cup and a half`: 1.5 of the unit.
+/// `an hour and a half`, `a cup and a half`, `a pound and a quarter`,
+/// `a mile and three quarters`: one of the unit and a part of another.
 static ONE_AND_A_HALF: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:a|an|one)\s+([a-z]+)\s+and\s+a\s+half\b").expect("a valid regex")
+    Regex::new(r"(?i)\b(?:a|an|one)\s+([a-z]+)\s+and\s+(a|three)\s+(half|quarters?)\b")
+        .expect("a valid regex")
 });
 
 /// A unit's name for more than one of it: `foot` → `feet`, `hour` → `hours`.
@@ -123,6 +125,12 @@ static FEET_AND_INCHES: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid regex")
 });
 
+/// `2 stone 9 pounds`, `15 stone 4`: a weight in pounds.
+static STONE_AND_POUNDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)\s*(?:stone|st)\s+(?:and\s+)?(\d+(?:\.\d+)?)(?:\s*(?:pounds?|lbs?)\b)?")
+        .expect("a valid regex")
+});
+
 /// `a 12 ounce can of soda`, `a 2 liter bottle`: the amount, without the
 /// container it comes in.
 static IN_A_CONTAINER: LazyLock<Regex> = LazyLock::new(|| {
@@ -133,7 +141,7 @@ static IN_A_CONTAINER: LazyLock<Regex> = LazyLock::new(|| {
 /// `How many pounds is that?`, `What's that in miles?`: a question about
 /// an amount given in the sentence before.
 static THAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(r"(?i)^(.*[^\d.])?(-?\d+(?:\.\d+)?)\s*°?\s*((?:{UNIT})(?:\s+(?:fahrenheit|celsius))?)[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z/ ]+?)\s+(?:is|are)\s+that|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z/ ]+?))\s*$"))
+    Regex::new(&format!(r"(?i)^(.*[^\d.-])?(-?\d+(?:\.\d+)?)\s*°?\s*((?:{UNIT})(?:\s+(?:fahrenheit|celsius))?)[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z/ ]+?)\s+(?:is|are)\s+that|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z/ ]+?))\s*$"))
         .expect("a valid regex")
 });
 
@@ -150,12 +158,19 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         let inches: f64 = found[2].parse().unwrap_or(0.0);
         format!("{} inches", feet * 12.0 + inches)
     });
+    let text = STONE_AND_POUNDS.replace_all(&text, |found: &Captures| {
+        let stone: f64 = found[1].parse().unwrap_or(0.0);
+        let pounds: f64 = found[2].parse().unwrap_or(0.0);
+        format!("{} pounds", stone * 14.0 + pounds)
+    });
+    let text = BELOW_ZERO.replace_all(&text, "-$1");
     let text = text.as_ref();
     if let Some(found) = THAT.captures(text) {
         let digits = crate::numbers::in_digits(text);
-        let given = digits
-            .split(char::is_whitespace)
-            .filter(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+        let given = digits.split(char::is_whitespace).filter(|w| {
+            w.trim_start_matches('-')
+                .starts_with(|c: char| c.is_ascii_digit())
+        });
         if given.count() != 1 {
             return None;
         }
@@ -169,7 +184,12 @@ pub fn conversion(text: &str) -> Option<Conversion> {
     let text = RACE_K.replace_all(&text, "$1 km $2");
     let text = crate::numbers::with_parts(&text);
     let text = ONE_AND_A_HALF.replace_all(&text, |found: &Captures| {
-        format!("1.5 {}", plural_unit(&found[1]))
+        let part = match (&found[2].to_lowercase()[..], &found[3].to_lowercase()[..]) {
+            (_, "half") => 0.5,
+            ("three", _) => 0.75,
+            _ => 0.25,
+        };
+        format!("{} {}", 1.0 + part, plural_unit(&found[1]))
     });
     let text = FRACTION_AMOUNT.replace_all(&text, |found: &Captures| {
         let parts = found.get(1).map_or(Some(1), |n| numerator(n.as_str()));
@@ -192,7 +212,6 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         }
     });
     let text = HALF_A.replace_all(&text, "0.5 ");
-    let text = BELOW_ZERO.replace_all(&text, "-$1");
     let text = QUESTION_START.replace(&text, "");
     let amount = |written: Option<regex::Match>| match written {
         Some(n) => n.as_str().replace(',', "").parse().ok(),
@@ -296,9 +315,12 @@ fn loose(text: &str) -> Option<Conversion> {
     }
     let found = AMOUNT.captures(text)?;
     let from = named_unit(&found[2])?;
-    let to = match WANTED.captures(text) {
-        Some(wanted) => named_unit(wanted.get(1).or(wanted.get(2))?.as_str())?,
-        None => other_scale(text, &from)?,
+    let wanted = WANTED
+        .captures(text)
+        .and_then(|wanted| named_unit(wanted.get(1).or(wanted.get(2))?.as_str()));
+    let to = match wanted {
+        Some(unit) => unit,
+        None => other_scale(text, &from).or_else(|| unit_asked_in(text, &from))?,
     };
     if from.kind != to.kind || from.symbol == to.symbol {
         return None;
@@ -308,6 +330,19 @@ fn loose(text: &str) -> Option<Conversion> {
         from: from.said,
         to: to.said,
     })
+}
+
+/// `in UNIT` said before more words (`56 miles in kilometres, that's our
+/// longest day`): the first unit of `said`'s kind and not `said` itself.
+static IN_A_UNIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:in|into|to)\s+([a-z]+(?:\s+[a-z]+)?)").expect("a valid regex")
+});
+
+fn unit_asked_in(text: &str, said: &NamedUnit) -> Option<NamedUnit> {
+    IN_A_UNIT
+        .captures_iter(text)
+        .filter_map(|found| named_unit(&found[1]))
+        .find(|unit| unit.kind == said.kind && unit.symbol != said.symbol)
 }
 
 /// The other temperature scale `text` names, when `said` is a
@@ -479,6 +514,10 @@ fn is_operator_word(word: &str) -> bool {
 /// Word rewrites, applied in order (case-insensitive).
 static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
+        (
+            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|right|so|okay|ok|well|now)\b[\s,.]*)+",
+            "",
+        ),
         // "What a 17 times 23": speech recognition's "what's".
         (
             r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+is|calculate|compute|work\s+out)\s+",
@@ -528,6 +567,30 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "abs($2-$1)/$1*100",
         ),
         (
+            r"(?i)^[^\d]*?\b(?:go(?:es|ing)?\s+up|went\s+up|ris(?:es|ing)|rose|increas(?:es|ed|ing)|put\s+up|goes\s+up)\s+(?:by\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:from|on)\s+(\d+(?:\.\d+)?)\b[^\d]*$",
+            "$2*(1+$1/100)",
+        ),
+        (
+            r"(?i)^[^\d]*?\b(?:go(?:es|ing)?\s+down|went\s+down|fall(?:s|ing)?|fell|drop(?:s|ped|ping)?|decreas(?:es|ed|ing)|cut)\s+(?:by\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:from|on)\s+(\d+(?:\.\d+)?)\b[^\d]*$",
+            "$2*(1-$1/100)",
+        ),
+        (
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|tip|gratuity|service(?:\s+charge)?|delivery(?:\s+charge)?)(?:\s+(?:on\s+top|added|included))?\s*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:less|minus|with)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:off|discount)\s*$",
+            "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?plus\s+(?:vat|tax)\s+at\s+(\d+(?:\.\d+)?)\s*(?:%|percent)[^\d]*\b(?:total|altogether|all\s+in|in\s+all|comes?\s+to|pay)\b[^\d]*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?plus\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|service(?:\s+charge)?|tip)\b[^\d]*\b(?:total|altogether|all\s+in|in\s+all|comes?\s+to|pay)\b[^\d]*$",
+            "$1*(1+$2/100)",
+        ),
+        (
             r"(?i)^[^\d]*\b(?:vat|tax|tip|gratuity)\s+on\s+(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?at\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*$",
             "$1*$2/100",
         ),
@@ -536,7 +599,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1/(1+$2/100)",
         ),
         (
-            r"(?i)^[^\d]*(\d+(?:\.\d+)?)\s+out\s+of\s+(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+percent(?:age)?\s+(?:is\s+that|is\s+it|did\s+(?:i|you|we|he|she|they)\s+get)\s*$",
+            r"(?i)^[^\d]*(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,5}?out\s+of\s+(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+percent(?:age)?\s+(?:is\s+that|is\s+it|did\s+(?:i|you|we|he|she|they)\s+get)\s*$",
             "($1)/($2)*100",
         ),
         (
@@ -765,6 +828,7 @@ pub fn as_arithmetic(
     text = THOUSANDS
         .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
         .into_owned();
+    text = crate::numbers::with_parts(&text);
     if LIST_WORD.is_match(&text) {
         text = THEN_BETWEEN_NUMBERS
             .replace_all(&text, "$1, $2")
@@ -805,6 +869,7 @@ pub fn as_arithmetic(
         .or_else(|| at_the_rate_given(&text))
         .or_else(|| share_of_two(&text))
         .or_else(|| split_between(&text))
+        .or_else(|| for_the_group(&text))
     {
         text = asked;
     }
@@ -977,9 +1042,11 @@ static RATE: LazyLock<Regex> = LazyLock::new(|| {
 /// miles worth` is `1380 * 0.45`.
 fn at_a_rate(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
-    let asks = ["worth", "cost", "how much", "come to", "total"]
-        .iter()
-        .any(|w| lower.contains(w));
+    let asks = [
+        "worth", "cost", "how much", "come to", "total", "bill", "charge", "earn", "owe",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
     let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
     if !asks || numbers.len() != 2 {
         return None;
@@ -1204,6 +1271,37 @@ fn split_between(text: &str) -> Option<String> {
     };
     let amount = if a.start() == people.start() { b } else { a };
     Some(format!("{} / {}", amount.as_str(), people.as_str()))
+}
+
+/// `28.50 a head`, `12 each`: an amount for each one of a group.
+static EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:a\s+head|per\s+head|each|per\s+person|a\s+person|apiece)\b")
+        .expect("a valid regex")
+});
+
+/// What a group pays in all for an amount each, when the text gives the
+/// two numbers, the other one a whole number, and asks for the total: `the
+/// coach trip is 28.50 a head and there's 9 of us going, what's the total`
+/// is `28.50 * 9`.
+fn for_the_group(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let total = [
+        "total",
+        "altogether",
+        "all together",
+        "in all",
+        "for all of us",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    if !total || numbers.len() != 2 {
+        return None;
+    }
+    let each = EACH.captures(text)?.get(1)?;
+    let people = numbers.iter().find(|n| n.start() != each.start())?;
+    let whole = !people.as_str().contains('.');
+    whole.then(|| format!("{} * {}", each.as_str(), people.as_str()))
 }
 
 /// Words after a number that name no thing it counts (`makes 12 and …`).
@@ -1628,6 +1726,39 @@ mod tests {
             read("a bag of layers pellets is thirty two pounds fifty and its twenty percent off what do i pay"),
             "32.50*(1-20/100)"
         );
+        assert_eq!(
+            read("right so the coach trip to whitby is twenty eight pounds fifty a head and theres nine of us going whats the total"),
+            "28.50 * 9"
+        );
+        assert_eq!(
+            read("The walking group's Christmas meal is £23.50 a head and 19 have booked. What's the total?"),
+            "23.50 * 19"
+        );
+        assert_eq!(
+            read("um our state pension is going up four point eight percent from two hundred and thirty pounds twenty five a week what will it be"),
+            "230.25*(1+4.8/100)"
+        );
+        assert_eq!(
+            read("the boilers two thousand one hundred and fifty plus vat at twenty percent whats the total"),
+            "2150*(1+20/100)"
+        );
+        assert_eq!(
+            read("i spent three hundred and sixty on diesel out of four thousand eight hundred takings this month what percent is that"),
+            "(360)/(4800)*100"
+        );
+        assert_eq!(
+            read("I charge £55 an hour labour and the job took six and three quarter hours. What's the labour bill?"),
+            "6.75 * 55"
+        );
+        assert_eq!(read("erm whats seventeen times forty three"), "17 * 43");
+        assert_eq!(
+            read("What is 696 with 20 percent VAT on top?"),
+            "696*(1+20/100)"
+        );
+        assert_eq!(
+            read("What is 80 less 15 percent discount?"),
+            "80*(1-15/100)"
+        );
     }
 
     #[test]
@@ -1700,6 +1831,26 @@ mod tests {
         assert_eq!(
             units("20 kg sack of layers pellets in pounds?"),
             (20.0, "kg".into(), "pounds".into())
+        );
+        assert_eq!(
+            asked("Our granddaughter weighs 2 stone 9 pounds. How many kilograms is that?"),
+            (37.0, "pounds".into(), "kilograms".into())
+        );
+        assert_eq!(
+            asked("how many millilitres is three imperial pints"),
+            (3.0, "imperial pints".into(), "millilitres".into())
+        );
+        assert_eq!(
+            asked("It's meant to be minus 3 Celsius for tomorrow morning's ride. What's that in Fahrenheit?"),
+            (-3.0, "Celsius".into(), "Fahrenheit".into())
+        );
+        assert_eq!(
+            asked("My mother's Christmas cake recipe wants a pound and a quarter of currants. How many grams is that?"),
+            (1.25, "pounds".into(), "grams".into())
+        );
+        assert_eq!(
+            asked("um whats fifty six miles in kilometres thats our longest day on the coast to coast"),
+            (56.0, "miles".into(), "kilometres".into())
         );
         assert_eq!(
             asked("How many cups are in a gallon?"),
