@@ -58,6 +58,83 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
     framed(question, &before)
         .or_else(|| with_value_before(question, &before))
         .or_else(|| with_a_count_changed(question, &before))
+        .or_else(|| with_more_added(question, &before))
+        .or_else(|| on_the_answer(question, conversation))
+}
+
+/// Words a follow-up may start with that put a percentage on the answer
+/// before ("And with 20 percent VAT on top?", "Less 10 percent?").
+const ON_TOP: [&str; 5] = ["with", "plus", "adding", "less", "minus"];
+
+/// A percentage put on the one number of the answer before: "And with 20
+/// percent VAT on top?" after "That comes to 696." asks "What is 696 with
+/// 20 percent VAT on top?".
+fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
+    let answer = conversation
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant)?;
+    let lower = question.to_lowercase();
+    let body = match OPENERS.iter().find(|o| lower.starts_with(&format!("{o} "))) {
+        Some(opener) => question[opener.len()..].trim_start(),
+        None => question,
+    };
+    let first = body.split_whitespace().next()?.to_lowercase();
+    let percent = body.contains('%') || body.to_lowercase().contains("percent");
+    if !ON_TOP.contains(&first.as_str()) || !percent {
+        return None;
+    }
+    let values = numbers(&answer.content);
+    let [value] = values.as_slice() else {
+        return None;
+    };
+    let body = body.trim_end_matches(['?', '.', '!']).trim();
+    Some(format!("What is {} {body}?", value.value))
+}
+
+/// `another 5`, `3 more`, `an extra 2`: a count grown by so many.
+static MORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:another|an\s+extra|extra)\s+(\d+)\b|\b(\d+)\s+(?:more|extra)\b")
+        .expect("a valid regex")
+});
+
+/// `before` with its one count grown by the number a follow-up adds: "And
+/// if another 5 join?" after "The meal is £23.50 a head and 14 have
+/// booked. What's the total?" asks it with 19. The count is the one whole
+/// number of `before` that is no price, percentage or part of a date or
+/// time; `None` when there is not exactly one.
+fn with_more_added(question: &str, before: &str) -> Option<String> {
+    let question = loopd_tools::numbers::in_digits(question);
+    let mut given = AMOUNT.find_iter(&question);
+    let (Some(_), None) = (given.next(), given.next()) else {
+        return None;
+    };
+    let added: u64 = MORE
+        .captures(&question)
+        .and_then(|more| more.get(1).or(more.get(2)))?
+        .as_str()
+        .parse()
+        .ok()?;
+    let before = loopd_tools::numbers::in_digits(before);
+    let counts: Vec<regex::Match> = AMOUNT
+        .find_iter(&before)
+        .filter(|n| {
+            let ahead = before[..n.start()].trim_end();
+            let behind = before[n.end()..].trim_start().to_lowercase();
+            let money = ahead.ends_with(['£', '$', '€']);
+            let part = behind.starts_with(['%', ':', '/']) || behind.starts_with("percent");
+            !money && !part && n.as_str().parse::<u64>().is_ok()
+        })
+        .collect();
+    let [count] = counts.as_slice() else {
+        return None;
+    };
+    let grown = count.as_str().parse::<u64>().ok()?.checked_add(added)?;
+    Some(format!(
+        "{}{grown}{}",
+        &before[..count.start()],
+        &before[count.end()..]
+    ))
 }
 
 /// `before` with the count of the things a follow-up counts anew: "And if
@@ -554,6 +631,35 @@ mod tests {
                 "And if 2 more people come?"
             ),
             None
+        );
+        assert_eq!(
+            asked(
+                "The walking group's Christmas meal is £23.50 a head and 14 have booked. What's the total?",
+                "And if another 5 join?"
+            )
+            .as_deref(),
+            Some("The walking group's Christmas meal is £23.50 a head and 19 have booked. What's the total?")
+        );
+        assert_eq!(
+            asked(
+                "Tickets are £18 each and 34 pupils are going. What's the total?",
+                "what if three more sign up"
+            )
+            .as_deref(),
+            Some("Tickets are £18 each and 37 pupils are going. What's the total?")
+        );
+    }
+
+    #[test]
+    fn a_percentage_goes_on_the_answer_before() {
+        let conversation = [
+            Message::user("I'm billing 14.5 hours at £48 an hour. What does that come to?"),
+            Message::assistant("That comes to £696."),
+            Message::user("And with 20 percent VAT on top?"),
+        ];
+        assert_eq!(
+            in_context(&conversation).as_deref(),
+            Some("What is 696 with 20 percent VAT on top?")
         );
     }
 
