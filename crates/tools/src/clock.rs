@@ -522,7 +522,7 @@ fn find_zone(name: &str) -> Result<Zone, ToolError> {
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case(wanted))
         .and_then(|(_, zone)| zone.parse::<Tz>().ok());
-    if let Some(tz) = alias {
+    if let Some(tz) = alias.or_else(|| city_zone(wanted)) {
         return Ok(Zone::Named(tz));
     }
     chrono_tz::TZ_VARIANTS
@@ -682,6 +682,25 @@ const CITIES: &[(&str, &str)] = &[
     ("Malaysia", "Asia/Kuala_Lumpur"),
 ];
 
+/// The cities of 200,000 people or more, with their timezones (GeoNames,
+/// made by `data/make-cities.py`), by lowercase name.
+static GAZETTEER: std::sync::LazyLock<std::collections::HashMap<String, Tz>> =
+    std::sync::LazyLock::new(|| {
+        include_str!("../data/cities.tsv")
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .filter_map(|line| {
+                let (city, zone) = line.split_once('\t')?;
+                Some((city.to_lowercase(), zone.parse::<Tz>().ok()?))
+            })
+            .collect()
+    });
+
+/// The timezone of a city of the gazetteer, its name without accents.
+fn city_zone(name: &str) -> Option<Tz> {
+    GAZETTEER.get(&name.to_lowercase()).copied()
+}
+
 /// City names of timezones that are also everyday words: never taken as
 /// a place when a question is searched for one.
 const NOT_PLACES: &[&str] = &[
@@ -732,7 +751,9 @@ const NOT_PLACES: &[&str] = &[
 
 /// The last place named in `text` that is a city or country with a
 /// timezone (`… aunt mei in kuala lumpur after dinner what time is it
-/// there` → `kuala lumpur`), read without punctuation or capitals.
+/// there` → `kuala lumpur`), read without punctuation or capitals; a city
+/// of the gazetteer only after `in` (`the tech line is in Stuttgart`), as
+/// some of their names are words too.
 fn place_named_in(text: &str) -> Option<String> {
     let words: Vec<&str> = text
         .split_whitespace()
@@ -742,7 +763,12 @@ fn place_named_in(text: &str) -> Option<String> {
     for end in (1..=words.len()).rev() {
         for n in (1..=end.min(4)).rev() {
             let candidate = words[end - n..end].join(" ");
-            if is_a_place(&candidate) {
+            let after_in = end > n && words[end - n - 1].eq_ignore_ascii_case("in");
+            let a_city = after_in
+                && candidate.len() >= 4
+                && !NOT_PLACES.contains(&candidate.to_lowercase().as_str())
+                && city_zone(&without_accents(&candidate)).is_some();
+            if is_a_place(&candidate) || a_city {
                 return Some(candidate);
             }
         }
@@ -1119,6 +1145,12 @@ mod tests {
                 "My coffee supplier is in Bogotá. What time is it there?",
                 "07:00",
             ),
+            (
+                "The boiler manufacturer's tech line is in Stuttgart. What time is it over there now?",
+                "14:00",
+            ),
+            ("what time is it in Nagoya", "21:00"),
+            ("What's the time in Adelaide?", "21:30"),
         ] {
             assert_eq!(ask(said)["time"], time, "{said}");
         }
