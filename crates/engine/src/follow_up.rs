@@ -256,6 +256,8 @@ fn framed(question: &str, before: &str) -> Option<String> {
     } else if is_a_name(&words) {
         let (start, end) = place_named(before_body)?;
         format!("{}{fragment}{}", &before_body[..start], &before_body[end..])
+    } else if let Some(price) = the_priced_one(&words, before_body) {
+        price
     } else {
         numbers(words.first()?).first()?;
         let before_body = loopd_tools::numbers::in_digits(before_body);
@@ -280,6 +282,40 @@ fn framed(question: &str, before: &str) -> Option<String> {
     };
     let ending = if before.ends_with('?') { "?" } else { "" };
     Some(format!("{rewritten}{ending}"))
+}
+
+/// `before` with its one price in the fragment's currency replaced by the
+/// fragment's, when the fragment names a thing by its price only ("And
+/// the £22 one?" after "What's a £14 coat now?"; the fragment comes with
+/// its `one` written `1`).
+fn the_priced_one(words: &[&str], before: &str) -> Option<String> {
+    let words = match words.first()?.to_lowercase().as_str() {
+        "the" | "a" | "an" => &words[1..],
+        _ => words,
+    };
+    let [price, one] = words else {
+        return None;
+    };
+    let currency = price
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '£' | '$' | '€'))?;
+    let amount = price[currency.len_utf8()..].trim_end_matches(|c: char| !c.is_ascii_digit());
+    let whole_amount = AMOUNT.find(amount).is_some_and(|m| m.as_str() == amount);
+    if !matches!(one.to_lowercase().as_str(), "one" | "ones" | "1") || !whole_amount {
+        return None;
+    }
+    let mut priced = AMOUNT
+        .find_iter(before)
+        .filter(|n| before[..n.start()].ends_with(currency));
+    let (Some(old), None) = (priced.next(), priced.next()) else {
+        return None;
+    };
+    Some(format!(
+        "{}{amount}{}",
+        &before[..old.start()],
+        &before[old.end()..]
+    ))
 }
 
 /// `this year`, `next year` or `last year` in a question.
@@ -647,6 +683,22 @@ mod tests {
             )
             .as_deref(),
             Some("Tickets are £18 each and 37 pupils are going. What's the total?")
+        );
+    }
+
+    #[test]
+    fn a_thing_named_by_its_price_takes_the_place_of_the_one_before() {
+        assert_eq!(
+            asked(
+                "Everything on the winter coat rail is 30 percent off. What's a £14 coat now?",
+                "And the £22 one?"
+            )
+            .as_deref(),
+            Some("Everything on the winter coat rail is 30 percent off. What's a £22 coat now?")
+        );
+        assert_eq!(
+            asked("Is £14 or £20 the better deal?", "And the £22 one?"),
+            None
         );
     }
 

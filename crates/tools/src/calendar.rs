@@ -158,6 +158,11 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
             question.trim()
         ));
     }
+    if !counting && dates.len() > 1 && dates.len() == found.len() {
+        if let Some(numbered) = told_in_numbers(&words, &found) {
+            dates = vec![dates[numbered]];
+        }
+    }
     match (asked, dates.as_slice()) {
         (Asked::Count { weeks }, [from, to, ..]) => Ok(count(*from, *to, weeks, false)),
         (Asked::Count { weeks }, [to]) => Ok(count(today, *to, weeks, true)),
@@ -302,6 +307,17 @@ fn span_ahead(words: &[String]) -> Option<i64> {
     });
     let days = spans.next()?;
     (spans.next().is_none() && (1..=3660).contains(&days)).then_some(days)
+}
+
+/// Of several dates, the first told in numbers (`the Christmas carol
+/// morning is on the 20th of December`: the 20th, not Christmas).
+fn told_in_numbers(words: &[String], found: &[(usize, Moment)]) -> Option<usize> {
+    (0..found.len()).find(|&i| {
+        let start = if i == 0 { 0 } else { found[i - 1].0 };
+        words[start..found[i].0]
+            .iter()
+            .any(|w| w.chars().any(|c| c.is_ascii_digit()))
+    })
 }
 
 /// Two dates counted between, one written with its year and one without
@@ -799,6 +815,12 @@ mod tests {
                 .weekday
                 .as_deref(),
             Some("Thursday")
+        );
+        assert_eq!(
+            ask("The charity shop's Christmas carol morning is on the 20th of December. What day of the week is that this year?")
+                .date
+                .as_deref(),
+            Some("2026-12-20")
         );
         assert_eq!(
             ask("What day of the week is Christmas this year?")
