@@ -219,9 +219,13 @@ impl React {
         let mut termination = Termination::MaxTurns;
         let mut answer_at_once = false;
         let mut told_an_error = false;
+        let mut first_result = None;
         match first {
             FirstRead::Answered(answer) => return Ok(Finish::answered(answer)),
             FirstRead::Read(reads) => {
+                if let [read] = reads.as_slice() {
+                    first_result = whole_result(&read.observed);
+                }
                 for read in reads {
                     repeats.see(&read.tool, &read.arguments);
                     messages.push(Message::assistant(fill(
@@ -322,6 +326,12 @@ impl React {
                     input: Err(reason),
                 } => {
                     run.format_error(format!("Action Input for `{tool}`: {reason}"));
+                    if let Some(value) = first_result {
+                        let answer =
+                            loopd_tools::math::spoken::result(question(conversation), value);
+                        run.deliver(&answer);
+                        return Ok(Finish::answered(answer));
+                    }
                     format!("Error: the Action Input must be one JSON object ({reason}).")
                 }
                 ReactStep::Action {
@@ -465,13 +475,28 @@ fn call_now(tools: &[&ToolSpec], inputs: super::protocol::Inputs) -> CallOptions
     }
 }
 
+/// The result of a tool that read the whole question and computed it
+/// (`{"result": 696.0}`): the answer when the model, asked to go on from
+/// there, calls the tool again with a broken input instead (a small model
+/// then quotes the error back in every later call).
+fn whole_result(observed: &super::Observed) -> Option<f64> {
+    if observed.is_error {
+        return None;
+    }
+    let value: Value = serde_json::from_str(&observed.text).ok()?;
+    value.get("result")?.as_f64()
+}
+
 /// The step after an answer that left out the latest result: the answer
-/// again, started for the model with the result.
+/// again, started for the model with the result, and ended before an
+/// aside (the model copies the error it was last shown into one).
 fn answer_with(result: &str) -> CallOptions {
+    let mut call = final_answer_now();
+    call.stop.extend(["(".to_string(), "\n".to_string()]);
     CallOptions {
         prefix: format!("Thought: The result is {result}.\nFINAL_ANSWER: The answer is {result}")
             .into(),
-        ..final_answer_now()
+        ..call
     }
 }
 

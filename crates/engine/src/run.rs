@@ -637,7 +637,12 @@ impl Run {
             asked.extend(super::heard::request(&sentence));
             asked.push(sentence);
         }
-        asked.extend(super::follow_up::in_context(conversation));
+        if let Some(rewritten) = super::follow_up::in_context(conversation) {
+            if let Some(sources) = self.grounding.as_mut() {
+                sources.add(&rewritten);
+            }
+            asked.push(rewritten);
+        }
         for question in asked {
             if let Some(read) = self.read_as_asked(&question).await? {
                 return Ok(self.first_of(vec![read]));

@@ -417,11 +417,12 @@ pub fn number(value: f64) -> String {
 
 /// The answer to say for a question in words whose value is `value`: `It's
 /// 27.`, `It's 20 percent.` when the question asks what percent, `It's 12
-/// dollars.` when it counts money.
+/// dollars.` (euros, pounds) when it counts money.
 pub fn result(question: &str, value: f64) -> String {
     let lower = question.to_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
-    let money = has(&["$", "dollar", "€", "euro"]) && !has(&["what percent", "as a percent"]);
+    let money =
+        has(&["$", "dollar", "€", "euro", "£", "quid"]) && !has(&["what percent", "as a percent"]);
     let said = match money && value.fract() != 0.0 && value.abs() >= 0.01 {
         true => format!("{value:.2}"),
         false => number(value),
@@ -439,6 +440,12 @@ pub fn result(question: &str, value: f64) -> String {
             " euro"
         } else {
             " euros"
+        }
+    } else if has(&["£", "quid"]) {
+        if said == "1" {
+            " pound"
+        } else {
+            " pounds"
         }
     } else {
         ""
@@ -561,6 +568,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (
             r"(?i)^[^\d]*?(\d+(?:\.\d+)?)[^\d]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*\b(?:what|how\s+much)\s+(?:do|will|would|does|did|should)\s+(?:i|we|you|it|they)\s+(?:pay|cost|come\s+to)\s*$",
             "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?\b(?:what(?:'s|\s+is|\s+does)|how\s+much\s+(?:is|does))\s+(?:an?\s+|the\s+|my\s+)?(\d+(?:\.\d+)?)(?:\s+[a-z]+){0,3}?(?:\s+(?:now|cost|come\s+to|then))?\s*$",
+            "$2*(1-$1/100)",
         ),
         (
             r"(?i)^[^\d]*\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+(\d+(?:\.\d+)?)\b[^\d]*\bpercent(?:age)?\s+(?:increase|decrease|rise|drop|change|difference)\s*$",
