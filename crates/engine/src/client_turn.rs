@@ -9,8 +9,14 @@
 //! ```json {…}```") instead of as a call: a call of one of the offered
 //! tools whose arguments fit its schema, found in an answer, is taken as
 //! the call it meant. Whole numbers in a call's arguments are written as
-//! decimals where the tool's schema declares a `number`.
+//! decimals where the tool's schema declares a `number`. An optional
+//! argument whose value nothing in the conversation says is left out, so
+//! the tool's own default stands: a small model fills optional arguments
+//! with values of its own (a constant from the description, a unit never
+//! asked for). A value picked from the schema's own choices (an `enum`)
+//! stands.
 
+use super::grounding::Sources;
 use super::parse;
 use super::protocol::native;
 use super::{
@@ -125,9 +131,10 @@ impl ClientTurn {
             run.deliver(answer);
             return Ok(Finish::answered(answer));
         }
+        let said = Said::of(conversation);
         let calls = calls
             .into_iter()
-            .map(|call| as_declared(call, run.tools()))
+            .map(|call| as_declared(call, run.tools(), &said))
             .collect();
         run.hand_back(calls);
         Ok(Finish {
@@ -173,15 +180,85 @@ fn calls_in(
     }
 }
 
-/// `call` with its numbers as its tool's schema declares them.
-fn as_declared(call: parse::ToolCall, tools: &Toolset) -> parse::ToolCall {
-    match tools.specs().into_iter().find(|s| s.name == call.name) {
-        Some(spec) => parse::ToolCall {
-            arguments: spec.numbers_as_declared(call.arguments),
-            name: call.name,
-        },
-        None => call,
+/// `call` with its numbers as its tool's schema declares them, and without
+/// the optional arguments whose values were not said.
+fn as_declared(call: parse::ToolCall, tools: &Toolset, said: &Said) -> parse::ToolCall {
+    let Some(spec) = tools.specs().into_iter().find(|s| s.name == call.name) else {
+        return call;
+    };
+    let mut arguments = spec.numbers_as_declared(call.arguments);
+    let required = &spec.argument_schema["required"];
+    let is_required = |key: &str| {
+        required
+            .as_array()
+            .is_some_and(|names| names.iter().any(|n| n == key))
+    };
+    let properties = &spec.argument_schema["properties"];
+    let chosen = |key: &str| {
+        let property = &properties[key];
+        property.get("enum").is_some() || property["items"].get("enum").is_some()
+    };
+    if let Value::Object(fields) = &mut arguments {
+        fields.retain(|key, value| is_required(key) || chosen(key) || said.says(value));
     }
+    parse::ToolCall {
+        arguments,
+        name: call.name,
+    }
+}
+
+/// What the conversation says: its numbers (in digits or words) and its
+/// words, every turn's, the client's system message (which lists a home's
+/// devices) and tool results included.
+struct Said {
+    numbers: Sources,
+    words: std::collections::HashSet<String>,
+}
+
+impl Said {
+    fn of(conversation: &[Message]) -> Said {
+        let mut numbers = Sources::default();
+        let mut words = std::collections::HashSet::new();
+        for message in conversation {
+            numbers.add(&message.content);
+            words.extend(words_of(&message.content));
+            words.extend(words_of(&loopd_tools::numbers::in_digits(&message.content)));
+        }
+        Said { numbers, words }
+    }
+
+    /// Whether an argument's value was said: each of its numbers and words
+    /// (of every item of a list) is the conversation's, a word also when
+    /// one of the two starts the other (`ticket` and `tickets`, `detail`
+    /// and `detailed`). A yes or no, an object or nothing cannot be
+    /// checked, and stands.
+    fn says(&self, value: &Value) -> bool {
+        match value {
+            Value::Number(n) => self.numbers.ungrounded_change(&n.to_string()).is_empty(),
+            Value::String(text) => words_of(text).all(|w| self.has_word(&w)),
+            Value::Array(items) => items.iter().all(|item| self.says(item)),
+            Value::Bool(_) | Value::Object(_) | Value::Null => true,
+        }
+    }
+
+    fn has_word(&self, word: &str) -> bool {
+        const STEM: usize = 4;
+        self.words.contains(word)
+            || self.words.iter().any(|said| {
+                let (short, long) = match said.len() <= word.len() {
+                    true => (said.as_str(), word),
+                    false => (word, said.as_str()),
+                };
+                short.len() >= STEM && long.starts_with(short)
+            })
+    }
+}
+
+/// The lowercase words and numbers of `text`.
+fn words_of(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
 }
 
 /// The calls of `tools` written as JSON objects (`{"name": …, "arguments":
@@ -310,6 +387,47 @@ mod tests {
         assert_eq!(outcome.tool_calls[0].name, "set_temperature");
         let arguments = serde_json::to_string(&outcome.tool_calls[0].arguments).unwrap();
         assert_eq!(arguments, r#"{"degrees":21.0}"#);
+    }
+
+    #[test]
+    fn an_optional_argument_nobody_said_is_left_to_the_tool_s_default() {
+        let tools = one_tool(
+            "electric_field",
+            json!({"type": "object", "required": ["charge", "distance"], "properties": {
+                "charge": {"type": "number"}, "distance": {"type": "number"},
+                "permittivity": {"type": "number"}, "unit": {"type": "string"},
+                "medium": {"type": "string"}, "exact": {"type": "boolean"},
+                "detail": {"type": "string", "enum": ["brief", "full"]},
+                "sources": {"type": "array", "items": {"type": "string"}}}}),
+        );
+        let said = Said::of(&[
+            Message::system("Answer in SI units."),
+            Message::user(
+                "The field of a five coulomb charge 3 metres away, in a vacuum? \
+                 Check it in the textbooks.",
+            ),
+        ]);
+        let call = parse::ToolCall {
+            name: "electric_field".into(),
+            arguments: json!({"charge": 5, "distance": 7, "permittivity": 8.854,
+                "unit": "SI units", "medium": "Vacuum", "exact": true, "detail": "full",
+                "sources": ["textbook"]}),
+        };
+        let kept = as_declared(call, &tools, &said).arguments;
+        assert_eq!(
+            kept,
+            json!({"charge": 5.0, "distance": 7.0, "unit": "SI units", "medium": "Vacuum",
+                "exact": true, "detail": "full", "sources": ["textbook"]}),
+            "required arguments stay even when unsaid; an unsaid optional number goes"
+        );
+        let call = parse::ToolCall {
+            name: "electric_field".into(),
+            arguments: json!({"charge": 5, "distance": 3, "medium": "air"}),
+        };
+        assert_eq!(
+            as_declared(call, &tools, &said).arguments,
+            json!({"charge": 5.0, "distance": 3.0})
+        );
     }
 
     #[test]
