@@ -157,7 +157,8 @@ pub fn asked_sentence(text: &str) -> Option<String> {
 
 /// The question after a clause that only says who asks or why, with no
 /// number in it: "Grandpa wants to know, what's 6 to the power of 4?",
-/// "My son's checking his homework: what's 5003 minus 2468?".
+/// "My son's checking his homework: what's 5003 minus 2468?", "Quick one
+/// while I'm doing the books: 27 times 48.".
 fn after_a_preamble(text: &str) -> Option<&str> {
     let lower = text.to_lowercase();
     let starts_a_question = |at: usize| {
@@ -165,10 +166,20 @@ fn after_a_preamble(text: &str) -> Option<&str> {
         let next = next.trim_end_matches(|c: char| !c.is_alphanumeric() && c != '\'');
         QUESTION_WORDS.contains(&next)
     };
+    let sum_after = |at: usize| {
+        let after = lower[at..].trim_start();
+        let operator = after.split_whitespace().any(|w| {
+            matches!(
+                w,
+                "times" | "plus" | "minus" | "divided" | "x" | "*" | "+" | "-" | "/"
+            )
+        });
+        after.starts_with(|c: char| c.is_ascii_digit()) && operator
+    };
     let marked = lower
         .match_indices([',', ':'])
-        .map(|(at, _)| at)
-        .find(|&at| starts_a_question(at + 1));
+        .find(|&(at, mark)| starts_a_question(at + 1) || (mark == ":" && sum_after(at + 1)))
+        .map(|(at, _)| at);
     let unmarked = || {
         lower.match_indices(' ').map(|(at, _)| at).find(|&at| {
             let asks = lower[..at]
@@ -303,6 +314,10 @@ mod tests {
             (
                 "My son's checking his homework: what's five thousand and three minus two?",
                 "What's five thousand and three minus two?",
+            ),
+            (
+                "Quick one while I'm doing the books: 27 times 48.",
+                "27 times 48.",
             ),
         ] {
             assert_eq!(request(said).as_deref(), Some(asked), "{said}");

@@ -87,9 +87,11 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     let said = crate::numbers::in_digits(&crate::numbers::years_in_digits(question));
     let said = CLOCK_WITH_A_POINT.replace_all(&said, "$1:$2");
     let words = words(&said);
-    let names_a_date = words
-        .iter()
-        .any(|w| w.chars().any(|c| c.is_ascii_digit()) || w.parse::<chrono::Month>().is_ok());
+    let names_a_date = words.iter().any(|w| {
+        w.chars().any(|c| c.is_ascii_digit())
+            || w.parse::<chrono::Month>().is_ok()
+            || when::is_day_name(w)
+    });
     if !names_a_date && words.iter().any(|w| PERSONAL.contains(&w.as_str())) {
         return Err(format!(
             "`{}` asks about the user's own plans, which this calendar does not hold",
@@ -815,6 +817,12 @@ mod tests {
                 .weekday
                 .as_deref(),
             Some("Thursday")
+        );
+        assert_eq!(
+            ask("The caravan club's planning meeting is this coming Wednesday. What's the date?")
+                .date
+                .as_deref(),
+            Some("2026-12-02")
         );
         assert_eq!(
             ask("The charity shop's Christmas carol morning is on the 20th of December. What day of the week is that this year?")

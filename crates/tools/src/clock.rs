@@ -545,8 +545,8 @@ fn find_zone(name: &str) -> Result<Zone, ToolError> {
         })
 }
 
-/// Large cities whose timezone is named after another city, and countries
-/// with one timezone.
+/// Large cities whose timezone is named after another city, countries
+/// with one timezone, and holiday islands and regions.
 const CITIES: &[(&str, &str)] = &[
     ("Mumbai", "Asia/Kolkata"),
     ("Bombay", "Asia/Kolkata"),
@@ -680,6 +680,22 @@ const CITIES: &[(&str, &str)] = &[
     ("Bali", "Asia/Makassar"),
     ("Philippines", "Asia/Manila"),
     ("Malaysia", "Asia/Kuala_Lumpur"),
+    ("Tenerife", "Atlantic/Canary"),
+    ("Gran Canaria", "Atlantic/Canary"),
+    ("Lanzarote", "Atlantic/Canary"),
+    ("Fuerteventura", "Atlantic/Canary"),
+    ("Canary Islands", "Atlantic/Canary"),
+    ("Majorca", "Europe/Madrid"),
+    ("Mallorca", "Europe/Madrid"),
+    ("Ibiza", "Europe/Madrid"),
+    ("Menorca", "Europe/Madrid"),
+    ("Algarve", "Europe/Lisbon"),
+    ("Faro", "Europe/Lisbon"),
+    ("Crete", "Europe/Athens"),
+    ("Corfu", "Europe/Athens"),
+    ("Sicily", "Europe/Rome"),
+    ("Sardinia", "Europe/Rome"),
+    ("Corsica", "Europe/Paris"),
 ];
 
 /// The cities of 200,000 people or more, with their timezones (GeoNames,
@@ -752,8 +768,8 @@ const NOT_PLACES: &[&str] = &[
 /// The last place named in `text` that is a city or country with a
 /// timezone (`… aunt mei in kuala lumpur after dinner what time is it
 /// there` → `kuala lumpur`), read without punctuation or capitals; a city
-/// of the gazetteer only after `in` (`the tech line is in Stuttgart`), as
-/// some of their names are words too.
+/// of the gazetteer only after `in`, `outside`, `near` or `around` (`the
+/// tech line is in Stuttgart`), as some of their names are words too.
 fn place_named_in(text: &str) -> Option<String> {
     let words: Vec<&str> = text
         .split_whitespace()
@@ -763,7 +779,10 @@ fn place_named_in(text: &str) -> Option<String> {
     for end in (1..=words.len()).rev() {
         for n in (1..=end.min(4)).rev() {
             let candidate = words[end - n..end].join(" ");
-            let after_in = end > n && words[end - n - 1].eq_ignore_ascii_case("in");
+            let after_in = end > n
+                && ["in", "outside", "near", "around"]
+                    .iter()
+                    .any(|at| words[end - n - 1].eq_ignore_ascii_case(at));
             let a_city = after_in
                 && candidate.len() >= 4
                 && !NOT_PLACES.contains(&candidate.to_lowercase().as_str())
@@ -1150,6 +1169,14 @@ mod tests {
                 "14:00",
             ),
             ("what time is it in Nagoya", "21:00"),
+            (
+                "Before I ring the campsite outside Bilbao to confirm our booking, what time is it there?",
+                "14:00",
+            ),
+            (
+                "were thinking of flying nan out to tenerife to meet us what time is it in tenerife",
+                "13:00",
+            ),
             ("What's the time in Adelaide?", "21:30"),
         ] {
             assert_eq!(ask(said)["time"], time, "{said}");

@@ -246,6 +246,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .any(|w| has(w));
     let in_history = has("year") || (has("when") && (has("did") || has("was")));
     let sports = (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w));
+    let queue = (has("queue") || has("queues")) && live;
     let bank = has("bank") || has("account") || has("overdraft");
     let account =
         !numbers && bank && (has("balance") || has("left") || has("overdrawn") || has("overdraft"));
@@ -335,6 +336,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .or(device.then_some("control devices"))
         .or(sports.then_some("follow sports"))
         .or(account.then_some("see your bank accounts"))
+        .or(queue.then_some("see live queues"))
         .or(travel.then_some("look up travel times"))
         .or(message_to.then_some("send messages"))
         .or(exchange.then_some("check exchange rates"))
@@ -485,6 +487,10 @@ mod tests {
             (
                 "What's the balance on my business bank account?",
                 "see your bank accounts",
+            ),
+            (
+                "whats the queue like at portsmouth ferry port right now",
+                "see live queues",
             ),
         ] {
             let answer = ask(request).unwrap();

@@ -267,7 +267,7 @@ static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A unit's name of one to four words (`US cups`, `miles per hour`,
 /// `degrees Fahrenheit`, `kilometers an hour`).
-const UNIT: &str = r"(?:degrees\s+)?(?:(?:square|sq\.?|cubic|cu\.?|fluid|fl\.?|us|imperial)\s+){0,2}[a-z]+[²³]?(?:/[a-z]+|\s+(?:per|an|a)\s+[a-z]+)?";
+const UNIT: &str = r"(?:degrees\s+)?(?:(?:square|sq\.?|cubic|cu\.?|fluid|fl\.?|us|imperial|british|uk)\s+){0,2}[a-z]+[²³]?(?:/[a-z]+|\s+(?:per|an|a)\s+[a-z]+)?";
 
 /// A unit named in words: the longest reading first (`kilometers an hour`
 /// as a speed before `kilometers`), without `US`.
@@ -522,7 +522,7 @@ fn is_operator_word(word: &str) -> bool {
 static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (
-            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|right|so|okay|ok|well|now)\b[\s,.]*)+",
+            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|right|so|okay|ok|well|now|hang\s+on)\b[\s,.]*)+",
             "",
         ),
         // "What a 17 times 23": speech recognition's "what's".
@@ -566,6 +566,18 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$2*$1/100",
         ),
         (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*\bhow\s+much\s+(?:do|did|will|would|can|could)\s+(?:we|i|you|they)\s+save\s+on\s+(?:an?\s+|the\s+|my\s+|our\s+)?(\d+(?:\.\d+)?)\b[^\d]*$",
+            "$2*$1/100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\b[^\d]*?\b(\d+(?:\.\d+)?)\b[^\d]*\b(?:what(?:'s|s|\s+is)\s+)?(?:the\s+)?percent(?:age)?\s+(?:drop|fall|decrease|increase|rise|change)\s*$",
+            "abs($2-$1)/$1*100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,3}?(?:a|per|each|every)\s+(?:day|week|month|night)\b[^\d]*\bhow\s+many\s+(?:days|weeks|months|nights)\s+(?:will|would|does|do|can)\s+(?:the\s+|my\s+|our\s+)?(\d+(?:\.\d+)?)\b[^\d]*\blast\s*$",
+            "$2 / $1",
+        ),
+        (
             r"(?i)^[^\d]*?(\d+(?:\.\d+)?)[^\d]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*\b(?:what|how\s+much)\s+(?:do|will|would|does|did|should)\s+(?:i|we|you|it|they)\s+(?:pay|cost|come\s+to)\s*$",
             "$1*(1-$2/100)",
         ),
@@ -574,7 +586,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$2*(1-$1/100)",
         ),
         (
-            r"(?i)^[^\d]*\bfrom\s+(\d+(?:\.\d+)?)\s+to\s+(\d+(?:\.\d+)?)\b[^\d]*\bpercent(?:age)?\s+(?:increase|decrease|rise|drop|change|difference)\s*$",
+            r"(?i)^[^\d]*\bfrom\s+(\d+(?:\.\d+)?)\b[^\d]*?\bto\s+(\d+(?:\.\d+)?)\b[^\d]*\bpercent(?:age)?\s+(?:increase|decrease|rise|drop|change|difference)(?:\s+is\s+(?:that|it))?\s*$",
             "abs($2-$1)/$1*100",
         ),
         (
@@ -608,6 +620,18 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (
             r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax)\b[^\d]*\bbefore\s+(?:the\s+)?(?:vat|tax)\s*$",
             "$1/(1+$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,3}?of\s+(?:the|our|my|a|an)\s+(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+percent(?:age)?\s+(?:is\s+that|is\s+it|(?:have|has)\s+(?:we|i|you|they|he|she)\s+(?:done|covered|used|had))\s*$",
+            "($1)/($2)*100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with|inc)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|iva|tva|gst)\b[^\d]*\bhow\s+much\b[^\d]*?(?:\d+(?:\.\d+)?[^\d]*?)?\b(?:was|is)\s+(?:the\s+)?(?:vat|tax|iva|tva|gst)\s*$",
+            "$1-$1/(1+$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*\b(?:vat|tax|iva|tva|gst)\b[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)[^\d]*?(\d+(?:\.\d+)?)[^\d]*\bwith\s+(?:the\s+)?(?:vat|tax|iva|tva|gst)\s*$",
+            "$2*(1+$1/100)",
         ),
         (
             r"(?i)^[^\d]*(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,5}?out\s+of\s+(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+percent(?:age)?\s+(?:is\s+that|is\s+it|did\s+(?:i|you|we|he|she|they)\s+get)\s*$",
@@ -693,8 +717,18 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\bfactorial\s+of\s+(\d+)\b", "factorial($1)"),
         (r"(\d+)\s*!(\s|$)", "factorial($1)$2"),
         (r"(?i)^\s*(?:add|sum(?:\s+up)?)\s+(.+)$", "sum($1)"),
-        (r"(?i)([\d.]+)\s*%\s*off\s+([\d.]+)", "$2*(1-$1/100)"),
-        (r"(?i)([\d.]+)\s+percent\s+off\s+([\d.]+)", "$2*(1-$1/100)"),
+        (
+            r"(?i)([\d.]+)\s*(?:%|percent)\s+off\s+(?:an?\s+|the\s+)?([\d.]+)(?:\s+[a-z]+){1,2}\s*$",
+            "$2*(1-$1/100)",
+        ),
+        (
+            r"(?i)([\d.]+)\s*%\s*off\s+(?:an?\s+|the\s+)?([\d.]+)",
+            "$2*(1-$1/100)",
+        ),
+        (
+            r"(?i)([\d.]+)\s+percent\s+off\s+(?:an?\s+|the\s+)?([\d.]+)",
+            "$2*(1-$1/100)",
+        ),
         (
             r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|tax|vat|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?",
             "$1% of $2",
@@ -1088,29 +1122,36 @@ static PER_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// What an amount given per so many things comes to for another number
-/// of them, as arithmetic, when the text holds those three numbers and
-/// asks how many or how much: `the car uses 6 litres per 100 km and we
-/// are driving 900 km, how many litres is that` is `6 * 900 / 100`.
+/// of them (said before or after), as arithmetic, when the text holds
+/// those three numbers and asks how many or how much: `the car uses 6
+/// litres per 100 km and we are driving 900 km, how many litres is that`
+/// is `6 * 900 / 100`.
 fn per_amount(text: &str) -> Option<String> {
     if !text.to_lowercase().contains("how m") {
         return None;
     }
     let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
     let given = PER_AMOUNT.captures(text)?;
-    let (amount, per) = (given.get(1)?, given.get(3)?);
-    let [.., last] = numbers.as_slice() else {
-        return None;
-    };
-    if numbers.len() != 3 || last.start() < given.get(0)?.end() {
+    let (amount, per, rate) = (given.get(1)?, given.get(3)?, given.get(0)?);
+    if numbers.len() != 3 {
         return None;
     }
-    let thing = text[last.end()..].split_whitespace().next()?;
+    let outside = |n: &&regex::Match| n.end() <= rate.start() || n.start() >= rate.end();
+    let asked = numbers.iter().find(outside)?;
+    let thing = text[asked.end()..].split_whitespace().next()?;
     let thing = thing.trim_matches(|c: char| !c.is_alphanumeric());
     let same = match (named_unit(&given[4]), named_unit(thing)) {
         (Some(a), Some(b)) => a.symbol == b.symbol,
         _ => singular(&given[4]).eq_ignore_ascii_case(&singular(thing)),
     };
-    same.then(|| format!("{} * {} / {}", amount.as_str(), last.as_str(), per.as_str()))
+    same.then(|| {
+        format!(
+            "{} * {} / {}",
+            amount.as_str(),
+            asked.as_str(),
+            per.as_str()
+        )
+    })
 }
 
 /// `4 eggs a day`, `2 walks per day`: an amount for each of a period.
@@ -1268,9 +1309,12 @@ fn split_between(text: &str) -> Option<String> {
     if !each || !lower.contains("how much") {
         return None;
     }
+    let per_head = ["per person", "a head", "per head", "a person"]
+        .iter()
+        .any(|w| lower.contains(w));
     let people = match SPLIT_BETWEEN.captures(text) {
         Some(split) => split.get(1)?,
-        None if lower.contains("split") || lower.contains("share") => {
+        None if lower.contains("split") || lower.contains("share") || per_head => {
             let group = GROUP_OF.captures(text)?;
             group.get(1).or(group.get(2))?
         }
@@ -1762,6 +1806,43 @@ mod tests {
             "6.75 * 55"
         );
         assert_eq!(read("erm whats seventeen times forty three"), "17 * 43");
+        assert_eq!(read("What's 15% off a 486 euro week?"), "486*(1-15/100)");
+        assert_eq!(
+            read("The co-op gives 12% off fencing wire to members. How much do I save on a €385 order?"),
+            "385*12/100"
+        );
+        assert_eq!(
+            read("the shop took five thousand euro in october and four thousand three hundred in november whats the percentage drop"),
+            "abs(4300-5000)/5000*100"
+        );
+        assert_eq!(
+            read("I'm feeding 3 bales of silage a day. How many days will 180 bales last?"),
+            "180 / 3"
+        );
+        assert_eq!(
+            read("ok so weve done one thousand three hundred and sixty kilometres of the two thousand one hundred and twenty five down to the algarve what percent is that"),
+            "(1360)/(2125)*100"
+        );
+        assert_eq!(
+            read("The new caravan awning was £395 including 20% VAT. How much of that £395 was the VAT?"),
+            "395-395/(1+20/100)"
+        );
+        assert_eq!(
+            read("um spanish iva on the campsite is ten percent and the pitch is thirty eight euros a night before iva whats it with iva"),
+            "38*(1+10/100)"
+        );
+        assert_eq!(
+            read("the site in brittany has gone up from twenty nine euros a night last year to thirty three euros fifty what percentage increase is that"),
+            "abs(33.50-29)/29*100"
+        );
+        assert_eq!(
+            read("um weve driven two thousand four hundred and sixty kilometres and the car does nine point two litres per hundred kilometres when its towing how many litres is that"),
+            "9.2 * 2460 / 100"
+        );
+        assert_eq!(
+            read("The ferry is £1,320 for the car, the caravan and the four of us. How much is that per person?"),
+            "1320 / 4"
+        );
         assert_eq!(
             read("What is 696 with 20 percent VAT on top?"),
             "696*(1+20/100)"
