@@ -346,13 +346,14 @@ fn the_question_after(text: &str) -> &str {
         .map_or("", |at| &text[at..])
 }
 
-/// Whether the words are a name: one to three, each capitalized
-/// (`Kathmandu`, `Buenos Aires`).
+/// Whether the words are a name: one to four, each capitalized but an
+/// `in` between them (`Kathmandu`, `Buenos Aires`, `Santiago in Chile`).
 fn is_a_name(words: &[&str]) -> bool {
-    (1..=3).contains(&words.len())
-        && words
-            .iter()
-            .all(|w| w.starts_with(|c: char| c.is_uppercase()))
+    let last = words.len().saturating_sub(1);
+    (1..=4).contains(&words.len())
+        && words.iter().enumerate().all(|(i, w)| {
+            w.starts_with(|c: char| c.is_uppercase()) || (*w == "in" && i != 0 && i != last)
+        })
 }
 
 /// Where the last place named after `in` is in `text` (`my friend in Lima`,
@@ -509,6 +510,14 @@ mod tests {
             Some("What's the time in Buenos Aires right now?")
         );
         assert_eq!(asked("What is 5 plus 5?", "And Paris?"), None);
+        assert_eq!(
+            asked(
+                "My coffee supplier is in Bogotá. What time is it there?",
+                "And Santiago in Chile?"
+            )
+            .as_deref(),
+            Some("My coffee supplier is in Santiago in Chile. What time is it there?")
+        );
         assert_eq!(
             asked(
                 "we're ringing aunt mei in kuala lumpur after dinner what time is it there",
