@@ -74,11 +74,7 @@ fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
         .iter()
         .rev()
         .find(|m| m.role == Role::Assistant)?;
-    let lower = question.to_lowercase();
-    let body = match OPENERS.iter().find(|o| lower.starts_with(&format!("{o} "))) {
-        Some(opener) => question[opener.len()..].trim_start(),
-        None => question,
-    };
+    let body = without_opener(question);
     let first = body.split_whitespace().next()?.to_lowercase();
     let percent = body.contains('%') || body.to_lowercase().contains("percent");
     if !ON_TOP.contains(&first.as_str()) || !percent {
@@ -189,6 +185,18 @@ fn counted(after: &str) -> Option<String> {
     Some(thing)
 }
 
+/// `question` without the one opener it starts with ("And", "What about").
+fn without_opener(question: &str) -> &str {
+    OPENERS
+        .iter()
+        .find_map(|opener| {
+            let head = question.get(..opener.len())?;
+            let rest = question[opener.len()..].strip_prefix(' ')?;
+            head.eq_ignore_ascii_case(opener).then(|| rest.trim_start())
+        })
+        .unwrap_or(question)
+}
+
 /// "that" (or "it") in `question` replaced by the value `before` asked
 /// for, in parentheses, and a leading "And" dropped; or that value put
 /// before a `question` that starts with an operator ("And plus 40?"), or,
@@ -199,11 +207,7 @@ fn with_value_before(question: &str, before: &str) -> Option<String> {
     if !has_numbers(value) {
         return None;
     }
-    let lower = question.to_lowercase();
-    let body = match OPENERS.iter().find(|o| lower.starts_with(&format!("{o} "))) {
-        Some(opener) => question[opener.len()..].trim_start(),
-        None => question,
-    };
+    let body = without_opener(question);
     let first = body.split_whitespace().next()?.to_lowercase();
     if OPERATORS.contains(&first.as_str()) {
         let rest = body.trim_end_matches(['?', '.', '!']).trim();
@@ -709,6 +713,14 @@ mod tests {
             asked("Is £14 or £20 the better deal?", "And the £22 one?"),
             None
         );
+    }
+
+    #[test]
+    fn an_opener_is_dropped_only_as_written() {
+        assert_eq!(without_opener("And plus 40?"), "plus 40?");
+        assert_eq!(without_opener("what about that"), "that");
+        assert_eq!(without_opener("Andorra?"), "Andorra?");
+        assert_eq!(without_opener("\u{212A}nd plus"), "\u{212A}nd plus");
     }
 
     #[test]
