@@ -326,7 +326,7 @@ impl React {
                     input: Err(reason),
                 } => {
                     run.format_error(format!("Action Input for `{tool}`: {reason}"));
-                    if let Some(value) = first_result {
+                    if let Some(value) = first_result.filter(|_| round == 1) {
                         let answer =
                             loopd_tools::math::spoken::result(question(conversation), value);
                         run.deliver(&answer);
@@ -476,9 +476,9 @@ fn call_now(tools: &[&ToolSpec], inputs: super::protocol::Inputs) -> CallOptions
 }
 
 /// The result of a tool that read the whole question and computed it
-/// (`{"result": 696.0}`): the answer when the model, asked to go on from
-/// there, calls the tool again with a broken input instead (a small model
-/// then quotes the error back in every later call).
+/// (`{"result": 696.0}`): the answer when the model's very next step is a
+/// call with a broken input (a small model then quotes the error back in
+/// every later call).
 fn whole_result(observed: &super::Observed) -> Option<f64> {
     if observed.is_error {
         return None;
