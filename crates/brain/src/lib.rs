@@ -287,7 +287,8 @@ pub struct Usage {
     /// From the request to the first generated token.
     #[serde(with = "millis")]
     pub time_to_first_token: Duration,
-    /// Time spent computing the prompt.
+    /// Time spent computing the prompt, until its first token is chosen
+    /// (as llama.cpp's server counts its `prompt_ms`).
     #[serde(with = "millis")]
     pub prefill_time: Duration,
     /// Time spent generating after the first token.

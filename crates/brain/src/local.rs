@@ -537,6 +537,7 @@ impl Worker {
             }
             if decode_started.is_none() {
                 usage.time_to_first_token = received.elapsed();
+                usage.prefill_time = prefill_started.elapsed();
                 decode_started = Some(Instant::now());
             }
             if self.tokenizer.is_end_of_turn(token) {
