@@ -120,6 +120,17 @@ fn unfollowable(e: crate::brain::GrammarError) -> AskError {
     AskError::InvalidArgs(e.to_string())
 }
 
+/// Runs `work` on this thread, handing the runtime's other tasks to
+/// another (on a multi-threaded runtime), so that a task just queued
+/// starts at once instead of waiting for `work` to end.
+fn beside_the_runtime<T>(work: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
+        _ => work(),
+    }
+}
+
 /// A request checked against the settings, ready to queue.
 struct Prepared {
     persona: String,
@@ -153,12 +164,15 @@ impl DaemonSettings {
             caller: Some(ask.caller.to_string()),
             ..self.tool_config.clone()
         };
-        let mut setup = persona
-            .setup(self.overrides(&ask)?, &tools)
-            .map_err(|e| match e {
-                SetupError::UnknownLoop(_) => AskError::UnknownLoop(e.to_string()),
-                SetupError::Invalid(m) => AskError::InvalidArgs(m),
-            })?;
+        let mut overrides = self.overrides(&ask)?;
+        if ask.client_tools.is_some() {
+            // The client's own tools replace the persona's: not built.
+            overrides.toolboxes = Some(Vec::new());
+        }
+        let mut setup = persona.setup(overrides, &tools).map_err(|e| match e {
+            SetupError::UnknownLoop(_) => AskError::UnknownLoop(e.to_string()),
+            SetupError::Invalid(m) => AskError::InvalidArgs(m),
+        })?;
         let whole = ask.client_tools.is_some();
         let mut grammar = None;
         if let Some(client) = ask.client_tools {
@@ -460,9 +474,6 @@ impl Daemon {
             grammar,
         } = shared.settings.prepare(ask)?;
         let brain = self.brain_for(&persona).clone();
-        if let Some(grammar) = grammar {
-            brain.check_grammar(&grammar).map_err(unfollowable)?;
-        }
         let mut conversation = Vec::new();
         if let Some(system) = setup.system_prompt.filter(|s| !s.is_empty()) {
             conversation.push(Message::system(system));
@@ -487,7 +498,7 @@ impl Daemon {
             request: LoopRequest {
                 engine: setup.engine,
                 conversation,
-                brain,
+                brain: brain.clone(),
                 tools: Arc::new(setup.tools),
                 budget: Budget {
                     max_turns: limits.max_turns,
@@ -507,6 +518,16 @@ impl Daemon {
             mpsc::error::TrySendError::Full(_) => AskError::Busy(shared.settings.queue_limit),
             mpsc::error::TrySendError::Closed(_) => AskError::ShuttingDown,
         })?;
+        // Checked once queued, so that the model thread renders the prompt
+        // while the grammar compiles here; the model waits for it before
+        // computing the prompt, and a grammar that cannot be followed
+        // cancels the request before any of it is computed.
+        if let Some(grammar) = grammar {
+            if let Err(e) = beside_the_runtime(|| brain.check_grammar(&grammar)) {
+                cancel.cancel();
+                return Err(unfollowable(e));
+            }
+        }
         if barge_in {
             self.barge_in(&session, id, cancel.clone());
         }

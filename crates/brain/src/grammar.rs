@@ -79,11 +79,15 @@ pub enum GrammarError {
 /// Compiled parsers kept per [`GrammarCompiler`], the most recent last.
 const COMPILED_KEPT: usize = 16;
 
+/// One grammar's compiled parser, or why it does not compile; set once, by
+/// whichever caller compiles it first, while any other waits.
+type Compiled = Arc<OnceLock<Result<TokenParser, String>>>;
+
 /// Compiles grammars against one model's vocabulary.
 pub struct GrammarCompiler {
     factory: ParserFactory,
     end_of_turn: Vec<u32>,
-    compiled: Mutex<VecDeque<(String, TokenParser)>>,
+    compiled: Mutex<VecDeque<(String, Compiled)>>,
 }
 
 impl GrammarCompiler {
@@ -130,29 +134,21 @@ impl GrammarCompiler {
     /// compile is an error naming the problem. The last few grammars'
     /// compiled parsers are kept and copied: a loop's turns and a client
     /// that sends the same tools with every request compile theirs once.
+    /// A grammar being compiled by another thread (the daemon checking a
+    /// request while the model thread prepares its prompt) is waited for,
+    /// not compiled twice.
     pub fn start(&self, grammar: &Grammar) -> Result<Constraint, GrammarError> {
-        let cached = self.compiled.lock().ok().and_then(|compiled| {
-            compiled
-                .iter()
-                .find(|(text, _)| *text == grammar.lark)
-                .map(|(_, parser)| parser.deep_clone())
+        let slot = self.slot(&grammar.lark);
+        let compiled = slot.get_or_init(|| {
+            self.factory
+                .create_parser(TopLevelGrammar::from_lark(grammar.lark.clone()))
+                .map_err(|e| e.to_string())
         });
-        let parser = match cached {
-            Some(parser) => Ok(parser),
-            None => {
-                let parser = self
-                    .factory
-                    .create_parser(TopLevelGrammar::from_lark(grammar.lark.clone()));
-                if let (Ok(parser), Ok(mut compiled)) = (&parser, self.compiled.lock()) {
-                    if compiled.len() == COMPILED_KEPT {
-                        compiled.pop_front();
-                    }
-                    compiled.push_back((grammar.lark.clone(), parser.deep_clone()));
-                }
-                parser
-            }
+        let parser = match compiled {
+            Ok(parser) => parser.deep_clone(),
+            Err(why) => return Err(GrammarError::Compile(why.clone())),
         };
-        let matcher = Matcher::new(parser);
+        let matcher = Matcher::new(Ok(parser));
         if let Some(e) = matcher.get_error() {
             return Err(GrammarError::Compile(e));
         }
@@ -161,6 +157,23 @@ impl GrammarCompiler {
             end_of_turn: self.end_of_turn.clone(),
             masks: 0,
         })
+    }
+
+    /// The kept slot for the grammar `lark`, made (and the oldest dropped
+    /// beyond [`COMPILED_KEPT`]) if there is none.
+    fn slot(&self, lark: &str) -> Compiled {
+        let Ok(mut kept) = self.compiled.lock() else {
+            return Compiled::default();
+        };
+        if let Some((_, slot)) = kept.iter().find(|(text, _)| text == lark) {
+            return slot.clone();
+        }
+        if kept.len() == COMPILED_KEPT {
+            kept.pop_front();
+        }
+        let slot = Compiled::default();
+        kept.push_back((lark.to_string(), slot.clone()));
+        slot
     }
 }
 
@@ -425,5 +438,28 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(e.starts_with("grammar:"), "{e}");
+    }
+
+    #[test]
+    fn threads_starting_one_grammar_at_once_all_get_it_and_its_error() {
+        let compiler = byte_compiler();
+        let good = Grammar::lark(r#"start: "yes" | %json {"type": "integer"}"#);
+        let bad = Grammar::lark("start: nowhere");
+        let (yes, errors) = std::thread::scope(|scope| {
+            let good: Vec<_> = (0..4)
+                .map(|_| scope.spawn(|| feed(&mut compiler.start(&good).unwrap(), "42")))
+                .collect();
+            let bad: Vec<_> = (0..4)
+                .map(|_| scope.spawn(|| compiler.start(&bad).err().unwrap().to_string()))
+                .collect();
+            let yes: Vec<bool> = good.into_iter().map(|t| t.join().unwrap()).collect();
+            let errors: Vec<String> = bad.into_iter().map(|t| t.join().unwrap()).collect();
+            (yes, errors)
+        });
+        assert_eq!(yes, vec![true; 4]);
+        assert!(errors[0].starts_with("grammar:"), "{}", errors[0]);
+        assert!(errors.iter().all(|e| *e == errors[0]), "{errors:?}");
+        let later = compiler.start(&bad).err().unwrap().to_string();
+        assert_eq!(later, errors[0]);
     }
 }
