@@ -1,0 +1,647 @@
+//! What small models hand the calculator, read as arithmetic: numbers in
+//! words (`fifteen percent of eighty`), words for
+//! operators (`17 times 23`, `5 squared`, `square root of 169`, `half of
+//! 350`), list functions (`mean(4, 8, 15)`, `sum`, `max`, `median`),
+//! thousands separators and currency signs. A conversion written as an
+//! expression (`3 m in ft`) is recognised so the caller can hand it on.
+//!
+//! Conversions asked in words are read in `units`, word problems that
+//! come down to one sum (a tip, a recipe scaled, a bill split) in
+//! `word_problems`; the word rewrites and the arithmetic they feed are here.
+
+mod units;
+mod word_problems;
+
+pub use units::{conversion, converted, Conversion};
+use word_problems::*;
+
+use regex::{Captures, Regex};
+use std::sync::LazyLock;
+
+/// Longest run of digits a number in an expression may have.
+pub const MAX_DIGITS: usize = 15;
+
+/// Whether `text` is a question or phrase in words (`what is 3 percent of
+/// 900`, `17 times 23`) rather than an expression (`17*23`, `sqrt(16)`,
+/// `3 m in ft`): it has a word of three letters or more that is no
+/// function of the calculator's.
+pub fn in_words(text: &str) -> bool {
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|word| word.chars().count() >= 3)
+        .any(|word| {
+            let word = word.to_ascii_lowercase();
+            !super::FUNCTIONS.contains(&word.as_str()) && word != "tau"
+        })
+}
+
+/// Whether a question is about a percentage (`15 percent of 80`, `what
+/// percent of 50 is 10`, `25% off`).
+pub fn about_percent(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.contains('%') || lower.contains("percent")
+}
+
+/// The answer to say for a question in words that asks for one value of
+/// a list (`… whats the median`, `What's my average?`): `The median is
+/// 110.`; `None` for other questions.
+pub fn list_answer(question: &str, value: f64) -> Option<String> {
+    let lower = question.to_lowercase();
+    let asked: Vec<&str> = ["median", "mean", "average", "range"]
+        .into_iter()
+        .filter(|name| {
+            lower
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|word| word == *name)
+        })
+        .collect();
+    let [name] = asked.as_slice() else {
+        return None;
+    };
+    let said = result(question, value);
+    let said = said.strip_prefix("It's ")?;
+    Some(format!("The {name} is {said}"))
+}
+
+/// `value` as it is said: at most two decimals (three significant digits
+/// below 0.01), no trailing zeros.
+pub fn number(value: f64) -> String {
+    let rounded = if value != 0.0 && value.abs() < 0.01 {
+        super::round_significant(value, 3)
+    } else {
+        (value * 100.0).round() / 100.0
+    };
+    let text = format!("{rounded}");
+    if text.contains('e') {
+        format!("{value}")
+    } else {
+        text
+    }
+}
+
+/// The answer to say for a question in words whose value is `value`: `It's
+/// 27.`, `It's 20 percent.` when the question asks what percent, `It's 12
+/// dollars.` (euros, pounds) when it counts money.
+pub fn result(question: &str, value: f64) -> String {
+    let lower = question.to_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    let money =
+        has(&["$", "dollar", "€", "euro", "£", "quid"]) && !has(&["what percent", "as a percent"]);
+    let said = match money && value.fract() != 0.0 && value.abs() >= 0.01 {
+        true => format!("{value:.2}"),
+        false => number(value),
+    };
+    let unit = if has(&["what percent", "as a percent", "in percent"]) {
+        " percent"
+    } else if has(&["$", "dollar"]) {
+        if said == "1" {
+            " dollar"
+        } else {
+            " dollars"
+        }
+    } else if has(&["€", "euro"]) {
+        if said == "1" {
+            " euro"
+        } else {
+            " euros"
+        }
+    } else if has(&["£", "quid"]) {
+        if said == "1" {
+            " pound"
+        } else {
+            " pounds"
+        }
+    } else {
+        ""
+    };
+    format!("It's {said}{unit}.")
+}
+
+fn is_operator_word(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "times" | "plus" | "minus" | "divided" | "over" | "of" | "squared" | "cubed" | "x"
+    )
+}
+
+/// How many parts a fraction takes, as said or written: `a`, `three`, `3`
+/// ([`numerator`] reads it).
+const PARTS: &str = r"a|an|one|two|three|four|five|six|seven|eight|nine|\d+";
+
+/// A fraction's word ([`fraction_denominator`] reads it).
+const FRACTION: &str = r"half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|sevenths?|eighths?|ninths?|tenths?|hundredths?";
+
+/// The count of parts a fraction names: `a`, `three`, `3`.
+fn numerator(word: &str) -> Option<u64> {
+    match word.to_ascii_lowercase().as_str() {
+        "a" | "an" => Some(1),
+        other => other
+            .parse()
+            .ok()
+            .or_else(|| crate::numbers::small(other))
+            .filter(|n| *n <= 1000),
+    }
+}
+
+/// Word rewrites, applied in order (case-insensitive).
+static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
+    [
+        (
+            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|right|so|okay|ok|well|now|hang\s+on)\b[\s,.]*)+",
+            "",
+        ),
+        // "What a 17 times 23": speech recognition's "what's".
+        (
+            r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+is|calculate|compute|work\s+out)\s+",
+            "",
+        ),
+        (r"(?i)^\s*what\s+(-?\d)", "$1"),
+        (r"(?i)\s+(?:is|equals|makes|comes\s+to)\s+what\s*\??\s*$", ""),
+        (r"(?i)^\s*(?:the|a|an)\s+", ""),
+        (
+            r"(?i)^\s*(?:which(?:\s+one)?\s+is\s+)?(?:the\s+)?(biggest|largest|highest|greatest|smallest|lowest)(?:\s+(?:number|one|value))?\s*[:,]\s*",
+            "$1 of ",
+        ),
+        (
+            r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z'\d]+\s+){0,3}?[a-z']+\s*[:,]\s*(-?\d)",
+            "$1 of $2",
+        ),
+        (
+            r"(?i)\b(average|mean|median|sum|total|range|biggest|largest|highest|greatest|maximum|max|smallest|lowest|minimum|min)\s+(?:number\s+|value\s+)?(?:of\s+|in\s+|among\s+|these:?\s*|of\s+these:?\s*)((?:-?[\d.]+\s*(?:,|and|or|,\s*(?:and|or))?\s*)+?)\s*[.?]?\s*$",
+            "$1($2)",
+        ),
+        (
+            r"(?i)^.*?\b((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*(?:,?\s*and\s+|,\s*)-?[\d.]+)\b.*?\b(average|mean|median|total|sum)\b.*$",
+            "$2($1)",
+        ),
+        (r"[?$€£]", ""),
+        (r"\.\s*$", ""),
+        (r"(?i)\s*\b(dollars?|euros?|cents|bucks)\b", ""),
+        (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+(?:of|out\s+of)\s+(.+?)\s*$", "($1)/($2)*100"),
+        (
+            r"(?i)^[^\d]*?\bhow\s+many\s+times\s+(?:does|do|will|can|would)\s+(-?[\d.,]*\d)\s+go\s+into\s+(-?[\d.,]*\d)\s*$",
+            "$2 / $1",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*\bhow\s+much\s+(?:does\s+that\s+knock\s+off|(?:do|did|will|would|can|could)\s+(?:we|i|you|they)\s+save)\s*$",
+            "$1*$2/100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?(\d+(?:\.\d+)?)[^\d]*\bhow\s+much\s+(?:does\s+that\s+knock\s+off|(?:do|did|will|would|can|could)\s+(?:we|i|you|they)\s+save)\s*$",
+            "$2*$1/100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*\bhow\s+much\s+(?:do|did|will|would|can|could)\s+(?:we|i|you|they)\s+save\s+on\s+(?:an?\s+|the\s+|my\s+|our\s+)?(\d+(?:\.\d+)?)\b[^\d]*$",
+            "$2*$1/100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\b[^\d]*?\b(\d+(?:\.\d+)?)\b[^\d]*\b(?:what(?:'s|s|\s+is)\s+)?(?:the\s+)?percent(?:age)?\s+(?:drop|fall|decrease|increase|rise|change)\s*$",
+            "abs($2-$1)/$1*100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,3}?(?:a|per|each|every)\s+(?:day|week|month|night)\b[^\d]*\bhow\s+many\s+(?:days|weeks|months|nights)\s+(?:will|would|does|do|can)\s+(?:the\s+|my\s+|our\s+)?(\d+(?:\.\d+)?)\b[^\d]*\blast\s*$",
+            "$2 / $1",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)[^\d]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*\b(?:what|how\s+much)\s+(?:do|will|would|does|did|should)\s+(?:i|we|you|it|they)\s+(?:pay|cost|come\s+to)\s*$",
+            "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?\b(?:what(?:'s|\s+is|\s+does)|how\s+much\s+(?:is|does))\s+(?:an?\s+|the\s+|my\s+)?(\d+(?:\.\d+)?)(?:\s+[a-z]+){0,3}?(?:\s+(?:now|cost|come\s+to|then))?\s*$",
+            "$2*(1-$1/100)",
+        ),
+        (
+            r"(?i)^[^\d]*\bfrom\s+(\d+(?:\.\d+)?)\b[^\d]*?\bto\s+(\d+(?:\.\d+)?)\b[^\d]*\bpercent(?:age)?\s+(?:increase|decrease|rise|drop|change|difference)(?:\s+is\s+(?:that|it))?\s*$",
+            "abs($2-$1)/$1*100",
+        ),
+        (
+            r"(?i)^[^\d]*?\b(?:go(?:es|ing)?\s+up|went\s+up|ris(?:es|ing)|rose|increas(?:es|ed|ing)|put\s+up|goes\s+up)\s+(?:by\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:from|on)\s+(\d+(?:\.\d+)?)\b[^\d]*$",
+            "$2*(1+$1/100)",
+        ),
+        (
+            r"(?i)^[^\d]*?\b(?:go(?:es|ing)?\s+down|went\s+down|fall(?:s|ing)?|fell|drop(?:s|ped|ping)?|decreas(?:es|ed|ing)|cut)\s+(?:by\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:from|on)\s+(\d+(?:\.\d+)?)\b[^\d]*$",
+            "$2*(1-$1/100)",
+        ),
+        (
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|tip|gratuity|service(?:\s+charge)?|delivery(?:\s+charge)?)(?:\s+(?:on\s+top|added|included))?\s*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:less|minus|with)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:off|discount)\s*$",
+            "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?plus\s+(?:vat|tax)\s+at\s+(\d+(?:\.\d+)?)\s*(?:%|percent)[^\d]*\b(?:total|altogether|all\s+in|in\s+all|comes?\s+to|pay)\b[^\d]*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?plus\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|service(?:\s+charge)?|tip)\b[^\d]*\b(?:total|altogether|all\s+in|in\s+all|comes?\s+to|pay)\b[^\d]*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*\b(?:vat|tax|tip|gratuity)\s+on\s+(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?at\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*$",
+            "$1*$2/100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax)\b[^\d]*\bbefore\s+(?:the\s+)?(?:vat|tax)\s*$",
+            "$1/(1+$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,3}?of\s+(?:the|our|my|a|an)\s+(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+percent(?:age)?\s+(?:is\s+that|is\s+it|(?:have|has)\s+(?:we|i|you|they|he|she)\s+(?:done|covered|used|had))\s*$",
+            "($1)/($2)*100",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with|inc)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|iva|tva|gst)\b[^\d]*\bhow\s+much\b[^\d]*?(?:\d+(?:\.\d+)?[^\d]*?)?\b(?:was|is)\s+(?:the\s+)?(?:vat|tax|iva|tva|gst)\s*$",
+            "$1-$1/(1+$2/100)",
+        ),
+        (
+            r"(?i)^[^\d]*\b(?:vat|tax|iva|tva|gst)\b[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)[^\d]*?(\d+(?:\.\d+)?)[^\d]*\bwith\s+(?:the\s+)?(?:vat|tax|iva|tva|gst)\s*$",
+            "$2*(1+$1/100)",
+        ),
+        (
+            r"(?i)^[^\d]*(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,5}?out\s+of\s+(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+percent(?:age)?\s+(?:is\s+that|is\s+it|did\s+(?:i|you|we|he|she|they)\s+get)\s*$",
+            "($1)/($2)*100",
+        ),
+        (
+            r"(?i)^\s*what\s+percent(?:age)?\s+of\s+(-?\d+(?:\.\d+)?)\s+is\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "($2)/($1)*100",
+        ),
+        (
+            r"(?i)^\s*(-?\d+(?:\.\d+)?)\s+is\s+what\s+percent(?:age)?\s+of\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "($1)/($2)*100",
+        ),
+        (
+            r"(?i)^\s*multiply\s+(-?\d+(?:\.\d+)?)\s+(?:by|and|with|times)\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "$1 * $2",
+        ),
+        (
+            r"(?i)^\s*divide\s+(-?\d+(?:\.\d+)?)\s+(?:by|into)\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "$1 / $2",
+        ),
+        (
+            r"(?i)^\s*(?:(?:what\s+do\s+(?:you|i|we)\s+get|what's\s+left)\s+(?:if|when)\s+(?:you|i|we)\s+)?(?:subtract|take(?:\s+away)?)\s+(-?[\d,]*\d(?:\.\d+)?)\s+(?:away\s+)?from\s+(-?[\d,]*\d(?:\.\d+)?)\s*\.?\s*$",
+            "$2 - $1",
+        ),
+        (
+            r"(?i)^\s*add\s+(-?\d+(?:\.\d+)?)\s+to\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "$1 + $2",
+        ),
+        (
+            r"(?i)^\s*(?:split|divide|share)\s+(?:the\s+bill\s+of\s+)?(\d+(?:\.\d+)?)\s+(\d+)\s+ways\s*\.?\s*$",
+            "$1 / $2",
+        ),
+        (
+            r"(?i)^\s*(?:split|divide|share)\s+(?:the\s+bill\s+of\s+)?(\d+(?:\.\d+)?)\s+(?:between|among|amongst)\s+(\d+)(?:\s+(?:people|persons|friends|of\s+us))?\s*\.?\s*$",
+            "$1 / $2",
+        ),
+        (
+            r"(?i)^\s*(?:increase|raise)\s+(\d+(?:\.\d+)?)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*\.?\s*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:increased|raised|marked\s+up)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*\.?\s*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^\s*(?:decrease|reduce|lower|discount)\s+(\d+(?:\.\d+)?)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*\.?\s*$",
+            "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:decreased|reduced|lowered|discounted|marked\s+down)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s*\.?\s*$",
+            "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^\s*(?:if\s+)?(?:a|an|the|my)?\s*(\d+(?:\.\d+)?)(?:\s+[a-z]+){0,3}\s+(?:is|are|was)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*$",
+            "$1*(1-$2/100)",
+        ),
+        (
+            r"(?i)^\s*(?:an?|the|my)?\s*(\d+(?:\.\d+)?)(?:\s+[a-z]+){0,3}\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|tax|gratuity|service\s+charge)\s*,?\s*(?:comes\s+to\s+how\s+much|is\s+how\s+much|(?:what(?:s|\s+is)\s+)?(?:the\s+)?total|how\s+much\s+(?:in\s+total|altogether|is\s+that|do\s+i\s+pay))\s*\.?\s*$",
+            "$1*(1+$2/100)",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+to\s+(?:the\s+nearest\s+)?(\d+)\s+decimals?(?:\s+places?)?\s*\.?\s*$",
+            "round($1*10^$2)/10^$2",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+(?:to\s+the\s+nearest\s+(?:whole\s+number|integer|1|unit)|to\s+a\s+whole\s+number)\s*\.?\s*$",
+            "round($1)",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+to\s+the\s+nearest\s+(10|100|1000)\s*\.?\s*$",
+            "round($1/$2)*$2",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+to\s+the\s+nearest\s+hundred\s*\.?\s*$",
+            "round($1/100)*100",
+        ),
+        (
+            r"(?i)^\s*round\s+(-?\d+(?:\.\d+)?)\s+to\s+the\s+nearest\s+thousand\s*\.?\s*$",
+            "round($1/1000)*1000",
+        ),
+        (r"(?i)\b(\d+)\s+factorial\b", "factorial($1)"),
+        (r"(?i)\bfactorial\s+of\s+(\d+)\b", "factorial($1)"),
+        (r"(\d+)\s*!(\s|$)", "factorial($1)$2"),
+        (r"(?i)^\s*(?:add|sum(?:\s+up)?)\s+(.+)$", "sum($1)"),
+        (
+            r"(?i)([\d.]+)\s*(?:%|percent)\s+off\s+(?:an?\s+|the\s+)?([\d.]+)(?:\s+[a-z]+){1,2}\s*$",
+            "$2*(1-$1/100)",
+        ),
+        (
+            r"(?i)([\d.]+)\s*%\s*off\s+(?:an?\s+|the\s+)?([\d.]+)",
+            "$2*(1-$1/100)",
+        ),
+        (
+            r"(?i)([\d.]+)\s+percent\s+off\s+(?:an?\s+|the\s+)?([\d.]+)",
+            "$2*(1-$1/100)",
+        ),
+        (
+            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|tax|vat|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?",
+            "$1% of $2",
+        ),
+        (r"(?i)\b(?:tip|tax|discount)\s+on\b", "of"),
+        (r"(?i)(\d)\s*(%|percent)\s+on\b", "$1 $2 of"),
+        (r"(?i)([\d.]+)\s*(?:million)\b", "$1*1000000"),
+        (r"(?i)([\d.]+)\s*(?:thousand)\b", "$1*1000"),
+        (r"(?i)([\d.]+)\s*(?:billion)\b", "$1*1000000000"),
+        (r"(\d)\s*,?\s+and\s+(\d)", "$1, $2"),
+        (r"(\d)\s*,?\s+or\s+(\d)", "$1, $2"),
+        (r"(?i)\b(?:biggest|largest|highest|greatest)\s*\(", "max("),
+        (r"(?i)\b(?:smallest|lowest)\s*\(", "min("),
+        (r"(?i)\bsquare\s+root\s+of\s+(-?[\d.]+)", "sqrt($1)"),
+        (r"(?i)\bsqrt\s+(-?[\d.]+)", "sqrt($1)"),
+        (r"(?i)\bcube\s+root\s+of\s+(-?[\d.]+)", "($1)^(1/3)"),
+        (r"(?i)([\d.]+|\))\s*squared\b", "$1^2"),
+        (r"(?i)([\d.]+)\s+square\s*$", "$1^2"),
+        (r"(?i)([\d.]+|\))\s*cubed\b", "$1^3"),
+        (r"²", "^2"),
+        (r"³", "^3"),
+        (r"(?i)\bto\s+the\s+(\d+)(?:st|nd|rd|th)?(?:\s+power)?\b", "^$1"),
+        (r"(?i)\bto\s+the\s+second(?:\s+power)?\b", "^2"),
+        (r"(?i)\bto\s+the\s+third(?:\s+power)?\b", "^3"),
+        (r"(?i)\bto\s+the\s+fourth(?:\s+power)?\b", "^4"),
+        (r"(?i)\bto\s+the\s+fifth(?:\s+power)?\b", "^5"),
+        (r"(?i)\bto\s+the\s+sixth(?:\s+power)?\b", "^6"),
+        (r"(?i)\b(?:to\s+the\s+power\s+of|raised\s+to(?:\s+the\s+power\s+of)?)\b", "^"),
+        (r"(?i)\b(?:multiplied\s+by|times)\b", "*"),
+        (r"(\d)\s+[xX]\s+(\d)", "$1 * $2"),
+        (r"(?i)\b(?:divided\s+by|over)\b", "/"),
+        (r"(?i)\bplus\b", "+"),
+        (r"(?i)\bminus\b", "-"),
+        (r"(?i)\btake\s+away\b", "-"),
+        (r"(?i)\bpercent\b", "%"),
+        (r"(?i)\bdouble\b", "2 *"),
+        (r"(?i)\btriple\b", "3 *"),
+    ]
+    .into_iter()
+    .map(|(pattern, to)| (Regex::new(pattern).expect("a valid regex"), to))
+    .collect()
+});
+
+/// `three eighths as a decimal`, `2 thirds as a percentage`.
+static FRACTION_AS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b({PARTS})\s+({FRACTION})\s+as\s+an?\s+(decimal|percentage|percent)\b"
+    ))
+    .expect("a valid regex")
+});
+
+/// `8 6 9 7 and 11`: three numbers or more said in a row without
+/// commas, as speech recognition writes a list.
+static LIST_WITHOUT_COMMAS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b\d+(?:\.\d+)?(?:\s+\d+(?:\.\d+)?){1,}\s+and\s+\d+(?:\.\d+)?\b")
+        .expect("a valid regex")
+});
+
+/// A word that asks for a list's value: its numbers may be said one
+/// `then` another.
+static LIST_WORD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:average|mean|median|total|sum|range|add\s+up)\b").expect("a valid regex")
+});
+
+/// `98 then 125 then 89`: a list said one number after another.
+static THEN_BETWEEN_NUMBERS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(\d)\s*,?\s+(?:and\s+)?then\s+(\d)").expect("a valid regex"));
+
+/// `32 pounds 50`, `4 dollars 99`: a price said in two parts.
+static POUNDS_AND_PENCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|quid|bucks)\s+(\d{2})\b(?:\s*(?:p|pence|cents?)\b)?(\s+[a-z]+|[.,?!]|$)")
+        .expect("a valid regex")
+});
+
+/// `58 dollars and 75 cents`: 58.75.
+static DOLLARS_AND_CENTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|bucks)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p)\b",
+    )
+    .expect("a valid regex")
+});
+
+/// `Lily has to write down 13 cubed. What's the answer?`: the sum in the
+/// sentence before, from its first number on.
+static ANSWER_TO_THE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^([^.!?]*\d[^!?]*?)[.!?:]\s+(?:so\s+)?(?:what(?:'s|\s+is)\s+(?:the\s+answer|it|that)|what\s+do(?:es)?\s+(?:i|you|that|it)\s+(?:get|come\s+to|make))\s*\??\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// `a third of`, `two fifths of`, `3 quarters of`, `half of`.
+static FRACTION_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)\b(?:({PARTS})\s+)?({FRACTION})\s+of\b")).expect("a valid regex")
+});
+
+/// The whole a fraction word divides into: `third` → 3.
+fn fraction_denominator(word: &str) -> u32 {
+    let word = word.to_ascii_lowercase();
+    let stem = word.trim_end_matches('s');
+    match stem {
+        "half" | "halve" => 2,
+        "third" => 3,
+        "quarter" | "fourth" => 4,
+        "fifth" => 5,
+        "sixth" => 6,
+        "seventh" => 7,
+        "eighth" => 8,
+        "ninth" => 9,
+        "tenth" => 10,
+        _ => 100,
+    }
+}
+
+static LIST_FUNCTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(mean|avg|average|sum|total|max|maximum|min|minimum|median|range|count)\s*\(([^()]*)\)",
+    )
+    .expect("a valid regex")
+});
+
+static THOUSANDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(\d{1,3}(?:,\d{3})+)\b").expect("a valid regex"));
+
+static DIGIT_RUN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("a valid regex"));
+
+/// `text` in the calculator's own syntax: words turned into operators,
+/// list functions replaced by their values (each argument computed with
+/// `evaluate`), thousands separators dropped. `Err` names a list function
+/// whose arguments do not compute, or a number with too many digits.
+pub fn as_arithmetic(
+    text: &str,
+    evaluate: impl Fn(&str) -> Result<f64, String>,
+) -> Result<String, String> {
+    if let Some(run) = DIGIT_RUN.find_iter(text).find(|run| run.len() > MAX_DIGITS) {
+        return Err(format!(
+            "a number has {} digits; at most {MAX_DIGITS} are read",
+            run.len()
+        ));
+    }
+    let mut text = crate::numbers::in_digits(text.trim());
+    text = THOUSANDS
+        .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
+        .into_owned();
+    text = crate::numbers::with_parts(&text);
+    if LIST_WORD.is_match(&text) {
+        text = THEN_BETWEEN_NUMBERS
+            .replace_all(&text, "$1, $2")
+            .into_owned();
+    }
+    if let Some(asked) = percent_of_the_amount_before(&text) {
+        text = asked;
+    }
+    for money in [&DOLLARS_AND_CENTS, &POUNDS_AND_PENCE] {
+        text = money
+            .replace_all(&text, |found: &Captures| {
+                let cents: u32 = found[2].parse().unwrap_or(0);
+                let after = found.get(3).map_or("", |m| m.as_str());
+                let weighed =
+                    ["ounce", "ounces", "oz", "of"].contains(&after.trim().to_lowercase().as_str());
+                match weighed {
+                    true => found[0].to_string(),
+                    false => format!("{}.{cents:02}{after}", &found[1]),
+                }
+            })
+            .into_owned();
+    }
+    text = LIST_WITHOUT_COMMAS
+        .replace_all(&text, |found: &Captures| {
+            let list = found[0].trim().replace(" and ", " ");
+            let items: Vec<&str> = list.split_whitespace().collect();
+            match items.split_last() {
+                Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+                None => found[0].to_string(),
+            }
+        })
+        .into_owned();
+    if let Some(asked) = scaled(&text)
+        .or_else(|| doses(&text))
+        .or_else(|| at_a_rate(&text))
+        .or_else(|| per_amount(&text))
+        .or_else(|| over_a_period(&text))
+        .or_else(|| at_the_rate_given(&text))
+        .or_else(|| share_of_two(&text))
+        .or_else(|| split_between(&text))
+        .or_else(|| for_the_group(&text))
+    {
+        text = asked;
+    }
+    if let Some(asked) = ANSWER_TO_THE_BEFORE.captures(&text) {
+        let before = asked[1].to_string();
+        let first = before.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
+        text = before[first..].to_string();
+    }
+    text = crate::numbers::with_parts(&text);
+    text = FRACTION_OF
+        .replace_all(&text, |found: &Captures| {
+            let parts = found
+                .get(1)
+                .map_or(Some(1), |n| numerator(n.as_str()))
+                .unwrap_or(1);
+            let whole = fraction_denominator(&found[2]);
+            format!("({parts}/{whole}) *")
+        })
+        .into_owned();
+    text = FRACTION_AS
+        .replace_all(&text, |found: &Captures| {
+            let parts = numerator(&found[1]).unwrap_or(1);
+            let whole = fraction_denominator(&found[2]);
+            match found[3].to_ascii_lowercase().as_str() {
+                "decimal" => format!("({parts}/{whole})"),
+                _ => format!("({parts}/{whole})*100"),
+            }
+        })
+        .into_owned();
+    for (pattern, to) in WORDS.iter() {
+        text = pattern.replace_all(&text, *to).into_owned();
+    }
+    loop {
+        let mut failure = None;
+        let replaced = LIST_FUNCTION.replace(&text, |found: &Captures| {
+            match list_value(&found[1], &found[2], &evaluate) {
+                Ok(value) if value < 0.0 => format!("({value})"),
+                Ok(value) => format!("{value}"),
+                Err(e) => {
+                    failure = Some(e);
+                    String::new()
+                }
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        if replaced == text {
+            break;
+        }
+        text = replaced.into_owned();
+    }
+    Ok(THOUSANDS
+        .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
+        .into_owned())
+}
+
+/// Words after a number that name no thing it counts (`makes 12 and …`).
+const NOT_THINGS: &[&str] = &[
+    "and", "uses", "use", "needs", "takes", "calls", "requires", "wants", "of", "with", "it", "is",
+    "are", "the", "a", "an", "you", "i", "we", "but", "so",
+];
+
+/// A number as written in digits, with its decimals.
+static NUMBER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\d+(?:\.\d+)?").expect("a valid regex"));
+
+/// The value of `name(arguments)` for a list function.
+fn list_value(
+    name: &str,
+    arguments: &str,
+    evaluate: &impl Fn(&str) -> Result<f64, String>,
+) -> Result<f64, String> {
+    let values = arguments
+        .split([',', ';'])
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(evaluate)
+        .collect::<Result<Vec<f64>, String>>()?;
+    if values.is_empty() {
+        return Err(format!("{name}() needs at least one number"));
+    }
+    let n = values.len() as f64;
+    let mut sorted = values.clone();
+    sorted.sort_by(f64::total_cmp);
+    let (least, most) = (sorted[0], sorted[sorted.len() - 1]);
+    Ok(match name.to_ascii_lowercase().as_str() {
+        "sum" | "total" => values.iter().sum(),
+        "max" | "maximum" => most,
+        "min" | "minimum" => least,
+        "range" => most - least,
+        "count" => n,
+        "median" => {
+            let middle = sorted.len() / 2;
+            if sorted.len() % 2 == 1 {
+                sorted[middle]
+            } else {
+                (sorted[middle - 1] + sorted[middle]) / 2.0
+            }
+        }
+        _ => values.iter().sum::<f64>() / n,
+    })
+}
+
+#[cfg(test)]
+mod tests;

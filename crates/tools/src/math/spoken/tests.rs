@@ -1,0 +1,715 @@
+use super::*;
+
+fn plain(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("not a number: {text}"))
+}
+
+fn read(text: &str) -> String {
+    as_arithmetic(text, plain).unwrap()
+}
+
+#[test]
+fn operator_words_become_operators() {
+    assert_eq!(read("17 times 23"), "17 * 23");
+    assert_eq!(read("What is 1234 plus 5678?"), "1234 + 5678");
+    assert_eq!(read("144 divided by 12"), "144 / 12");
+    assert_eq!(read("15 squared"), "15^2");
+    assert_eq!(read("(2+3) cubed"), "(2+3)^3");
+    assert_eq!(read("square root of 169"), "sqrt(169)");
+    assert_eq!(read("sqrt 2"), "sqrt(2)");
+    assert_eq!(read("2 to the 10th power"), "2 ^10");
+    assert_eq!(read("9 to the power of 3"), "9 ^ 3");
+    assert_eq!(read("half of 350"), "(1/2) * 350");
+    assert_eq!(read("What is a third of 90?"), "(1/3) * 90");
+    assert_eq!(read("Two fifths of 200"), "(2/5) * 200");
+    assert_eq!(read("three quarters of 48"), "(3/4) * 48");
+    assert_eq!(read("Multiply 125 by 16."), "125 * 16");
+    assert_eq!(read("Divide 144 by 12"), "144 / 12");
+    assert_eq!(read("Subtract 58 from 230."), "230 - 58");
+    assert_eq!(read("Add 15 to 27"), "15 + 27");
+    assert_eq!(
+        read("the kids in swim class are eight six nine seven and eleven years old whats the median age"),
+        "8"
+    );
+    for (said, written) in [
+        ("Quick question, how many times does 35 go into 1,470?", "1470 / 35"),
+        (
+            "the lego castle is sixty dollars and it's thirty five percent off how much do we save",
+            "60*35/100",
+        ),
+        (
+            "customer wants five percent off for paying cash on a two thousand three hundred invoice how much does that knock off",
+            "2300*5/100",
+        ),
+        (
+            "our weekly food shop went from 160 to 184 dollars whats the percent increase",
+            "abs(184-160)/160*100",
+        ),
+        (
+            "uh whats the vat on six hundred and forty pounds at twenty percent",
+            "640*20/100",
+        ),
+        (
+            "my invoice total is one thousand four hundred and forty including twenty percent vat whats it before vat",
+            "1440/(1+20/100)",
+        ),
+    ] {
+        assert_eq!(read(said), written, "{said}");
+    }
+    assert_eq!(
+        read(
+            "The muffin recipe makes 12 and uses 250 grams of flour. \
+             How much flour do I need for 18 muffins?"
+        ),
+        "250 * 18 / 12"
+    );
+    assert_eq!(
+        read(
+            "Pancakes for the flat: the recipe uses two eggs for every four people. \
+             How many eggs for ten people?"
+        ),
+        "2 * 10 / 4"
+    );
+    assert_eq!(
+        read(
+            "The doctor said two tablets three times a day for ten days. \
+             How many tablets is that altogether?"
+        ),
+        "2 * 3 * 10"
+    );
+    assert_eq!(
+        read("One pill twice a day for 2 weeks: how many pills?"),
+        "1 * 2 * 2 * 7"
+    );
+    assert_eq!(
+        read("if i claim forty five p a mile whats one thousand three hundred and eighty business miles worth"),
+        "1380 * 45/100"
+    );
+    assert_eq!(
+        read("At 3.45 a gallon, what will 12 gallons cost?"),
+        "12 * 3.45"
+    );
+    assert_eq!(
+        read("My car does 32 miles per gallon. How much is 380 miles?"),
+        "My car does 32 miles per gallon. How much is 380 miles"
+    );
+    assert_eq!(
+        read("My car uses 6 liters per 100 km. How much fuel for 250 km?"),
+        "6 * 250 / 100"
+    );
+    assert_ne!(
+        read("I bake 3 trays of 12 cookies. How many cookies for 4 trays?"),
+        "12 * 4 / 3"
+    );
+    assert_eq!(
+        read("What's the range of my exam marks: 62, 88, 71, 55 and 79?"),
+        "33"
+    );
+    assert_eq!(read("what's three eighths as a decimal?"), "(3/8)");
+    assert_eq!(read("Two thirds as a percentage"), "(2/3)*100");
+    assert_eq!(
+        read("what's a twenty percent tip on fifty-eight dollars and seventy-five cents?"),
+        "20% of 58.75"
+    );
+    assert_eq!(
+        read("Hey, I got 57 out of 75 on my chemistry mock. What percentage is that?"),
+        "(57)/(75)*100"
+    );
+    assert_eq!(
+        read("What do you get if you take 1,789 away from 4,096?"),
+        "4096 - 1789"
+    );
+    assert_eq!(
+        read("Lily has to write down thirteen cubed. What's the answer?"),
+        "13^3"
+    );
+    assert_eq!(
+        read("The homework asks for three eighths of six hundred and eighty. What is it?"),
+        "(3/8) * 680"
+    );
+    assert_eq!(read("Split 120 dollars three ways."), "120 / 3");
+    assert_eq!(read("split $85 between 5 people"), "85 / 5");
+    assert_eq!(read("What percent of 50 is 10?"), "(10)/(50)*100");
+    assert_eq!(read("12 is what percentage of 48?"), "(12)/(48)*100");
+    assert_eq!(
+        read("What is 200 increased by 15 percent?"),
+        "200*(1+15/100)"
+    );
+    assert_eq!(read("Reduce 80 by 25%"), "80*(1-25/100)");
+    assert_eq!(read("What's 5 factorial?"), "factorial(5)");
+    assert_eq!(read("What 43 times 17?"), "43 * 17");
+    assert_eq!(read("What's 19 square?"), "19^2");
+    assert_eq!(read("What's 3.5 times 6.2."), "3.5 * 6.2");
+    assert_eq!(
+        read("We just finished dinner and the bill is 73.40. What's an 18 percent tip?"),
+        "73.40*18/100"
+    );
+    assert_eq!(
+        read("The boots are 120 dollars. What's 40% off?"),
+        "120*(1-40/100)"
+    );
+    assert_eq!(read("What's 12% on 450?"), "12 % of 450");
+    assert_eq!(read("What's 1 and a half times 8?"), "1.5 * 8");
+    assert_eq!(read("2 and three quarters plus 1"), "2.75 + 1");
+    assert_eq!(
+        read("Work out seventeen and a half percent of two hundred"),
+        "17.5 % of 200"
+    );
+    assert_eq!(read("What is 5 to the third power?"), "5 ^3");
+    assert_eq!(read("6!"), "factorial(6)");
+    assert_eq!(
+        read("Round 3.14159 to two decimal places."),
+        "round(3.14159*10^2)/10^2"
+    );
+    assert_eq!(
+        read("round 17.6 to the nearest whole number"),
+        "round(17.6)"
+    );
+    assert_eq!(
+        read("round 1234 to the nearest hundred"),
+        "round(1234/100)*100"
+    );
+    assert_eq!(
+        read("A 60 dollar meal with a 15 percent tip comes to how much?"),
+        "60*(1+15/100)"
+    );
+    assert_eq!(
+        read("If a 40 dollar shirt is 25 percent off, what does it cost?"),
+        "40*(1-25/100)"
+    );
+    assert_eq!(read("15 percent of 80"), "15 % of 80");
+    assert_eq!(read("3 x 4"), "3 * 4");
+    assert_eq!(read("$1,234.50 + 2,000"), "1234.50 + 2000");
+    assert_eq!(read("How much is 48 times 52?"), "48 * 52");
+    assert_eq!(read("What a 17 times 23"), "17 * 23");
+    assert_eq!(read("Whats 9 minus 4?"), "9 - 4");
+    assert_eq!(read("What is 500 take away 125?"), "500 - 125");
+    assert_eq!(read("Add 345, 678 and 912."), "1935");
+    assert_eq!(read("What percent is 30 of 120?"), "(30)/(120)*100");
+    assert_eq!(read("25% off 88 dollars"), "88*(1-25/100)");
+    assert_eq!(read("5 percent of 1 million"), "5 % of 1*1000000");
+    assert_eq!(read("what is (25 times 4) divided by 8?"), "(25 * 4) / 8");
+    assert_eq!(
+        read("What's half of (1234 plus 5678)?"),
+        "(1/2) * (1234 + 5678)"
+    );
+}
+
+#[test]
+fn answers_to_questions_in_words_are_said() {
+    assert!(in_words("What is 3 percent of 900?"));
+    assert!(in_words("17 times 23"));
+    assert!(!in_words("17*23"));
+    assert!(!in_words("sqrt(16) + round(2.5)"));
+    assert!(!in_words("3 m in ft"));
+    assert!(about_percent("What is 3 percent of 900?"));
+    assert!(about_percent("25% off 88"));
+    assert!(!about_percent("What is 17 times 23?"));
+    assert_eq!(number(27.0), "27");
+    assert_eq!(number(86.333333), "86.33");
+    assert_eq!(number(0.004567), "0.00457");
+    assert_eq!(result("What is 3 percent of 900?", 27.0), "It's 27.");
+    assert_eq!(
+        result("What percent of 50 is 10?", 20.0),
+        "It's 20 percent."
+    );
+    assert_eq!(
+        result("Split 120 dollars three ways.", 40.0),
+        "It's 40 dollars."
+    );
+    assert_eq!(result("What's 20% of $5?", 1.0), "It's 1 dollar.");
+    assert_eq!(
+        list_answer("98 then 125 then 89 whats the median", 98.0).as_deref(),
+        Some("The median is 98.")
+    );
+    assert_eq!(list_answer("What is 17 times 23?", 391.0), None);
+    assert_eq!(list_answer("the mean and the median of 1, 2", 1.5), None);
+    assert_eq!(
+        result("What's an 18 percent tip on 60 dollars?", 10.8),
+        "It's 10.80 dollars."
+    );
+}
+
+#[test]
+fn conversions_asked_in_words_are_said_in_their_words() {
+    let say = |question: &str, result: f64| converted(&conversion(question).unwrap(), result);
+    assert_eq!(
+        say("How many feet are in a mile?", 5280.0),
+        "1 mile is 5280 feet."
+    );
+    assert_eq!(
+        say("What is 70 degrees Fahrenheit in Celsius?", 21.1111),
+        "70 degrees Fahrenheit is 21.11 degrees Celsius."
+    );
+    assert_eq!(
+        say("How many liters is 1000 milliliters?", 1.0),
+        "1000 milliliters is 1 liter."
+    );
+    assert_eq!(
+        say("How many inches in 2.54 cm?", 1.0),
+        "2.54 cm is 1 inch."
+    );
+    assert_eq!(
+        say("What is 2 and a half hours in minutes?", 150.0),
+        "2.5 hours is 150 minutes."
+    );
+    assert_eq!(
+        say("How many minutes are in an hour and a half?", 90.0),
+        "1.5 hours is 90 minutes."
+    );
+    assert_eq!(
+        say("How many inches is a foot and a half?", 18.0),
+        "1.5 feet is 18 inches."
+    );
+    assert_eq!(
+        say("What is minus 40 degrees Celsius in Fahrenheit?", -40.0),
+        "-40 degrees Celsius is -40 degrees Fahrenheit."
+    );
+}
+
+#[test]
+fn list_functions_are_computed() {
+    assert_eq!(read("mean(4, 8, 15, 16, 23, 42)"), "18");
+    assert_eq!(read("avg(1,2) + 1"), "1.5 + 1");
+    assert_eq!(read("SUM(12, 45, 33, 10)"), "100");
+    assert_eq!(read("max(17, 42, 8) - min(3, 9)"), "42 - 3");
+    assert_eq!(read("median(3, 9, 1, 7, 5)"), "5");
+    assert_eq!(read("median(10, 20, 30, 40)"), "25");
+    assert_eq!(read("range(5, 18, 11, 2)"), "16");
+    assert_eq!(read("Average these: 100, 200, 300, 400."), "250");
+    assert_eq!(
+        read("My test scores were 88, 92 and 79. What's my average?"),
+        "86.33333333333333"
+    );
+    assert_eq!(read("average(max(1, 5), 3)"), "4");
+    assert_eq!(read("Which is the largest: 0.8, 0.75, 0.09 or 0.6?"), "0.8");
+    assert_eq!(read("What is the smallest number, 12, 7 or 9?"), "7");
+    assert!(as_arithmetic("mean()", plain)
+        .unwrap_err()
+        .contains("at least one"));
+    assert!(as_arithmetic("mean(a, b)", plain).is_err());
+}
+
+#[test]
+fn lists_with_thousands_and_lists_said_in_turn_are_read() {
+    assert_eq!(
+        read("What's the median of my last 7 paychecks: 1,480, 1,620, 1,395, 1,710, 1,550, 1,480 and 1,640?"),
+        "1550"
+    );
+    assert_eq!(
+        read("ok so the hotels we looked at are ninety eight then a hundred and twenty five then eighty nine then a hundred and forty and a hundred and ten a night whats the median"),
+        "110"
+    );
+}
+
+#[test]
+fn rates_are_taken_over_amounts_and_periods() {
+    assert_eq!(read("4,380 divided by 12 is what?"), "4380 / 12");
+    assert_eq!(
+        read("um the hire car uses about six litres per hundred kilometres and were driving nine hundred kilometres how many litres is that"),
+        "6 * 900 / 100"
+    );
+    assert_eq!(
+        read("The sprayer takes 3 scoops per 2 litres. How many scoops for a 10 litre tank?"),
+        "3 * 10 / 2"
+    );
+    assert_eq!(
+        read("my hens lay four eggs a day between them how many eggs is that in a fortnight"),
+        "4 * 14"
+    );
+    assert_eq!(
+        read("The dog gets 2 walks a day. How many walks over 3 weeks?"),
+        "2 * 7 * 3"
+    );
+    assert_eq!(
+        read("The villa costs 1540 euros for the fortnight, split between the 6 of us. How much each?"),
+        "1540 / 6"
+    );
+    assert_eq!(
+        read("Dinner was 96 dollars, shared among 4 friends. How much does each pay?"),
+        "96 / 4"
+    );
+    assert_eq!(
+        read("a table of four from italy want to split the bill evenly its fifty seven euros sixty how much each"),
+        "57.60 / 4"
+    );
+    assert_eq!(
+        read("um my part timer gets twelve pounds sixty an hour and she does twenty two hours a week what does that come to"),
+        "22 * 12.60"
+    );
+    assert_eq!(
+        read("whats a twelve and a half percent service charge on a bill of sixty four pounds"),
+        "12.5% of 64"
+    );
+    assert_eq!(
+        read("ok so takings the last five saturdays were eleven hundred and twenty then nine hundred and eighty then fourteen hundred and five then twelve hundred and ten and then a thousand and ninety whats the median"),
+        "1120"
+    );
+    assert_eq!(
+        read("The flapjack recipe makes 12 bars with 250 g of oats. How many grams of oats for 30 bars for the form bake sale?"),
+        "250 * 30 / 12"
+    );
+    assert_eq!(
+        read("ok so we budgeted three thousand for the trip and weve spent eighteen hundred what percent is that"),
+        "1800 / 3000 * 100"
+    );
+    assert!(!read(
+        "My 6 hens could have laid 42 eggs but I collected 31. What percentage laying rate is that?"
+    )
+    .contains(" / "));
+    assert_eq!(
+        read("hey if a dollar is about a hundred and fifty yen how many dollars is twelve thousand yen"),
+        "12000 / 150"
+    );
+    assert_eq!(
+        read("If one pound gets you 1.15 euros, how many euros do I get for 400 pounds?"),
+        "400 * 1.15"
+    );
+    assert_eq!(
+        read("a bag of layers pellets is thirty two pounds fifty and its twenty percent off what do i pay"),
+        "32.50*(1-20/100)"
+    );
+    assert_eq!(
+        read("right so the coach trip to whitby is twenty eight pounds fifty a head and theres nine of us going whats the total"),
+        "28.50 * 9"
+    );
+    assert_eq!(
+        read("The walking group's Christmas meal is £23.50 a head and 19 have booked. What's the total?"),
+        "23.50 * 19"
+    );
+    assert_eq!(
+        read("um our state pension is going up four point eight percent from two hundred and thirty pounds twenty five a week what will it be"),
+        "230.25*(1+4.8/100)"
+    );
+    assert_eq!(
+        read("the boilers two thousand one hundred and fifty plus vat at twenty percent whats the total"),
+        "2150*(1+20/100)"
+    );
+    assert_eq!(
+        read("i spent three hundred and sixty on diesel out of four thousand eight hundred takings this month what percent is that"),
+        "(360)/(4800)*100"
+    );
+    assert_eq!(
+        read("I charge £55 an hour labour and the job took six and three quarter hours. What's the labour bill?"),
+        "6.75 * 55"
+    );
+    assert_eq!(read("erm whats seventeen times forty three"), "17 * 43");
+    assert_eq!(read("What's 15% off a 486 euro week?"), "486*(1-15/100)");
+    assert_eq!(
+        read(
+            "The co-op gives 12% off fencing wire to members. How much do I save on a €385 order?"
+        ),
+        "385*12/100"
+    );
+    assert_eq!(
+        read("the shop took five thousand euro in october and four thousand three hundred in november whats the percentage drop"),
+        "abs(4300-5000)/5000*100"
+    );
+    assert_eq!(
+        read("I'm feeding 3 bales of silage a day. How many days will 180 bales last?"),
+        "180 / 3"
+    );
+    assert_eq!(
+        read("ok so weve done one thousand three hundred and sixty kilometres of the two thousand one hundred and twenty five down to the algarve what percent is that"),
+        "(1360)/(2125)*100"
+    );
+    assert_eq!(
+        read(
+            "The new caravan awning was £395 including 20% VAT. How much of that £395 was the VAT?"
+        ),
+        "395-395/(1+20/100)"
+    );
+    assert_eq!(
+        read("um spanish iva on the campsite is ten percent and the pitch is thirty eight euros a night before iva whats it with iva"),
+        "38*(1+10/100)"
+    );
+    assert_eq!(
+        read("the site in brittany has gone up from twenty nine euros a night last year to thirty three euros fifty what percentage increase is that"),
+        "abs(33.50-29)/29*100"
+    );
+    assert_eq!(
+        read("um weve driven two thousand four hundred and sixty kilometres and the car does nine point two litres per hundred kilometres when its towing how many litres is that"),
+        "9.2 * 2460 / 100"
+    );
+    assert_eq!(
+        read("The ferry is £1,320 for the car, the caravan and the four of us. How much is that per person?"),
+        "1320 / 4"
+    );
+    assert_eq!(
+        read("What is 696 with 20 percent VAT on top?"),
+        "696*(1+20/100)"
+    );
+    assert_eq!(
+        read("What is 80 less 15 percent discount?"),
+        "80*(1-15/100)"
+    );
+}
+
+#[test]
+fn runaway_numbers_are_refused() {
+    let long = format!("128/16{}", "0".repeat(90));
+    assert!(as_arithmetic(&long, plain)
+        .unwrap_err()
+        .contains("92 digits"));
+    assert!(as_arithmetic("123456789012345 + 1", plain).is_ok());
+}
+
+#[test]
+fn conversions_are_recognised() {
+    assert_eq!(
+        conversion("3 m in ft"),
+        Some(Conversion {
+            value: 3.0,
+            from: "m".into(),
+            to: "ft".into()
+        })
+    );
+    assert_eq!(
+        conversion("26.2 miles to kilometers"),
+        Some(Conversion {
+            value: 26.2,
+            from: "miles".into(),
+            to: "kilometers".into()
+        })
+    );
+    assert_eq!(
+        conversion("1,000 fl oz into liters"),
+        Some(Conversion {
+            value: 1000.0,
+            from: "fl oz".into(),
+            to: "liters".into()
+        })
+    );
+    let asked = |text: &str| {
+        let c = conversion(text).unwrap_or_else(|| panic!("{text}"));
+        (c.value, c.from, c.to)
+    };
+    let units = |text: &str| {
+        let c = conversion(text).unwrap_or_else(|| panic!("{text}"));
+        (c.value, c.from.to_lowercase(), c.to.to_lowercase())
+    };
+    assert_eq!(
+        units("i want the oven at two hundred and thirty celsius for the sourdough but the dial only does fahrenheit what number do i set"),
+        (230.0, "celsius".into(), "fahrenheit".into())
+    );
+    assert_eq!(
+        units("Our allotment plots are 250 m² each. Roughly how many sq ft does that come to?"),
+        (250.0, "m²".into(), "sq ft".into())
+    );
+    assert_eq!(
+        units("The fridge should be below 40°F. What's that in Celsius?"),
+        (40.0, "f".into(), "celsius".into())
+    );
+    assert_eq!(
+        units("An American customer wants a 12 US fl oz latte. How many ml is that?"),
+        (12.0, "fl oz".into(), "ml".into())
+    );
+    assert_eq!(
+        units("My son wants to know: the speed of sound is about 343 metres per second. What's that in km/h?"),
+        (343.0, "metres per second".into(), "km/h".into())
+    );
+    assert_eq!(
+        units("How many tbsp in 3/4 of a US cup?"),
+        (0.75, "cup".into(), "tbsp".into())
+    );
+    assert_eq!(
+        units("20 kg sack of layers pellets in pounds?"),
+        (20.0, "kg".into(), "pounds".into())
+    );
+    assert_eq!(
+        asked("Our granddaughter weighs 2 stone 9 pounds. How many kilograms is that?"),
+        (37.0, "pounds".into(), "kilograms".into())
+    );
+    assert_eq!(
+        asked("how many millilitres is three imperial pints"),
+        (3.0, "imperial pints".into(), "millilitres".into())
+    );
+    assert_eq!(
+        asked("It's meant to be minus 3 Celsius for tomorrow morning's ride. What's that in Fahrenheit?"),
+        (-3.0, "Celsius".into(), "Fahrenheit".into())
+    );
+    assert_eq!(
+        asked("My mother's Christmas cake recipe wants a pound and a quarter of currants. How many grams is that?"),
+        (1.25, "pounds".into(), "grams".into())
+    );
+    assert_eq!(
+        asked("um whats fifty six miles in kilometres thats our longest day on the coast to coast"),
+        (56.0, "miles".into(), "kilometres".into())
+    );
+    assert_eq!(
+        asked("How many cups are in a gallon?"),
+        (1.0, "gallon".into(), "cups".into())
+    );
+    assert_eq!(
+        asked("how many ounces in 2 pounds"),
+        (2.0, "pounds".into(), "ounces".into())
+    );
+    assert_eq!(
+        asked("How many kilometers is 26.2 miles?"),
+        (26.2, "miles".into(), "kilometers".into())
+    );
+    assert_eq!(
+        asked("What is 70 degrees Fahrenheit in Celsius?"),
+        (70.0, "degrees Fahrenheit".into(), "Celsius".into())
+    );
+    assert_eq!(
+        asked("Convert 3 meters to feet."),
+        (3.0, "meters".into(), "feet".into())
+    );
+    assert_eq!(
+        asked("How tall is 180 centimeters in feet?"),
+        (180.0, "centimeters".into(), "feet".into())
+    );
+    assert_eq!(
+        asked("How many seconds are there in a day"),
+        (1.0, "day".into(), "seconds".into())
+    );
+    assert_eq!(
+        asked("How many minutes is 2 and a half hours?"),
+        (2.5, "hours".into(), "minutes".into())
+    );
+    assert_eq!(
+        asked("How many tablespoons are in a quarter cup?"),
+        (0.25, "cup".into(), "tablespoons".into())
+    );
+    assert_eq!(
+        asked("How many teaspoons are in three quarters of a cup?"),
+        (0.75, "cup".into(), "teaspoons".into())
+    );
+    assert_eq!(
+        asked("How many minutes are in half an hour?"),
+        (0.5, "hour".into(), "minutes".into())
+    );
+    assert_eq!(
+        asked("How many centimeters is 5 foot 10?"),
+        (70.0, "inches".into(), "centimeters".into())
+    );
+    assert_eq!(
+        asked("What is 6 feet 2 inches in meters?"),
+        (74.0, "inches".into(), "meters".into())
+    );
+    assert_eq!(
+        asked("How many liters is half a gallon of milk?"),
+        (0.5, "gallon".into(), "liters".into())
+    );
+    assert_eq!(
+        asked("How many milliliters is a 12 ounce can of soda?"),
+        (12.0, "ounce".into(), "milliliters".into())
+    );
+    assert_eq!(
+        asked("My suitcase weighs 23 kilograms. How many pounds is that?"),
+        (23.0, "kilograms".into(), "pounds".into())
+    );
+    assert_eq!(
+        asked("It's 30 degrees Celsius outside. What's that in Fahrenheit?"),
+        (30.0, "degrees Celsius".into(), "Fahrenheit".into())
+    );
+    assert_eq!(
+        asked("The nurse said the baby weighs 3.4 kilograms. How many pounds is that?"),
+        (3.4, "kilograms".into(), "pounds".into())
+    );
+    assert_eq!(
+        asked("I'm 5 foot 4. What's that in centimeters?"),
+        (64.0, "inches".into(), "centimeters".into())
+    );
+    assert_eq!(
+        asked("The limit is 130 kilometers per hour. How fast is that in miles per hour?"),
+        (130.0, "kilometers per hour".into(), "miles per hour".into())
+    );
+    assert_eq!(
+        conversion("I sleep 7 hours a night. How many hours is that in a week?"),
+        None
+    );
+    assert_eq!(
+        conversion("I have 3 hours and 45 minutes left. How many minutes is that?"),
+        None
+    );
+    assert_eq!(
+        conversion("I worked 7.5 hours a day for 5 days. How many hours is that?"),
+        None
+    );
+    assert_eq!(
+        conversion("I have three hours and 45 minutes left. How many minutes is that?"),
+        None
+    );
+    assert_eq!(
+        asked("What's 11 pounds and kilograms?"),
+        (11.0, "pounds".into(), "kilograms".into())
+    );
+    for (question, from, to) in [
+        (
+            "The lasagne recipe wants 450 grams of mince. Roughly how many pounds is that?",
+            (450.0, "grams"),
+            "pounds",
+        ),
+        (
+            "Our oven only shows Celsius. What's 425 Fahrenheit in Celsius?",
+            (425.0, "Fahrenheit"),
+            "Celsius",
+        ),
+        (
+            "so I deadlift a hundred kilos, what's that in pounds",
+            (100.0, "kilos"),
+            "pounds",
+        ),
+        (
+            "The new vegetable bed is 120 square feet. How many square meters is that?",
+            (120.0, "square feet"),
+            "square meters",
+        ),
+        (
+            "The speed limit is 110 kilometers an hour. What's that in miles per hour?",
+            (110.0, "kilometers per hour"),
+            "miles per hour",
+        ),
+        (
+            "How many milliliters is two and a quarter US cups?",
+            (2.25, "cups"),
+            "milliliters",
+        ),
+        ("How far is a 15K race in miles?", (15.0, "km"), "miles"),
+        (
+            "A pallet of concrete blocks is 1,200 kilos. How many pounds is that?",
+            (1200.0, "kilos"),
+            "pounds",
+        ),
+    ] {
+        assert_eq!(
+            conversion(question),
+            Some(Conversion {
+                value: from.0,
+                from: from.1.into(),
+                to: to.into()
+            }),
+            "{question}"
+        );
+    }
+    assert_eq!(
+        conversion("How many grams is a stick of butter?"),
+        Some(Conversion {
+            value: 1.0,
+            from: "stick".into(),
+            to: "grams".into()
+        })
+    );
+    for not_one in [
+        "How many months have 31 days?",
+        "I ran 5 miles in 40 minutes. How many kilometers an hour is that?",
+        "A recipe for 4 uses 2 cups of flour. How many cups for 6 people?",
+    ] {
+        assert_eq!(conversion(not_one), None, "{not_one}");
+    }
+    assert_eq!(conversion("17 times 23"), None);
+    assert_eq!(
+        conversion("how many apples are in 3 baskets"),
+        Some(Conversion {
+            value: 3.0,
+            from: "baskets".into(),
+            to: "apples".into()
+        })
+    );
+    assert_eq!(conversion("15 percent of 80"), None);
+    assert_eq!(conversion("2 + 3"), None);
+}

@@ -1,0 +1,392 @@
+//! Conversions asked in words: an amount in a unit and the unit wanted,
+//! as written (`3 m in ft`) or said (`How many cups are in a gallon?`,
+//! `I weigh 70 kilograms. How many pounds is that?`), and the answer said
+//! in the question's own words for the units.
+
+use super::*;
+
+/// A conversion written as an expression: `3 m in ft`, `26.2 miles to km`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Conversion {
+    /// The amount.
+    pub value: f64,
+    /// The unit it is in.
+    pub from: String,
+    /// The unit wanted.
+    pub to: String,
+}
+
+/// What a question about an amount starts with: dropped before reading it.
+static QUESTION_START: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*(?:(?:what|how\s+much|how\s+tall|how\s+far|how\s+long|how\s+heavy|how\s+big)\s+(?:is|are)|what's|convert|change|turn)\s+",
+    )
+    .expect("a valid regex")
+});
+
+/// `a 15K race`, `a 5k run`: kilometers.
+static RACE_K: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*k\s+(race|run|walk|fun run)\b").expect("a valid regex")
+});
+
+/// `an hour and a half`, `a cup and a half`, `a pound and a quarter`,
+/// `a mile and three quarters`: one of the unit and a part of another.
+static ONE_AND_A_HALF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a|an|one)\s+([a-z]+)\s+and\s+(a|three)\s+(half|quarters?)\b")
+        .expect("a valid regex")
+});
+
+/// A unit's name for more than one of it: `foot` → `feet`, `hour` → `hours`.
+fn plural_unit(unit: &str) -> String {
+    match unit.to_lowercase().as_str() {
+        "foot" => "feet".into(),
+        "inch" => "inches".into(),
+        lower if lower.ends_with('s') => unit.to_string(),
+        _ => format!("{unit}s"),
+    }
+}
+
+/// An amount that is a fraction of a unit: `a quarter cup`, `three
+/// quarters of a cup`, `a third of a mile`.
+/// `3/4 of a cup`, `1/2 cup`: a fraction written with a slash.
+static SLASH_FRACTION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)/(\d+)\s+(?:of\s+(?:a|an)\s+)?").expect("a valid regex")
+});
+
+static FRACTION_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)\b(?:({PARTS})\s+)({FRACTION})\s+(?:of\s+(?:a|an)\s+)?"
+    ))
+    .expect("a valid regex")
+});
+
+/// `minus 40 degrees`, `negative 3 meters`: an amount below zero.
+static BELOW_ZERO: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:minus|negative)\s+(\d)").expect("a valid regex"));
+
+/// `half a cup`, `half an hour`.
+static HALF_A: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bhalf\s+(?:a|an)\s+").expect("a valid regex"));
+
+/// `3 m in ft`, `26.2 miles to kilometers`.
+static AMOUNT_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*(-?[\d,]*\.?\d+)\s*([a-zµ°/²³ .]+?)\s+(?:in|to|into|as|and)\s+([a-zµ°/²³ .]+?)\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// `how many cups are in a gallon`, `how many ounces in 2 pounds`.
+static HOW_MANY_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:are\s+there\s+|are\s+|is\s+|make\s+up\s+)?(?:in|per|to)\s+(?:a|an|one|(-?[\d,]*\.?\d+))\s*([a-zµ°/²³ .]+?)\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// `how many kilometers is 26.2 miles`.
+static HOW_MANY_IS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:is|are|makes?)\s+(?:a|an|one|(-?[\d,]*\.?\d+))\s*([a-zµ°/²³ .]+?)\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// `5 foot 10`, `6 feet 2 inches`, `5 ft 4 in`: a height in inches.
+static FEET_AND_INCHES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(\d+)\s*(?:foot|feet|ft)\s+(?:and\s+)?(\d+(?:\.\d+)?)(?:\s*(?:inches|inch|in)\b)?",
+    )
+    .expect("a valid regex")
+});
+
+/// `2 stone 9 pounds`, `15 stone 4`: a weight in pounds.
+static STONE_AND_POUNDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)\s*(?:stone|st)\s+(?:and\s+)?(\d+(?:\.\d+)?)(?:\s*(?:pounds?|lbs?)\b)?")
+        .expect("a valid regex")
+});
+
+/// `a 12 ounce can of soda`, `a 2 liter bottle`: the amount, without the
+/// container it comes in.
+static IN_A_CONTAINER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a|an)\s+(\d+(?:\.\d+)?)[\s-]*([a-z]+)\s+(?:can|bottle|glass|carton|jar|bag|box|pack|jug|mug|tub|tin|package)\b")
+        .expect("a valid regex")
+});
+
+/// `How many pounds is that?`, `What's that in miles?`: a question about
+/// an amount given in the sentence before.
+static THAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)^(.*[^\d.-])?(-?\d+(?:\.\d+)?)\s*°?\s*((?:{UNIT})(?:\s+(?:fahrenheit|celsius))?)[^.!?]*[.!?]\s+(?:how\s+many\s+([a-z/ ]+?)\s+(?:is|are)\s+that|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z/ ]+?))\s*$"))
+        .expect("a valid regex")
+});
+
+/// The conversion `text` asks for, if it is one: an amount in a unit to
+/// another unit, as written (`3 m in ft`) or asked (`How many cups are in
+/// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
+/// kilograms. How many pounds is that?`).
+pub fn conversion(text: &str) -> Option<Conversion> {
+    let text = crate::numbers::in_digits(text);
+    let text = THOUSANDS.replace_all(&text, |found: &Captures| found[1].replace(',', ""));
+    let text = text.trim().trim_end_matches(['?', '.', '!']);
+    let text = FEET_AND_INCHES.replace_all(text, |found: &Captures| {
+        let feet: f64 = found[1].parse().unwrap_or(0.0);
+        let inches: f64 = found[2].parse().unwrap_or(0.0);
+        format!("{} inches", feet * 12.0 + inches)
+    });
+    let text = STONE_AND_POUNDS.replace_all(&text, |found: &Captures| {
+        let stone: f64 = found[1].parse().unwrap_or(0.0);
+        let pounds: f64 = found[2].parse().unwrap_or(0.0);
+        format!("{} pounds", stone * 14.0 + pounds)
+    });
+    let text = BELOW_ZERO.replace_all(&text, "-$1");
+    let text = text.as_ref();
+    if let Some(found) = THAT.captures(text) {
+        let digits = crate::numbers::in_digits(text);
+        let given = digits.split(char::is_whitespace).filter(|w| {
+            w.trim_start_matches('-')
+                .starts_with(|c: char| c.is_ascii_digit())
+        });
+        if given.count() != 1 {
+            return None;
+        }
+        let to = found.get(4).or(found.get(5))?.as_str();
+        let asked = conversion(&format!("{} {} in {to}", &found[2], &found[3]));
+        if asked.as_ref().is_some_and(of_one_kind) {
+            return asked;
+        }
+    }
+    let text = IN_A_CONTAINER.replace_all(text, "$1 $2");
+    let text = RACE_K.replace_all(&text, "$1 km $2");
+    let text = crate::numbers::with_parts(&text);
+    let text = ONE_AND_A_HALF.replace_all(&text, |found: &Captures| {
+        let part = match (&found[2].to_lowercase()[..], &found[3].to_lowercase()[..]) {
+            (_, "half") => 0.5,
+            ("three", _) => 0.75,
+            _ => 0.25,
+        };
+        format!("{} {}", 1.0 + part, plural_unit(&found[1]))
+    });
+    let text = FRACTION_AMOUNT.replace_all(&text, |found: &Captures| {
+        let parts = found.get(1).map_or(Some(1), |n| numerator(n.as_str()));
+        match parts {
+            Some(parts) => format!(
+                "{} ",
+                parts as f64 / f64::from(fraction_denominator(&found[2]))
+            ),
+            None => found[0].to_string(),
+        }
+    });
+    let text = SLASH_FRACTION.replace_all(&text, |found: &Captures| {
+        let (parts, whole): (f64, f64) = (
+            found[1].parse().unwrap_or(0.0),
+            found[2].parse().unwrap_or(0.0),
+        );
+        match whole > 0.0 {
+            true => format!("{} ", parts / whole),
+            false => found[0].to_string(),
+        }
+    });
+    let text = HALF_A.replace_all(&text, "0.5 ");
+    let text = QUESTION_START.replace(&text, "");
+    let amount = |written: Option<regex::Match>| match written {
+        Some(n) => n.as_str().replace(',', "").parse().ok(),
+        None => Some(1.0),
+    };
+    let (value, from, to) = if let Some(found) = AMOUNT_IN.captures(&text) {
+        (
+            amount(found.get(1))?,
+            found[2].to_string(),
+            found[3].to_string(),
+        )
+    } else if let Some(found) = HOW_MANY_IN.captures(&text) {
+        (
+            amount(found.get(2))?,
+            found[3].to_string(),
+            found[1].to_string(),
+        )
+    } else if let Some(found) = HOW_MANY_IS.captures(&text) {
+        (
+            amount(found.get(2))?,
+            found[3].to_string(),
+            found[1].to_string(),
+        )
+    } else {
+        return loose(&text);
+    };
+    let (from, to) = (unit_words(&from), unit_words(&to));
+    if from.eq_ignore_ascii_case("percent") || from.split_whitespace().any(is_operator_word) {
+        return None;
+    }
+    let known = |said: String| named_unit(&said).map_or(said, |unit| unit.said);
+    Some(Conversion {
+        value,
+        from: known(from),
+        to: known(to),
+    })
+}
+
+/// The unit a question wants, said anywhere: `how many pounds`, or `in
+/// Celsius` at its end.
+static WANTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(
+        r"(?i)(?:\bhow\s+many\s+({UNIT})\s+(?:is|are|was|were|would|will|does|do|makes?|equals?|in|to)\b|\b(?:in|into|to)\s+({UNIT})\s*$)"
+    ))
+    .expect("a valid regex")
+});
+
+/// An amount in a unit: `450 grams`, `110 kilometers an hour`, `425
+/// Fahrenheit`, `120 square feet`.
+static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)(-?\d[\d,]*(?:\.\d+)?)\s*°?\s*({UNIT})")).expect("a valid regex")
+});
+
+/// A unit's name of one to four words (`US cups`, `miles per hour`,
+/// `degrees Fahrenheit`, `kilometers an hour`).
+const UNIT: &str = r"(?:degrees\s+)?(?:(?:square|sq\.?|cubic|cu\.?|fluid|fl\.?|us|imperial|british|uk)\s+){0,2}[a-z]+[²³]?(?:/[a-z]+|\s+(?:per|an|a)\s+[a-z]+)?";
+
+/// A unit named in words: the longest reading first (`kilometers an hour`
+/// as a speed before `kilometers`), without `US`.
+pub(super) fn named_unit(words: &str) -> Option<NamedUnit> {
+    let words = words.replace(" an ", " per ").replace(" a ", " per ");
+    let words = match words.to_lowercase().starts_with("us ") {
+        true => &words[3..],
+        false => &words,
+    };
+    let mut said = words.to_string();
+    loop {
+        if let Some((dimension, unit)) = super::super::find_unit(&said) {
+            return Some(NamedUnit {
+                kind: dimension.name,
+                symbol: unit.symbol,
+                said,
+            });
+        }
+        said = said.rsplit_once(' ')?.0.to_string();
+    }
+}
+
+/// Whether both units of a conversion are known and of one kind.
+fn of_one_kind(asked: &Conversion) -> bool {
+    match (named_unit(&asked.from), named_unit(&asked.to)) {
+        (Some(from), Some(to)) => from.kind == to.kind,
+        _ => false,
+    }
+}
+
+/// A unit found in words: its kind, its symbol, and the words that named it.
+pub(super) struct NamedUnit {
+    kind: &'static str,
+    pub(super) symbol: &'static str,
+    said: String,
+}
+
+/// A conversion said loosely, when the text holds one number: an amount
+/// in a unit anywhere (`The recipe wants 450 grams of mince.`) and the unit
+/// wanted (`Roughly how many pounds is that?`, `What's 425 Fahrenheit in
+/// Celsius?`), both units known and of one kind.
+fn loose(text: &str) -> Option<Conversion> {
+    if NUMBER.find_iter(text).count() != 1 {
+        return None;
+    }
+    let found = AMOUNT.captures(text)?;
+    let from = named_unit(&found[2])?;
+    let wanted = WANTED
+        .captures(text)
+        .and_then(|wanted| named_unit(wanted.get(1).or(wanted.get(2))?.as_str()));
+    let to = match wanted {
+        Some(unit) => unit,
+        None => other_scale(text, &from).or_else(|| unit_asked_in(text, &from))?,
+    };
+    if from.kind != to.kind || from.symbol == to.symbol {
+        return None;
+    }
+    Some(Conversion {
+        value: found[1].replace(',', "").parse().ok()?,
+        from: from.said,
+        to: to.said,
+    })
+}
+
+/// `in UNIT` said before more words (`56 miles in kilometres, that's our
+/// longest day`): the first unit of `said`'s kind and not `said` itself.
+static IN_A_UNIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:in|into|to)\s+([a-z]+(?:\s+[a-z]+)?)").expect("a valid regex")
+});
+
+fn unit_asked_in(text: &str, said: &NamedUnit) -> Option<NamedUnit> {
+    IN_A_UNIT
+        .captures_iter(text)
+        .filter_map(|found| named_unit(&found[1]))
+        .find(|unit| unit.kind == said.kind && unit.symbol != said.symbol)
+}
+
+/// The other temperature scale `text` names, when `said` is a
+/// temperature: `two hundred and thirty celsius … the dial only does
+/// fahrenheit`.
+fn other_scale(text: &str, said: &NamedUnit) -> Option<NamedUnit> {
+    if said.kind != "temperature" {
+        return None;
+    }
+    text.split(|c: char| !c.is_alphabetic())
+        .filter(|word| word.len() >= 6)
+        .filter_map(named_unit)
+        .find(|unit| unit.kind == said.kind && unit.symbol != said.symbol)
+}
+
+/// The answer to say for a conversion asked in words: `1 mile is 5280
+/// feet.`, `70 degrees Fahrenheit is 21.11 degrees Celsius.`, in the
+/// question's own words for the units.
+pub fn converted(asked: &Conversion, result: f64) -> String {
+    let degree = |unit: &str| unit.to_lowercase().starts_with("degree");
+    let to = match degree(&asked.from) && !degree(&asked.to) {
+        true => format!("degrees {}", asked.to),
+        false => asked.to.clone(),
+    };
+    let said = number(result);
+    let to = match said.as_str() {
+        "1" => singular(&to),
+        _ => to,
+    };
+    format!("{} {} is {said} {to}.", number(asked.value), asked.from)
+}
+
+/// A unit's name for one of it: `feet` → `foot`, `cups` → `cup`.
+pub(super) fn singular(unit: &str) -> String {
+    let (head, last) = match unit.rsplit_once(' ') {
+        Some((head, last)) => (format!("{head} "), last),
+        None => (String::new(), unit),
+    };
+    let one = match last.to_lowercase().as_str() {
+        "feet" => "foot".to_string(),
+        "inches" => "inch".to_string(),
+        "degrees" => "degree".to_string(),
+        lower
+            if lower.len() > 3
+                && lower.ends_with('s')
+                && !lower.ends_with("ss")
+                && !lower.ends_with("us") =>
+        {
+            last[..last.len() - 1].to_string()
+        }
+        _ => last.to_string(),
+    };
+    format!("{head}{one}")
+}
+
+/// A unit as named in a question, without the words around it
+/// (`the`, `of`, `are there`).
+fn unit_words(text: &str) -> String {
+    let text = match text.to_ascii_lowercase().find(" of ") {
+        Some(at) if at > 0 => &text[..at],
+        _ => text,
+    };
+    text.split_whitespace()
+        .filter(|w| {
+            !matches!(
+                w.to_ascii_lowercase().as_str(),
+                "the" | "of" | "us" | "there"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}

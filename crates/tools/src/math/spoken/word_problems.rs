@@ -1,0 +1,393 @@
+//! Word problems read as one sum: a percentage of the amount the sentence
+//! before gives, a recipe scaled, doses, rates over amounts and periods,
+//! shares, a bill split between people or a price for a group.
+
+use super::units::{named_unit, singular};
+use super::*;
+
+/// `The bill is 73.40. What's an 18 percent tip?`: a percentage asked of
+/// the one amount the sentence before gives, as arithmetic.
+static PERCENT_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(.*[^\d.])?(\d[\d,]*(?:\.\d+)?)[^.!?]*[.!?]\s+(?:what(?:'s|\s+is|\s+would\s+be)|how\s+much\s+is)\s+(?:an?\s+|the\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(tip|tax|gratuity|discount|off)\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+pub(super) fn percent_of_the_amount_before(text: &str) -> Option<String> {
+    let found = PERCENT_OF_BEFORE.captures(text)?;
+    let given = DIGIT_RUN
+        .find_iter(found.get(1).map_or("", |m| m.as_str()))
+        .count();
+    if given != 0 {
+        return None;
+    }
+    let (amount, percent) = (found[2].replace(',', ""), &found[3]);
+    Some(match found[4].to_ascii_lowercase().as_str() {
+        "discount" | "off" => format!("{amount}*(1-{percent}/100)"),
+        _ => format!("{amount}*{percent}/100"),
+    })
+}
+
+/// `How much flour do I need for 18 muffins?`: an amount asked for a
+/// number of things, at the end of the question.
+static ASKED_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bhow\s+(?:much|many)\b[^.!?]*?\bfor\s+(\d+(?:\.\d+)?)(?:\s+([a-z]+))?(?:\s+(?:for|at|in|on)\s+[a-z' ]+)?\s*[?.!]?\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// `makes 12`, `for every 4 people`, `serves 6`, `per 100 km`: what an
+/// amount is given for.
+static GIVEN_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:makes|serves|feeds|yields|for\s+every|for|per|every)\s+(\d+(?:\.\d+)?)(?:\s+([a-z]+))?")
+        .expect("a valid regex")
+});
+
+/// An amount given for some things, asked for another number of them, as
+/// arithmetic: `The recipe makes 12 and uses 250 grams of flour. How much
+/// flour do I need for 18 muffins?` is `250 * 18 / 12`. Only when the text
+/// holds these three numbers and nothing else, and the things are the same
+/// where both are named.
+pub(super) fn scaled(text: &str) -> Option<String> {
+    let asked = ASKED_FOR.captures(text)?;
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    if numbers.len() != 3 {
+        return None;
+    }
+    let wanted = asked.get(1)?;
+    let given = GIVEN_FOR
+        .captures_iter(&text[..asked.get(0)?.start()])
+        .find(|found| found.get(1).is_some())?;
+    let (per, per_thing) = (given.get(1)?, given.get(2));
+    let same = |a: &str, b: &str| singular(a).eq_ignore_ascii_case(&singular(b));
+    let per_thing = per_thing.filter(|thing| !NOT_THINGS.contains(&thing.as_str()));
+    if let (Some(a), Some(b)) = (per_thing, asked.get(2)) {
+        if !same(a.as_str(), b.as_str()) {
+            return None;
+        }
+    }
+    let amount = numbers
+        .iter()
+        .find(|n| n.start() != per.start() && n.start() != wanted.start())?;
+    Some(format!(
+        "{} * {} / {}",
+        amount.as_str(),
+        wanted.as_str(),
+        per.as_str()
+    ))
+}
+
+/// `2 tablets 3 times a day for 10 days`, `one pill twice a day for 2
+/// weeks`: a course of doses.
+static DOSES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?|an?|one)\s+([a-z]+)\s+(?:(\d+)\s+times|(once|twice))\s+(?:a|per|each)\s+day\s+for\s+(\d+)\s+(days?|weeks?)\b")
+        .expect("a valid regex")
+});
+
+/// How many doses a course of them comes to, as arithmetic, when the
+/// question asks how many.
+pub(super) fn doses(text: &str) -> Option<String> {
+    if !text.to_ascii_lowercase().contains("how many") {
+        return None;
+    }
+    let found = DOSES.captures(text)?;
+    let each = match found[1].to_ascii_lowercase().as_str() {
+        "a" | "an" | "one" => "1".to_string(),
+        n => n.to_string(),
+    };
+    let times = match found.get(4).map(|m| m.as_str().to_ascii_lowercase()) {
+        Some(once) if once == "once" => "1".to_string(),
+        Some(_) => "2".to_string(),
+        None => found[3].to_string(),
+    };
+    let days = match found[6].to_ascii_lowercase().starts_with("week") {
+        true => format!("{} * 7", &found[5]),
+        false => found[5].to_string(),
+    };
+    Some(format!("{each} * {times} * {days}"))
+}
+
+/// `45 p a mile`, `3.45 a gallon`, `12 dollars per hour`: a price or
+/// rate for one of something.
+static RATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks)?\s+(?:a|an|per|each)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// What so many of something come to at a rate given for one, as
+/// arithmetic, when the text holds those two numbers only and asks what
+/// they cost or are worth: `if i claim 45 p a mile whats 1380 business
+/// miles worth` is `1380 * 0.45`.
+pub(super) fn at_a_rate(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let asks = [
+        "worth", "cost", "how much", "come to", "total", "bill", "charge", "earn", "owe",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    if !asks || numbers.len() != 2 {
+        return None;
+    }
+    let rate = RATE.captures(text)?;
+    let per = singular(&rate[3]).to_lowercase();
+    let price = match rate.get(2).map(|m| m.as_str().to_lowercase()) {
+        Some(cents) if matches!(cents.as_str(), "p" | "pence" | "cent" | "cents") => {
+            format!("{}/100", &rate[1])
+        }
+        _ => rate[1].to_string(),
+    };
+    let rate_at = rate.get(1)?.start();
+    let quantity = numbers.iter().find(|n| n.start() != rate_at)?;
+    let counted = text[quantity.end()..]
+        .split_whitespace()
+        .take(3)
+        .map(|w| singular(w.trim_matches(|c: char| !c.is_alphanumeric())).to_lowercase())
+        .any(|w| w == per);
+    counted.then(|| format!("{} * {price}", quantity.as_str()))
+}
+
+/// `6 litres per 100 km`, `3 scoops for every 2 litres`: an amount given
+/// for a number of things.
+static PER_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*([a-z]+)\s+(?:per|every|for\s+every)\s+(\d+(?:\.\d+)?)\s*([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// What an amount given per so many things comes to for another number
+/// of them (said before or after), as arithmetic, when the text holds
+/// those three numbers and asks how many or how much: `the car uses 6
+/// litres per 100 km and we are driving 900 km, how many litres is that`
+/// is `6 * 900 / 100`.
+pub(super) fn per_amount(text: &str) -> Option<String> {
+    if !text.to_lowercase().contains("how m") {
+        return None;
+    }
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let given = PER_AMOUNT.captures(text)?;
+    let (amount, per, rate) = (given.get(1)?, given.get(3)?, given.get(0)?);
+    if numbers.len() != 3 {
+        return None;
+    }
+    let outside = |n: &&regex::Match| n.end() <= rate.start() || n.start() >= rate.end();
+    let asked = numbers.iter().find(outside)?;
+    let thing = text[asked.end()..].split_whitespace().next()?;
+    let thing = thing.trim_matches(|c: char| !c.is_alphanumeric());
+    let same = match (named_unit(&given[4]), named_unit(thing)) {
+        (Some(a), Some(b)) => a.symbol == b.symbol,
+        _ => singular(&given[4]).eq_ignore_ascii_case(&singular(thing)),
+    };
+    same.then(|| {
+        format!(
+            "{} * {} / {}",
+            amount.as_str(),
+            asked.as_str(),
+            per.as_str()
+        )
+    })
+}
+
+/// `4 eggs a day`, `2 walks per day`: an amount for each of a period.
+static PER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,2}?(?:a|per|each|every)\s+(minute|hour|day|week|month)\b")
+        .expect("a valid regex")
+});
+
+/// `in a fortnight`, `over 3 weeks`: the period asked about, at the end.
+static OVER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:in|over|for|during|across)\s+(?:a|an|one|(\d+))\s+(minute|hour|day|week|fortnight|month|year)s?\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// How many of one period fit in another, where that is a fixed number.
+fn periods_in(each: &str, over: &str) -> Option<u32> {
+    Some(match (each, over) {
+        (a, b) if a == b => 1,
+        ("minute", "hour") => 60,
+        ("minute", "day") => 1440,
+        ("hour", "day") => 24,
+        ("hour", "week") => 168,
+        ("day", "week") => 7,
+        ("day", "fortnight") => 14,
+        ("day", "year") => 365,
+        ("week", "fortnight") => 2,
+        ("week", "year") => 52,
+        ("month", "year") => 12,
+        _ => return None,
+    })
+}
+
+/// What an amount for each day (hour, week, …) comes to over a longer
+/// period, as arithmetic, when the question asks how many or how much:
+/// `my hens lay 4 eggs a day how many eggs is that in a fortnight` is `4 *
+/// 14`. Only when the text holds the amount and at most the count of
+/// periods.
+pub(super) fn over_a_period(text: &str) -> Option<String> {
+    if !text.to_lowercase().contains("how m") {
+        return None;
+    }
+    let each = PER_PERIOD.captures(text)?;
+    let over = OVER_PERIOD.captures(text)?;
+    let count = over.get(1).map(|n| n.as_str());
+    let numbers = NUMBER.find_iter(text).count();
+    if numbers != 1 + usize::from(count.is_some()) {
+        return None;
+    }
+    let factor = periods_in(&each[2].to_lowercase(), &over[2].to_lowercase())?;
+    Some(match count {
+        Some(count) => format!("{} * {factor} * {count}", &each[1]),
+        None => format!("{} * {factor}", &each[1]),
+    })
+}
+
+/// `a dollar is about 150 yen`, `1 pound = 1.2 euros`: how many of one
+/// thing another is, as the user gives it.
+static RATE_GIVEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a|an|one|1)\s+([a-z]+)\s+(?:is|=|equals|gets(?:\s+you)?|buys|is\s+worth)\s+(?:about\s+|roughly\s+|around\s+|like\s+)?(\d+(?:\.\d+)?)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// `how many dollars is 12000 yen`, `how many euros do I get for 300
+/// pounds`: so many of one thing asked in another.
+static ASKED_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow\s+(?:many|much)\s+([a-z]+)\s+(?:is|are|would\s+be|will\s+be|do\s+(?:i|we|you)\s+get\s+for|for)\s+(\d+(?:\.\d+)?)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// An amount converted at the rate the user gave, as arithmetic: `if a
+/// dollar is about 150 yen how many dollars is 12000 yen` is `12000 /
+/// 150`, and asked the other way round, a product.
+pub(super) fn at_the_rate_given(text: &str) -> Option<String> {
+    let rate = RATE_GIVEN.captures(text)?;
+    let asked = ASKED_IN.captures(&text[rate.get(0)?.end()..])?;
+    let said_one = rate[0].starts_with('1');
+    if NUMBER.find_iter(text).count() != 2 + usize::from(said_one) {
+        return None;
+    }
+    let same = |a: &str, b: &str| singular(a).eq_ignore_ascii_case(&singular(b));
+    let (one, per, many) = (&rate[1], &rate[2], &rate[3]);
+    let (wanted, amount, given) = (&asked[1], &asked[2], &asked[3]);
+    if same(wanted, one) && same(given, many) {
+        Some(format!("{amount} / {per}"))
+    } else if same(wanted, many) && same(given, one) {
+        Some(format!("{amount} * {per}"))
+    } else {
+        None
+    }
+}
+
+/// `… what percent is that`, `… what percentage is that`, at the end.
+static WHAT_PERCENT_IS_THAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bwhat\s+percent(?:age)?(?:\s+[a-z]+){0,2}?\s+is\s+(?:that|it)\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// Words that make two amounts a change, not a part of a whole.
+const CHANGES: &[&str] = &[
+    "from", "increase", "decrease", "rise", "rose", "risen", "grew", "grown", "went", "up", "down",
+    "more", "less", "fell", "drop", "dropped", "change", "changed",
+];
+
+/// The share of the larger of two amounts the smaller is, in percent,
+/// when a question gives the two and asks what percent that is: `we
+/// budgeted 3000 and we've spent 1800 what percent is that` is `1800 /
+/// 3000 * 100`. Not for a change from one amount to another.
+pub(super) fn share_of_two(text: &str) -> Option<String> {
+    WHAT_PERCENT_IS_THAT.find(text)?;
+    let numbers: Vec<f64> = NUMBER
+        .find_iter(text)
+        .filter_map(|n| n.as_str().parse().ok())
+        .collect();
+    let [a, b] = numbers.as_slice() else {
+        return None;
+    };
+    let lower = text.to_lowercase();
+    let changes = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|word| CHANGES.contains(&word));
+    if changes
+        || text.contains(['%', '$'])
+        || lower.contains("percent of")
+        || lower.contains(" out of ")
+    {
+        return None;
+    }
+    let (part, whole) = if a <= b { (a, b) } else { (b, a) };
+    Some(format!("{part} / {whole} * 100"))
+}
+
+/// `split between the 4 of us`, `shared among 6`: how many share.
+static SPLIT_BETWEEN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:split|shared?|divided?)\s+(?:[a-z]+\s+){0,2}?(?:equally\s+|evenly\s+)?(?:between|among|amongst)\s+(?:the\s+|all\s+|us\s+)?(\d+)\b")
+        .expect("a valid regex")
+});
+
+/// `a table of 4`, `a party of 6`, `6 of us`, `4 people`: how many share,
+/// said without `between`.
+static GROUP_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(?:table|party|group)\s+of\s+(\d+)|(\d+)\s+(?:of\s+us|people|friends|ways))\b",
+    )
+    .expect("a valid regex")
+});
+
+/// What each pays of an amount split between some people, when the text
+/// gives the two numbers and asks for each one's share: `The villa costs
+/// 1540 euros, split between the 4 of us. How much each?` is `1540 / 4`.
+pub(super) fn split_between(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let each = ["each", "per person", "a head", "apiece", "a person"]
+        .iter()
+        .any(|w| lower.contains(w));
+    if !each || !lower.contains("how much") {
+        return None;
+    }
+    let per_head = ["per person", "a head", "per head", "a person"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let people = match SPLIT_BETWEEN.captures(text) {
+        Some(split) => split.get(1)?,
+        None if lower.contains("split") || lower.contains("share") || per_head => {
+            let group = GROUP_OF.captures(text)?;
+            group.get(1).or(group.get(2))?
+        }
+        None => return None,
+    };
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let [a, b] = numbers.as_slice() else {
+        return None;
+    };
+    let amount = if a.start() == people.start() { b } else { a };
+    Some(format!("{} / {}", amount.as_str(), people.as_str()))
+}
+
+/// `28.50 a head`, `12 each`: an amount for each one of a group.
+static EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:a\s+head|per\s+head|each|per\s+person|a\s+person|apiece)\b")
+        .expect("a valid regex")
+});
+
+/// What a group pays in all for an amount each, when the text gives the
+/// two numbers, the other one a whole number, and asks for the total: `the
+/// coach trip is 28.50 a head and there's 9 of us going, what's the total`
+/// is `28.50 * 9`.
+pub(super) fn for_the_group(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let total = [
+        "total",
+        "altogether",
+        "all together",
+        "in all",
+        "for all of us",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    if !total || numbers.len() != 2 {
+        return None;
+    }
+    let each = EACH.captures(text)?.get(1)?;
+    let people = numbers.iter().find(|n| n.start() != each.start())?;
+    let whole = !people.as_str().contains('.');
+    whole.then(|| format!("{} * {}", each.as_str(), people.as_str()))
+}
