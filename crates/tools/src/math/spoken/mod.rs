@@ -494,6 +494,7 @@ pub fn as_arithmetic(
         ));
     }
     let mut text = crate::numbers::in_digits(text.trim());
+    text = A_COUPLE_OF.replace_all(&text, "2").into_owned();
     text = THOUSANDS
         .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
         .into_owned();
@@ -533,6 +534,7 @@ pub fn as_arithmetic(
     if let Some(asked) = scaled(&text)
         .or_else(|| doses(&text))
         .or_else(|| at_a_rate(&text))
+        .or_else(|| at_a_speed(&text))
         .or_else(|| per_amount(&text))
         .or_else(|| over_a_period(&text))
         .or_else(|| at_the_rate_given(&text))
@@ -603,6 +605,10 @@ const NOT_THINGS: &[&str] = &[
 ];
 
 /// A number as written in digits, with its decimals.
+/// `a couple of`, `a pair of`: two.
+static A_COUPLE_OF: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\ba\s+(?:couple|pair)\s+of\b").expect("a valid regex"));
+
 static NUMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\d+(?:\.\d+)?").expect("a valid regex"));
 

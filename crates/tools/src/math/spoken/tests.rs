@@ -713,3 +713,59 @@ fn conversions_are_recognised() {
     assert_eq!(conversion("15 percent of 80"), None);
     assert_eq!(conversion("2 + 3"), None);
 }
+
+#[test]
+fn imperial_said_apart_from_the_unit_makes_it_imperial() {
+    let units = |text: &str| {
+        let c = conversion(text).unwrap_or_else(|| panic!("{text}"));
+        (c.value, c.from.to_lowercase(), c.to.to_lowercase())
+    };
+    assert_eq!(
+        units("how many litres is 250 gallons, imperial"),
+        (250.0, "imperial gallons".into(), "litres".into())
+    );
+    assert_eq!(
+        units("we're in the UK, how many litres is 5 gallons"),
+        (5.0, "imperial gallons".into(), "litres".into())
+    );
+    assert_eq!(
+        units("how many litres is 250 gallons"),
+        (250.0, "gallons".into(), "litres".into())
+    );
+    assert_eq!(
+        units("how many litres is 250 US gallons, not imperial"),
+        (250.0, "gallons".into(), "litres".into())
+    );
+}
+
+#[test]
+fn prices_each_and_speeds_over_times_are_read() {
+    assert_eq!(
+        read("a couple of pizzas at 12 pounds each, how much?"),
+        "2 * 12"
+    );
+    assert_eq!(
+        read("3 tickets for 25 dollars each, what's the total"),
+        "3 * 25"
+    );
+    assert_eq!(
+        read("we're driving at 80 km/h for 2.5 hours, how far is that"),
+        "80 * 2.5"
+    );
+    assert_eq!(
+        read("I walk at 5 km an hour for 45 minutes, how far do I get"),
+        "5 * 45 / 60"
+    );
+    assert_eq!(
+        read("how long will it take to drive 150 miles at 60 mph"),
+        "150 / 60"
+    );
+    assert_eq!(
+        read("how many minutes to cycle 12 km at 18 km/h"),
+        "12 / 18 * 60"
+    );
+    assert_eq!(
+        read("if we average 60 mph, how far is 150 miles and how long"),
+        "if we average 60 mph, how far is 150 miles and how long"
+    );
+}

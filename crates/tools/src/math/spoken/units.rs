@@ -120,6 +120,34 @@ static THAT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `imperial`, `UK` or `British` said apart from a unit (`250 gallons,
+/// imperial`).
+static IMPERIAL_SAID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:imperial|uk|british)\b").expect("a valid regex"));
+
+/// A gallon, quart, pint or fluid ounce, and the system it is said in.
+static MEASURE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b((?:us|imperial|uk|british)\s+)?(gallons?|quarts?|pints?|fluid\s+ounces?)\b")
+        .expect("a valid regex")
+});
+
+/// `text` with its gallons, quarts, pints and fluid ounces made imperial
+/// when it says `imperial` (or `UK`, `British`) but not before them: a
+/// gallon is a US gallon otherwise.
+fn in_imperial_measures(text: &str) -> std::borrow::Cow<'_, str> {
+    let qualified = MEASURE
+        .captures_iter(text)
+        .filter_map(|m| m.get(1))
+        .any(|system| !system.as_str().trim().eq_ignore_ascii_case("us"));
+    if qualified || !IMPERIAL_SAID.is_match(text) {
+        return text.into();
+    }
+    MEASURE.replace_all(text, |found: &Captures| match found.get(1) {
+        Some(_) => found[0].to_string(),
+        None => format!("imperial {}", &found[2]),
+    })
+}
+
 /// The conversion `text` asks for, if it is one: an amount in a unit to
 /// another unit, as written (`3 m in ft`) or asked (`How many cups are in
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
@@ -127,6 +155,7 @@ static THAT: LazyLock<Regex> = LazyLock::new(|| {
 pub fn conversion(text: &str) -> Option<Conversion> {
     let text = crate::numbers::in_digits(text);
     let text = THOUSANDS.replace_all(&text, |found: &Captures| found[1].replace(',', ""));
+    let text = in_imperial_measures(&text);
     let text = text.trim().trim_end_matches(['?', '.', '!']);
     let text = FEET_AND_INCHES.replace_all(text, |found: &Captures| {
         let feet: f64 = found[1].parse().unwrap_or(0.0);

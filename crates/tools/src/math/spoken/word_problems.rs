@@ -129,22 +129,108 @@ pub(super) fn at_a_rate(text: &str) -> Option<String> {
     if !asks || numbers.len() != 2 {
         return None;
     }
-    let rate = RATE.captures(text)?;
-    let per = singular(&rate[3]).to_lowercase();
-    let price = match rate.get(2).map(|m| m.as_str().to_lowercase()) {
+    let other = |price: &regex::Match| numbers.iter().find(|n| n.start() != price.start());
+    let by_rate = RATE.captures(text).and_then(|rate| {
+        let per = singular(&rate[3]).to_lowercase();
+        let price = rate.get(1)?;
+        let quantity = other(&price)?;
+        let counted = text[quantity.end()..]
+            .split_whitespace()
+            .take(3)
+            .map(|w| singular(w.trim_matches(|c: char| !c.is_alphanumeric())).to_lowercase())
+            .any(|w| w == per);
+        let amount = in_whole_money(price.as_str(), rate.get(2));
+        counted.then(|| format!("{} * {amount}", quantity.as_str()))
+    });
+    by_rate.or_else(|| {
+        let each = EACH_PRICE.captures(text)?;
+        let price = each.get(1)?;
+        let quantity = other(&price)?;
+        (quantity.start() < price.start()).then(|| {
+            let amount = in_whole_money(price.as_str(), each.get(2));
+            format!("{} * {amount}", quantity.as_str())
+        })
+    })
+}
+
+/// `at 12 pounds each`, `for 3.50 apiece`: the price of one of the things
+/// counted before it.
+static EACH_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:at|for|costing|cost)\s+[£$€]?(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks)?\s+(?:each|apiece|a\s+piece)\b")
+        .expect("a valid regex")
+});
+
+/// `45` said with `p` or `cents` as `45/100`; any other amount as it is.
+fn in_whole_money(amount: &str, unit: Option<regex::Match>) -> String {
+    match unit.map(|m| m.as_str().to_lowercase()) {
         Some(cents) if matches!(cents.as_str(), "p" | "pence" | "cent" | "cents") => {
-            format!("{}/100", &rate[1])
+            format!("{amount}/100")
         }
-        _ => rate[1].to_string(),
-    };
-    let rate_at = rate.get(1)?.start();
-    let quantity = numbers.iter().find(|n| n.start() != rate_at)?;
-    let counted = text[quantity.end()..]
-        .split_whitespace()
-        .take(3)
-        .map(|w| singular(w.trim_matches(|c: char| !c.is_alphanumeric())).to_lowercase())
-        .any(|w| w == per);
-    counted.then(|| format!("{} * {price}", quantity.as_str()))
+        _ => amount.to_string(),
+    }
+}
+
+/// `80 km/h`, `60 mph`, `50 miles an hour`: a speed, per hour.
+static SPEED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(?:km\s*/\s*h|kph|kmh|mph|(?:kilomet(?:er|re)s?|kms?|miles?)\s+(?:an|a|per)\s+hour)")
+        .expect("a valid regex")
+});
+
+/// `2.5 hours`, `45 minutes`: how long, in hours or minutes.
+static DURATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(hours?|hrs?|minutes?|mins?)\b").expect("a valid regex")
+});
+
+/// `150 miles`, `42 km`: a distance.
+static DISTANCE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(?:km|kms|kilomet(?:er|re)s?|miles?)\b")
+        .expect("a valid regex")
+});
+
+/// How far a speed goes in a time (`80 km/h for 2.5 hours, how far is
+/// that` is `80 * 2.5`), or how long a distance takes at it (`how long to
+/// drive 150 miles at 60 mph` is `150 / 60`, hours; `* 60` when minutes
+/// are asked), when the text holds those two numbers only.
+pub(super) fn at_a_speed(text: &str) -> Option<String> {
+    if NUMBER.find_iter(text).count() != 2 {
+        return None;
+    }
+    let speed = SPEED.captures(text)?;
+    let lower = text.to_lowercase();
+    let asks_far = [
+        "how far",
+        "distance",
+        "how many miles",
+        "how many km",
+        "how many kilomet",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let asks_long = ["how long", "how many hours", "how many minutes"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let per_hour = &speed[1];
+    if asks_far && !asks_long {
+        let time = DURATION.captures(text)?;
+        let hours = match time[2].to_lowercase().starts_with('m') {
+            true => format!("{} / 60", &time[1]),
+            false => time[1].to_string(),
+        };
+        return Some(format!("{per_hour} * {hours}"));
+    }
+    if asks_long && !asks_far {
+        let at = speed.get(0)?.range();
+        let distance = DISTANCE
+            .captures_iter(text)
+            .find(|d| d.get(0).is_some_and(|m| !at.contains(&m.start())))?;
+        let in_minutes = lower.contains("how many minutes");
+        let hours = format!("{} / {per_hour}", &distance[1]);
+        return Some(match in_minutes {
+            true => format!("{hours} * 60"),
+            false => hours,
+        });
+    }
+    None
 }
 
 /// `6 litres per 100 km`, `3 scoops for every 2 litres`: an amount given
