@@ -213,9 +213,10 @@ fn regrow(buffer: &Tensor, keep: usize, capacity: usize) -> Result<Tensor> {
 }
 
 /// [`regrow`] for a CPU f16 buffer, as one copy of each head's kept rows
-/// into a new buffer: a cache of 24 layers is copied in a tenth of the
-/// time that candle's per-tensor narrow, copy and slice-set take. `None`
-/// for any other buffer.
+/// into a new buffer, instead of candle's narrow, contiguous copy and
+/// slice-set per buffer (an 81-token prefix of 24 layers: 1.0 ms against
+/// 1.3 ms, most of both the new buffers' first touch). `None` for any
+/// other buffer.
 fn regrow_on_cpu(buffer: &Tensor, keep: usize, capacity: usize) -> Result<Option<Tensor>> {
     use candle_core::{CpuStorage, Storage};
     use half::vec::HalfBitsVecExt;
