@@ -36,6 +36,35 @@ fn closed_within(stream: &mut TcpStream, within: Duration) -> bool {
     false
 }
 
+/// How many of `streams` the server has closed, waiting up to `within`
+/// for the first.
+fn count_closed(streams: &mut [TcpStream], within: Duration) -> usize {
+    let until = Instant::now() + within;
+    loop {
+        let closed = streams.iter_mut().map(is_closed).filter(|&c| c).count();
+        if closed > 0 || Instant::now() >= until {
+            return closed;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Whether the server has closed `stream`, read without waiting.
+fn is_closed(stream: &mut TcpStream) -> bool {
+    stream.set_nonblocking(true).unwrap();
+    let mut buf = [0u8; 4096];
+    let closed = loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break true,
+            Ok(_) => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break false,
+            Err(_) => break true,
+        }
+    };
+    stream.set_nonblocking(false).unwrap();
+    closed
+}
+
 fn connect(port: u16) -> TcpStream {
     TcpStream::connect(("127.0.0.1", port)).unwrap()
 }
@@ -101,17 +130,21 @@ fn connections_beyond_the_cap_and_stalled_requests_are_closed() {
         .write_all(b"{\"type\":\"describe\"")
         .unwrap();
 
+    // One connection more than the cap. Which one is refused depends on
+    // when the server lets go of the slot of a connection that just
+    // closed (the first request's, on a busy machine), so the count is
+    // checked, not that the last is the one refused.
     for (name, port, held_already) in [("http", http, 1), ("Wyoming", wyoming, 1), ("bus", bus, 0)]
     {
-        let held: Vec<TcpStream> = (held_already..CAP).map(|_| connect(port)).collect();
+        let mut opened: Vec<TcpStream> = (held_already..=CAP).map(|_| connect(port)).collect();
         std::thread::sleep(Duration::from_millis(300));
-        let mut beyond = connect(port);
+        let closed = count_closed(&mut opened, Duration::from_secs(3));
         assert!(
-            closed_within(&mut beyond, Duration::from_secs(3)),
-            "{name}: connection {} was not closed",
-            CAP + 1
+            closed >= 1,
+            "{name}: all {} connections were kept open, {held_already} held before them",
+            opened.len()
         );
-        drop(held);
+        drop(opened);
     }
 
     let within = Duration::from_secs(20);
