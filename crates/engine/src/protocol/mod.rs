@@ -86,21 +86,24 @@ pub fn grounded_calls_rule(
 pub const MAX_ITEMS: u64 = 24;
 /// Longest string a tool argument may be when its schema sets no bound.
 pub const MAX_LENGTH: u64 = 100;
-/// Largest magnitude a number argument may have when its schema sets no bound.
-pub const MAX_MAGNITUDE: f64 = 1e12;
 /// Finest step of a number argument when its schema sets none: six decimals.
 pub const NUMBER_STEP: f64 = 1e-6;
 /// Longest run of digits in a string argument whose schema sets no
-/// pattern, so an expression cannot hold a 90-digit literal.
+/// pattern, so an expression cannot hold a 90-digit literal, and in any
+/// number (held while decoding: [`Grammar::with_number_digits`]), so that
+/// every integer a model writes is exact as an `f64`.
 pub const MAX_DIGIT_RUN: usize = 15;
 
 /// A tool's argument schema as the grammar uses it: an object that says
 /// nothing of extra keys gets none, arrays and strings are held to at most
 /// [`MAX_ITEMS`] items and [`MAX_LENGTH`] characters with digit runs of at
-/// most [`MAX_DIGIT_RUN`], and numbers to [`MAX_MAGNITUDE`] with at most six
+/// most [`MAX_DIGIT_RUN`], and numbers that are not integers to six
 /// decimals, so a model cannot spend its tokens on an endless string, list
-/// or number. Only the grammar is held to
-/// these; the tool still validates against its own schema.
+/// or number; the digits before the point are held by the grammar's
+/// digit limit ([`grammar`]) rather than by `minimum` and `maximum`, which
+/// llguidance would compile into a range regex for each request. Only
+/// the grammar is held to these; the tool still validates against its own
+/// schema.
 pub fn arguments_schema(schema: &Value) -> Value {
     let mut schema = schema.clone();
     if let Some(object) = schema.as_object_mut() {
@@ -156,12 +159,8 @@ fn bound(schema: &mut Value) {
                     format!("^[^0-9]*([0-9]{{1,{run}}}[^0-9]+)*[0-9]{{0,{run}}}$").into()
                 });
             }
-            if (is("number") || is("integer")) && !object.contains_key("enum") {
-                object.entry("minimum").or_insert((-MAX_MAGNITUDE).into());
-                object.entry("maximum").or_insert(MAX_MAGNITUDE.into());
-                if !is("integer") {
-                    object.entry("multipleOf").or_insert(NUMBER_STEP.into());
-                }
+            if is("number") && !is("integer") && !object.contains_key("enum") {
+                object.entry("multipleOf").or_insert(NUMBER_STEP.into());
             }
             object.values_mut().for_each(bound);
         }
@@ -318,9 +317,10 @@ pub fn some_text(max_lines: usize) -> Grammar {
     ))
 }
 
-/// A grammar from rules and the common terminals.
+/// A grammar from rules and the common terminals, whose JSON numbers run
+/// to at most [`MAX_DIGIT_RUN`] digits.
 pub fn grammar(rules: &str) -> Grammar {
-    Grammar::lark(format!("{rules}\n{COMMON}"))
+    Grammar::lark(format!("{rules}\n{COMMON}")).with_number_digits(MAX_DIGIT_RUN)
 }
 
 #[cfg(test)]
@@ -342,11 +342,11 @@ mod tests {
             schema["properties"]["code"]["maxLength"], 200,
             "never below minLength"
         );
-        assert_eq!(schema["properties"]["count"]["maximum"], MAX_MAGNITUDE);
+        assert!(schema["properties"]["count"].get("maximum").is_none());
         assert!(schema["properties"]["count"].get("multipleOf").is_none());
         let numbers = &schema["properties"]["numbers"];
         assert_eq!(numbers["maxItems"], MAX_ITEMS);
-        assert_eq!(numbers["items"]["maximum"], MAX_MAGNITUDE);
+        assert_eq!(numbers["items"]["multipleOf"], NUMBER_STEP);
         assert_eq!(schema["properties"]["name"]["maxLength"], 8);
         assert_eq!(schema["additionalProperties"], false);
     }

@@ -117,6 +117,24 @@ mod tests {
     }
 
     #[test]
+    fn a_call_s_numbers_run_to_fifteen_digits_and_an_answer_s_as_far_as_it_likes() {
+        let wait = ToolSpec {
+            name: "wait".into(),
+            description: "waits".into(),
+            argument_schema: json!({"type": "object",
+                "properties": {"seconds": {"type": "integer"}}, "required": ["seconds"]}),
+            output_schema: json!({}),
+        };
+        let g = grammar_for_calls(&[&wait], 1, true);
+        let call = |n: &str| {
+            format!("<tool_call>\n{{\"name\": \"wait\", \"arguments\": {{\"seconds\": {n}}}}}\n</tool_call>")
+        };
+        assert!(accepts(&g, &call(&"9".repeat(15))));
+        assert!(!accepts(&g, &call(&"9".repeat(16))));
+        assert!(accepts(&g, "2 to the 64th is 18446744073709551616."));
+    }
+
+    #[test]
     fn one_valid_call_or_an_answer() {
         let calc = calculator();
         let g = grammar_for_reply(&[&calc]);

@@ -11,10 +11,17 @@
 //! token is allowed; the full token mask is computed only when it is not.
 //! Once the grammar accepts, the end-of-turn token is allowed; once nothing
 //! but the end of the turn can follow, the generation ends.
+//!
+//! A grammar may also hold the numbers in the reply's JSON to a number of
+//! digits ([`Grammar::with_number_digits`]), read off the text as it is
+//! decoded rather than compiled into the grammar ([`numbers`]).
+
+mod numbers;
 
 use super::tokenizer::{TokenKind, Tokenizer};
 use llguidance::api::TopLevelGrammar;
 use llguidance::{Matcher, ParserFactory, TokenParser};
+use numbers::NumberRun;
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, OnceLock};
 use toktrie::{TokRxInfo, TokTrie, TokenId, TokenizerEnv};
@@ -23,12 +30,26 @@ use toktrie::{TokRxInfo, TokTrie, TokenId, TokenizerEnv};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Grammar {
     lark: String,
+    number_digits: Option<usize>,
 }
 
 impl Grammar {
     /// A grammar from Lark text (`start: …`).
     pub fn lark(text: impl Into<String>) -> Self {
-        Grammar { lark: text.into() }
+        Grammar {
+            lark: text.into(),
+            number_digits: None,
+        }
+    }
+
+    /// The same grammar, with every number in the reply's JSON (digits
+    /// inside braces or brackets, outside strings) held to at most `most`
+    /// digits in a row. The limit gives way where the grammar allows
+    /// nothing else. A local brain holds it; a remote server is sent the
+    /// Lark text alone.
+    pub fn with_number_digits(mut self, most: usize) -> Self {
+        self.number_digits = Some(most);
+        self
     }
 
     /// The Lark text.
@@ -86,6 +107,9 @@ type Compiled = Arc<OnceLock<Result<TokenParser, String>>>;
 /// Compiles grammars against one model's vocabulary.
 pub struct GrammarCompiler {
     factory: ParserFactory,
+    env: toktrie::TokEnv,
+    digit_counts: Arc<[u8]>,
+    most_digits_in_a_token: usize,
     end_of_turn: Vec<u32>,
     compiled: Mutex<VecDeque<(String, Compiled)>>,
 }
@@ -118,6 +142,11 @@ impl GrammarCompiler {
             return Err(GrammarError::EndOfTurnOutOfRange);
         }
         let info = TokRxInfo::new(words.len() as u32, eos);
+        let digit_counts: Arc<[u8]> = words
+            .iter()
+            .map(|word| word.iter().filter(|b| b.is_ascii_digit()).count().min(255) as u8)
+            .collect();
+        let most_digits_in_a_token = digit_counts.iter().copied().max().unwrap_or(0) as usize;
         let trie = TokTrie::from(&info, &words).with_eos_tokens(end_of_turn);
         let env: toktrie::TokEnv = Arc::new(TrieOnly { trie });
         let mut factory =
@@ -125,6 +154,9 @@ impl GrammarCompiler {
         factory.quiet();
         Ok(GrammarCompiler {
             factory,
+            env,
+            digit_counts,
+            most_digits_in_a_token,
             end_of_turn: end_of_turn.to_vec(),
             compiled: Mutex::new(VecDeque::new()),
         })
@@ -156,6 +188,13 @@ impl GrammarCompiler {
             matcher,
             end_of_turn: self.end_of_turn.clone(),
             masks: 0,
+            numbers: grammar.number_digits.map(|most| Numbers {
+                most,
+                run: NumberRun::default(),
+                env: self.env.clone(),
+                digit_counts: self.digit_counts.clone(),
+                most_in_a_token: self.most_digits_in_a_token,
+            }),
         })
     }
 
@@ -209,20 +248,55 @@ pub struct Constraint {
     matcher: Matcher,
     end_of_turn: Vec<u32>,
     masks: usize,
+    numbers: Option<Numbers>,
+}
+
+/// A generation's limit on the digits of its JSON numbers, and where its
+/// text stands.
+struct Numbers {
+    most: usize,
+    run: NumberRun,
+    env: toktrie::TokEnv,
+    digit_counts: Arc<[u8]>,
+    most_in_a_token: usize,
+}
+
+impl Numbers {
+    /// Whether some token could run a number past the limit from here.
+    fn may_overrun(&self) -> bool {
+        self.run.digits() + self.most_in_a_token > self.most
+    }
+
+    /// Whether `token` keeps every number within the limit.
+    fn fits(&self, token: u32) -> bool {
+        let count = self.digit_counts.get(token as usize).copied().unwrap_or(0);
+        self.run.digits() + count as usize <= self.most
+            || self.run.after(self.env.tok_trie().token(token)).1 <= self.most
+    }
+
+    /// Moves past a generated token.
+    fn accept(&mut self, token: u32) {
+        self.run = self.run.after(self.env.tok_trie().token(token)).0;
+    }
 }
 
 impl Constraint {
     /// Whether `token` may come next: an end-of-turn token once the grammar
-    /// accepts, any other token when the grammar can continue with it.
+    /// accepts, any other token when the grammar can continue with it and
+    /// it runs no number past the digit limit.
     pub fn allows(&mut self, token: u32) -> bool {
         if self.end_of_turn.contains(&token) {
             return self.is_accepting();
         }
-        !self.matcher.is_stopped() && self.matcher.validate_tokens(&[token]).unwrap_or(0) == 1
+        self.numbers.as_ref().is_none_or(|n| n.fits(token))
+            && !self.matcher.is_stopped()
+            && self.matcher.validate_tokens(&[token]).unwrap_or(0) == 1
     }
 
-    /// Sets every token the grammar does not allow next to −∞. An error
-    /// means the grammar can go nowhere (an internal llguidance error).
+    /// Sets every token the grammar does not allow next to −∞, and every
+    /// token that would run a number past the digit limit as long as some
+    /// other token is left. An error means the grammar can go nowhere (an
+    /// internal llguidance error).
     pub fn mask(&mut self, logits: &mut [f32]) -> Result<(), GrammarError> {
         self.masks += 1;
         let allowed = self
@@ -245,6 +319,21 @@ impl Constraint {
         for (id, logit) in ending {
             logits[id] = logit;
         }
+        if let Some(numbers) = self.numbers.as_ref().filter(|n| n.may_overrun()) {
+            let (mut left, mut over) = (0, Vec::new());
+            for (id, logit) in logits.iter().enumerate() {
+                if *logit != f32::NEG_INFINITY {
+                    left += 1;
+                    if !numbers.fits(id as u32) {
+                        over.push(id);
+                    }
+                }
+            }
+            if over.len() < left {
+                over.into_iter()
+                    .for_each(|id| logits[id] = f32::NEG_INFINITY);
+            }
+        }
         if logits.iter().all(|l| *l == f32::NEG_INFINITY) {
             return Err(GrammarError::DeadEnd);
         }
@@ -258,7 +347,11 @@ impl Constraint {
         }
         self.matcher
             .consume_token(token)
-            .map_err(|e| GrammarError::Match(e.into()))
+            .map_err(|e| GrammarError::Match(e.into()))?;
+        if let Some(numbers) = self.numbers.as_mut() {
+            numbers.accept(token);
+        }
+        Ok(())
     }
 
     /// Whether the text so far is a complete sentence of the grammar.
@@ -395,6 +488,39 @@ mod tests {
         logits[b'F' as usize] = 1.0;
         assert_eq!(c.best_allowed(&logits, 1), None, "only `x` tried");
         assert_eq!(c.best_allowed(&logits, 2), Some(b'F' as u32));
+    }
+
+    #[test]
+    fn numbers_in_json_are_held_to_the_digit_limit_and_nothing_else_is() {
+        let compiler = byte_compiler();
+        let lark = r#"start: "n=" /[0-9]+/ " " %json {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}}, "required": ["n", "s"], "additionalProperties": false}"#;
+        let grammar = Grammar::lark(lark).with_number_digits(3);
+        let mut c = compiler.start(&grammar).unwrap();
+        assert!(feed(&mut c, "n=12345 "), "outside the JSON");
+        assert!(feed(&mut c, r#"{"n": 123"#));
+        assert!(!c.allows(b'4' as u32), "a fourth digit");
+        let mut logits = vec![0.0f32; 260];
+        c.mask(&mut logits).unwrap();
+        assert!(logits[b'4' as usize].is_infinite());
+        assert!(logits[b',' as usize].is_finite());
+        assert!(feed(&mut c, r#", "s": "123456"}"#), "in a string");
+        assert!(c.allows(end(&compiler)));
+        let mut unlimited = compiler.start(&Grammar::lark(lark)).unwrap();
+        assert!(feed(&mut unlimited, r#"n=1 {"n": 123456"#));
+    }
+
+    #[test]
+    fn the_digit_limit_gives_way_where_only_a_digit_can_follow() {
+        let compiler = byte_compiler();
+        let lark = r#"start: %json {"type": "array", "items": {"type": "integer", "minimum": 10000}, "minItems": 1, "maxItems": 1}"#;
+        let mut c = compiler
+            .start(&Grammar::lark(lark).with_number_digits(3))
+            .unwrap();
+        assert!(feed(&mut c, "[123"));
+        let mut logits = vec![0.0f32; 260];
+        c.mask(&mut logits).unwrap();
+        let left: Vec<usize> = (0..260).filter(|&i| logits[i].is_finite()).collect();
+        assert_eq!(left, (b'0' as usize..=b'9' as usize).collect::<Vec<_>>());
     }
 
     #[test]
