@@ -48,7 +48,11 @@ for voice in "$@"; do
         parts=()
         IFS='/' read -ra pieces <<<"$question"
         for i in "${!pieces[@]}"; do
-            "$loopd" say --voice "$voice" --output "$out/$voice-$n-$i.wav" "${pieces[$i]}" 2>/dev/null
+            "$loopd" say --voice "$voice" --output "$out/$voice-$n-$i.wav" "${pieces[$i]}" 2>"$out/say.log" || {
+                echo "voice-latency: \`loopd say --voice $voice\` failed:" >&2
+                cat "$out/say.log" >&2
+                exit 1
+            }
             parts+=("$out/$voice-$n-$i.wav")
         done
         wav=$out/$voice-$n.wav
@@ -65,7 +69,7 @@ with wave.open(out, "wb") as w:
     w.setparams(params)
     w.writeframes(silence(0.3) + silence(0.7).join(frames) + silence(2.0))
 PY
-        XDG_STATE_HOME=$out "$loopd" listen --voice "$voice" --turn "$turn" --vad "$vad" "${early[@]}" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>/dev/null |
+        XDG_STATE_HOME=$out "$loopd" listen --voice "$voice" --turn "$turn" --vad "$vad" "${early[@]}" --input "$wav" --output "$out/$voice-$n-answer.wav" --json --once 2>"$out/$voice-$n.log" |
             python3 -c '
 import json, sys
 kind, question, voice = sys.argv[1:4]
@@ -74,7 +78,13 @@ for line in sys.stdin:
     turn.pop("trace", None)
     turn.update(kind=kind, asked=question.replace(" / ", " "), voice=voice)
     print(json.dumps(turn))' "$kind" "$question" "$voice" >>"$out/turns.jsonl" ||
-            echo "{\"kind\": \"$kind\", \"asked\": \"$question\", \"voice\": \"$voice\", \"failed\": true}" >>"$out/turns.jsonl"
+            python3 -c '
+import json, sys
+kind, question, voice, log = sys.argv[1:5]
+lines = [l.strip() for l in open(log, errors="replace") if l.strip()]
+said = [i for i, l in enumerate(lines) if l.startswith("loopd:")]
+error = " ".join(lines[said[-1] if said else -1:]) if lines else "no output"
+print(json.dumps({"kind": kind, "asked": question, "voice": voice, "failed": True, "error": error}))' "$kind" "$question" "$voice" "$out/$voice-$n.log" >>"$out/turns.jsonl"
     done <<<"$questions"
 done
 
@@ -84,9 +94,13 @@ mkdir -p "$out/noise"
 python3 benches/noise-wavs.py "$out/noise"
 for wav in "$out"/noise/*.wav; do
     name=$(basename "$wav" .wav)
-    LOOPD_LOG=loopd::frontends::listen=debug XDG_STATE_HOME=$out "$loopd" listen --turn "$turn" --vad "$vad" \
-        --wake "hey loop" --input "$wav" --output /dev/null >/dev/null 2>"$out/noise/$name.log" || true
-    echo "$name $(grep -c ' heard: ' "$out/noise/$name.log" || true)" >>"$out/noise.txt"
+    if LOOPD_LOG=loopd::frontends::listen=debug XDG_STATE_HOME=$out "$loopd" listen --turn "$turn" --vad "$vad" \
+        --wake "hey loop" --input "$wav" --output /dev/null >/dev/null 2>"$out/noise/$name.log"; then
+        echo "$name $(grep -c ' heard: ' "$out/noise/$name.log" || true)" >>"$out/noise.txt"
+    else
+        echo "voice-latency: listening to $name failed: $(grep -m1 '^loopd:' "$out/noise/$name.log" || tail -1 "$out/noise/$name.log")" >&2
+        echo "$name failed" >>"$out/noise.txt"
+    fi
 done
 
 python3 - "$out/turns.jsonl" "$out/noise.txt" <<'PY'
@@ -122,9 +136,16 @@ print(f"transcribed in the pause: {sum(bool(t.get('transcribed_early')) for t in
       f"asked in the pause: {sum(bool(t.get('asked_early')) for t in answered)}")
 print(f"\nearly cut-offs on paused questions: {len(cut)} of {sum(t['kind'] == 'paused' for t in turns)}"
       + "".join(f"\n  {t['voice']}: heard {t.get('transcript')!r} of {t['asked']!r}" for t in cut))
-woken = [line.split() for line in open(sys.argv[2])]
+sounds = [line.split() for line in open(sys.argv[2])]
+woken = [(name, n) for name, n in sounds if n != "failed"]
+deaf = [name for name, n in sounds if n == "failed"]
 false = [(name, int(n)) for name, n in woken if int(n) > 0]
 print(f"false wake-ups: {sum(n for _, n in false)} in {len(false)} of {len(woken)} sounds without speech"
-      + (f" ({', '.join(f'{name}: {n}' for name, n in false)})" if false else ""))
-print(f"failed runs: {len(failed)}; turns: {sys.argv[1]}")
+      + (f" ({', '.join(f'{name}: {n}' for name, n in false)})" if false else "")
+      + (f"; not heard (listen failed): {', '.join(deaf)}" if deaf else ""))
+errors = sorted({t.get("error", "?") for t in failed})
+print(f"failed runs: {len(failed)}; turns: {sys.argv[1]}"
+      + "".join(f"\n  {error}" for error in errors))
+if failed or deaf:
+    sys.exit(1)
 PY
