@@ -41,6 +41,8 @@ pub trait Format: Copy + Send + Sync + std::fmt::Debug + 'static {
     const MIN: bool = false;
     /// Whether the quants are signed bytes.
     const SIGNED: bool = false;
+    /// Bits of a quant (unsigned below `2^BITS`; Q8_0: signed bytes).
+    const BITS: u32;
 
     /// Packs one GGML block of each of 8 rows, given as their file bytes
     /// ([`Format::FILE_BYTES`] each).
@@ -154,6 +156,7 @@ pub struct Q4_0x8 {
 }
 
 impl Format for Q4_0x8 {
+    const BITS: u32 = 4;
     const DTYPE: GgmlDType = GgmlDType::Q4_0;
     const WEIGHTS: usize = QK;
     const FILE_BYTES: usize = 18;
@@ -189,6 +192,7 @@ pub struct Q4_1x8 {
 }
 
 impl Format for Q4_1x8 {
+    const BITS: u32 = 4;
     const DTYPE: GgmlDType = GgmlDType::Q4_1;
     const WEIGHTS: usize = QK;
     const FILE_BYTES: usize = 20;
@@ -225,6 +229,7 @@ pub struct Q5_0x8 {
 }
 
 impl Format for Q5_0x8 {
+    const BITS: u32 = 5;
     const DTYPE: GgmlDType = GgmlDType::Q5_0;
     const WEIGHTS: usize = QK;
     const FILE_BYTES: usize = 22;
@@ -263,6 +268,7 @@ pub struct Q5_1x8 {
 }
 
 impl Format for Q5_1x8 {
+    const BITS: u32 = 5;
     const DTYPE: GgmlDType = GgmlDType::Q5_1;
     const WEIGHTS: usize = QK;
     const FILE_BYTES: usize = 24;
@@ -300,6 +306,7 @@ pub struct Q8_0x8 {
 }
 
 impl Format for Q8_0x8 {
+    const BITS: u32 = 8;
     const DTYPE: GgmlDType = GgmlDType::Q8_0;
     const WEIGHTS: usize = QK;
     const FILE_BYTES: usize = 34;
@@ -424,6 +431,7 @@ pub struct Q4Kx8 {
 }
 
 impl Format for Q4Kx8 {
+    const BITS: u32 = 4;
     const DTYPE: GgmlDType = GgmlDType::Q4K;
     const WEIGHTS: usize = QK_K;
     const FILE_BYTES: usize = 144;
@@ -464,6 +472,7 @@ pub struct Q5Kx8 {
 }
 
 impl Format for Q5Kx8 {
+    const BITS: u32 = 5;
     const DTYPE: GgmlDType = GgmlDType::Q5K;
     const WEIGHTS: usize = QK_K;
     const FILE_BYTES: usize = 176;
@@ -520,6 +529,7 @@ pub struct Q6Kx8 {
 }
 
 impl Format for Q6Kx8 {
+    const BITS: u32 = 6;
     const DTYPE: GgmlDType = GgmlDType::Q6K;
     const WEIGHTS: usize = QK_K;
     const FILE_BYTES: usize = 210;

@@ -46,6 +46,22 @@ pub trait Simd {
     unsafe fn dot(acc: Self::Ints, w: Self::Bytes, a: &[i8]) -> Self::Ints;
     /// [`Simd::dot`] with signed bytes in `w`.
     unsafe fn dot_signed(acc: Self::Ints, w: Self::Bytes, a: &[i8]) -> Self::Ints;
+    /// Whether [`Simd::dot_short`] keeps its sums in 16-bit lanes, which
+    /// the kernel then widens once per block instead of after every
+    /// product (AVX2, whose widening multiply costs as much as the product).
+    const SHORT_SUMS: bool = false;
+    /// [`Simd::dot`] into a running sum that [`Simd::widen`] makes the
+    /// rows' sums. The kernel sums at most 4 such products of unsigned
+    /// quants below 32 before widening, so 16 bits hold them: 8 products
+    /// of at most 31 × 128 each.
+    unsafe fn dot_short(acc: Self::Ints, w: Self::Bytes, a: &[i8]) -> Self::Ints {
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { Self::dot(acc, w, a) }
+    }
+    /// The rows' sums of a run of [`Simd::dot_short`] begun at zero.
+    unsafe fn widen(acc: Self::Ints) -> Self::Ints {
+        acc
+    }
     /// Lane-wise sum.
     unsafe fn iadd(a: Self::Ints, b: Self::Ints) -> Self::Ints;
     /// `b` taken off every lane.
@@ -154,6 +170,17 @@ pub trait Lanes {
     unsafe fn dot(acc: Self::Ints, w: Self::Bytes, a: &[i8]) -> Self::Ints;
     /// As [`Simd::dot_signed`].
     unsafe fn dot_signed(acc: Self::Ints, w: Self::Bytes, a: &[i8]) -> Self::Ints;
+    /// As [`Simd::SHORT_SUMS`].
+    const SHORT_SUMS: bool = false;
+    /// As [`Simd::dot_short`].
+    unsafe fn dot_short(acc: Self::Ints, w: Self::Bytes, a: &[i8]) -> Self::Ints {
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { Self::dot(acc, w, a) }
+    }
+    /// As [`Simd::widen`].
+    unsafe fn widen(acc: Self::Ints) -> Self::Ints {
+        acc
+    }
     /// As [`Simd::iadd`].
     unsafe fn iadd(a: Self::Ints, b: Self::Ints) -> Self::Ints;
     /// As [`Simd::isub`].
@@ -206,6 +233,15 @@ impl<S: Simd> Lanes for S {
     unsafe fn dot_signed(acc: S::Ints, w: S::Bytes, a: &[i8]) -> S::Ints {
         unsafe { S::dot_signed(acc, w, a) }
     }
+    const SHORT_SUMS: bool = S::SHORT_SUMS;
+    #[inline(always)]
+    unsafe fn dot_short(acc: S::Ints, w: S::Bytes, a: &[i8]) -> S::Ints {
+        unsafe { S::dot_short(acc, w, a) }
+    }
+    #[inline(always)]
+    unsafe fn widen(acc: S::Ints) -> S::Ints {
+        unsafe { S::widen(acc) }
+    }
     #[inline(always)]
     unsafe fn iadd(a: S::Ints, b: S::Ints) -> S::Ints {
         unsafe { S::iadd(a, b) }
@@ -252,6 +288,11 @@ pub unsafe fn tile<S: Lanes, F: Format, const R: usize>(
 ) -> [S::Out; R] {
     let len = w[0].len();
     let a = a.map(|a| &a[..len * F::SUBS]);
+    // Each half block's 4 products summed in 16 bits, where they fit; 4-bit
+    // quants with one scale for the block fit its 8 products in one sum
+    // (16 products of at most 15 × 128).
+    let short = S::SHORT_SUMS && !F::SIGNED && F::BITS <= 5;
+    let one = short && !F::SPLIT && F::BITS <= 4;
     // SAFETY (all below): the caller vouches for the CPU.
     let mut acc = [unsafe { S::fzero() }; R];
     for g in 0..len {
@@ -261,7 +302,7 @@ pub unsafe fn tile<S: Lanes, F: Format, const R: usize>(
             // One activation row's sums run as two chains (even and odd `k`),
             // so that a product need not wait for the one before it (VNNI adds
             // into its accumulator); several rows' chains overlap already.
-            let chains = if R == 1 { 2 } else { 1 };
+            let chains = if R == 1 && !short { 2 } else { 1 };
             let mut low = [[unsafe { S::izero() }; R]; 2];
             let mut high = low;
             for k in 0..4 {
@@ -273,10 +314,23 @@ pub unsafe fn tile<S: Lanes, F: Format, const R: usize>(
                         if F::SIGNED {
                             low[r] = S::dot_signed(low[r], wl, al);
                             high[r] = S::dot_signed(high[r], wh, ah);
+                        } else if one {
+                            low[r] = S::dot_short(S::dot_short(low[r], wl, al), wh, ah);
+                        } else if short {
+                            low[r] = S::dot_short(low[r], wl, al);
+                            high[r] = S::dot_short(high[r], wh, ah);
                         } else {
                             low[r] = S::dot(low[r], wl, al);
                             high[r] = S::dot(high[r], wh, ah);
                         }
+                    }
+                }
+            }
+            if short {
+                for r in 0..R {
+                    unsafe {
+                        low[0][r] = S::widen(low[0][r]);
+                        high[0][r] = S::widen(high[0][r]);
                     }
                 }
             }

@@ -105,24 +105,8 @@ fn every_kernel_of_this_cpu_matches_the_dequantized_reference_for_every_type() {
             assert_eq!(w.dtype(), dtype);
             for m in [1, 2, 3, 5, 7, 17, 301] {
                 let x = Q8Rows::quantize(&random(&mut rng, m * k), k).unwrap();
-                let xs: Vec<f32> = x.blocks.iter().flat_map(|b| b.dequantize()).collect();
                 for &kernel in Kernel::available() {
-                    let ours = matmul(kernel, &[&w], &x).unwrap().remove(0);
-                    for (i, got) in ours.iter().enumerate() {
-                        let (r, c) = (i / n, i % n);
-                        let (mut want, mut size) = (0f64, 0f64);
-                        for j in 0..k {
-                            let p = xs[r * k + j] as f64 * values[c * k + j] as f64;
-                            want += p;
-                            size += p.abs();
-                        }
-                        let error = (*got as f64 - want).abs();
-                        assert!(
-                            error <= 1e-5 * size + 1e-30,
-                            "{kernel:?} {dtype:?} m={m} n={n} k={k} [{r},{c}]: \
-                             {got} against {want} (error {error}, sum of magnitudes {size})"
-                        );
-                    }
+                    assert_matches_reference(kernel, &w, &values, &x, dtype);
                     if !exercised.contains(&kernel) {
                         exercised.push(kernel);
                     }
@@ -131,6 +115,70 @@ fn every_kernel_of_this_cpu_matches_the_dequantized_reference_for_every_type() {
         }
     }
     assert_eq!(exercised, expected, "a kernel this CPU runs was not tested");
+}
+
+/// `kernel`'s product of `w` (dequantized: `values`) and `x` against the
+/// same in f64, within the bound explained above.
+fn assert_matches_reference(
+    kernel: Kernel,
+    w: &QMatrix,
+    values: &[f32],
+    x: &Q8Rows,
+    dtype: GgmlDType,
+) {
+    let k = x.cols;
+    let n = values.len() / k;
+    let xs: Vec<f32> = x.blocks.iter().flat_map(|b| b.dequantize()).collect();
+    let ours = matmul(kernel, &[w], x).unwrap().remove(0);
+    for (i, got) in ours.iter().enumerate() {
+        let (r, c) = (i / n, i % n);
+        let (mut want, mut size) = (0f64, 0f64);
+        for j in 0..k {
+            let p = xs[r * k + j] as f64 * values[c * k + j] as f64;
+            want += p;
+            size += p.abs();
+        }
+        let error = (*got as f64 - want).abs();
+        assert!(
+            error <= 1e-5 * size + 1e-30,
+            "{kernel:?} {dtype:?} m={} n={n} k={k} [{r},{c}]: \
+             {got} against {want} (error {error}, sum of magnitudes {size})",
+            x.rows
+        );
+    }
+}
+
+/// Weights whose quants are all at the top of their range and activations
+/// all at ±127: the largest integer sums a block can hold, which a kernel
+/// that sums in 16 bits (AVX2) must still get right.
+#[test]
+fn every_kernel_holds_the_largest_sums_of_every_type() {
+    for dtype in TYPES {
+        let k = 512;
+        // The first value of every 16, of the other sign and the largest,
+        // sets the scale: the rest quantize to the top quant, in the
+        // symmetric formats (whose scale maps the largest value to the
+        // bottom) and in those with a minimum alike.
+        let row = |sign: f32| (0..k).map(move |j| if j % 16 == 0 { -sign } else { 0.99 * sign });
+        let w: Vec<f32> = [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0]
+            .into_iter()
+            .flat_map(row)
+            .collect();
+        let n = w.len() / k;
+        let q =
+            QTensor::quantize(&Tensor::from_vec(w, (n, k), &Device::Cpu).unwrap(), dtype).unwrap();
+        let values = q.dequantize(&Device::Cpu).unwrap();
+        let values = values.flatten_all().unwrap().to_vec1::<f32>().unwrap();
+        let w = QMatrix::from_qtensor(&q).unwrap();
+        let x: Vec<f32> = [1.0f32, -1.0, 1.0, -1.0, 1.0]
+            .into_iter()
+            .flat_map(|sign| std::iter::repeat_n(sign, k))
+            .collect();
+        let x = Q8Rows::quantize(&x, k).unwrap();
+        for &kernel in Kernel::available() {
+            assert_matches_reference(kernel, &w, &values, &x, dtype);
+        }
+    }
 }
 
 #[test]

@@ -115,6 +115,20 @@ impl Simd for Avx2 {
         _mm256_add_epi32(acc, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)))
     }
 
+    const SHORT_SUMS: bool = true;
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn dot_short(acc: __m256i, w: __m256i, a: &[i8]) -> __m256i {
+        _mm256_add_epi16(acc, _mm256_maddubs_epi16(w, broadcast(a)))
+    }
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn widen(acc: __m256i) -> __m256i {
+        _mm256_madd_epi16(acc, _mm256_set1_epi16(1))
+    }
+
     #[inline]
     #[target_feature(enable = "avx2,fma,f16c")]
     unsafe fn iadd(a: __m256i, b: __m256i) -> __m256i {
