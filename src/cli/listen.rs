@@ -244,6 +244,7 @@ fn report(turn: &Turn, json: bool, warm_ms: f64) {
             "stt_ms": turn.stt_ms,
             "transcript_ms": turn.transcript_ms,
             "transcribed_early": turn.transcribed_early,
+            "stt_reused_tokens": turn.stt_reused_tokens,
             "asked_early": turn.asked_early,
             "first_answer_token_ms": turn.first_answer_token_ms,
             "first_audio_ms": turn.first_audio_ms,

@@ -359,6 +359,12 @@ fn a_turn_model_ends_a_finished_question_sooner_and_waits_out_a_pause() {
     for turn in [&judged, &fixed, &waited, &cut] {
         assert_eq!(turn["transcribed_early"], true, "{turn}");
     }
+    // What was heard before the pause is the hint for the whole question:
+    // Whisper read those tokens in one step.
+    assert!(
+        waited["stt_reused_tokens"].as_u64().unwrap() > 0,
+        "{waited}"
+    );
     assert!(
         !whole_question(&cut),
         "the fixed silence cuts at the pause: {cut}"

@@ -83,6 +83,61 @@ fn an_abandoned_transcription_gives_up_and_the_next_is_whole() {
     assert_eq!(normalised(&heard), "what is 12 times 12", "{heard}");
 }
 
+/// A transcription given as a hint the tokens of an earlier one (of the
+/// same speech heard shorter, as while the user spoke; of all of it; of
+/// something else said) reads them in one step and keeps only what it
+/// would have said itself: the text is the text heard without a hint.
+#[test]
+fn a_hint_from_an_earlier_transcription_changes_the_work_not_the_text() {
+    use loopd::voice::whisper::Whisper;
+    use std::sync::atomic::AtomicBool;
+    let dir = TempDir::new("hint");
+    let question = dir.join("q.wav");
+    say(
+        "what is the weather like in paris tomorrow morning",
+        &question,
+    );
+    let other = dir.join("other.wav");
+    say("set a timer for ten minutes", &other);
+    let speech = Pcm::read_wav(&question).unwrap().resampled(16_000).unwrap();
+    let samples = &speech.samples;
+    let mut whisper = Whisper::load(&whisper_dir(), &candle_core::Device::Cpu).unwrap();
+    let never = AtomicBool::new(false);
+    let mut hear = |samples: &[f32], hint: &[u32]| {
+        whisper
+            .hear(samples, hint, &never)
+            .unwrap()
+            .expect("not abandoned")
+    };
+
+    let plain = hear(samples, &[]);
+    assert_eq!(plain.reused, 0);
+    assert!(
+        normalised(&plain.text).contains("weather like in paris"),
+        "{plain:?}"
+    );
+
+    let again = hear(samples, &plain.tokens);
+    assert_eq!(again.text, plain.text);
+    assert_eq!(again.reused, plain.tokens.len(), "{again:?}");
+
+    let earlier = hear(&samples[..samples.len() * 6 / 10], &[]);
+    let grown = hear(samples, &earlier.tokens);
+    assert_eq!(grown.text, plain.text, "hint {:?}", earlier.text);
+    assert!(
+        grown.reused > 0 && grown.reused <= earlier.tokens.len(),
+        "{} of {:?} reused",
+        grown.reused,
+        earlier.text
+    );
+
+    let said = Pcm::read_wav(&other).unwrap().resampled(16_000).unwrap();
+    let elsewhere = hear(&said.samples, &[]);
+    let misled = hear(samples, &elsewhere.tokens);
+    assert_eq!(misled.text, plain.text, "hint {:?}", elsewhere.text);
+    assert!(misled.reused < elsewhere.tokens.len(), "{misled:?}");
+}
+
 #[test]
 fn whisper_base_transcribes_each_language_in_that_language() {
     resolve_speech(Some("whisper-base")).unwrap_or_else(|e| {

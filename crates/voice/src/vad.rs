@@ -250,12 +250,18 @@ impl Endpointer {
     /// The utterance under way, if its last frame was silent: what the
     /// speech so far is, in case the pause turns out to end it.
     pub fn pause(&self) -> Option<Pause> {
-        let (start, last) = self.speech?;
+        let (_, last) = self.speech?;
         let silent = self.frames.checked_sub(last).filter(|&n| n > 0)?;
         Some(Pause {
-            so_far: self.utterance(start, last, self.frames * FRAME),
+            so_far: self.so_far()?,
             silent_ms: (silent * FRAME * 1000 / RATE) as u32,
         })
+    }
+
+    /// The utterance under way, voiced or paused: the speech heard so far.
+    pub fn so_far(&self) -> Option<Utterance> {
+        let (start, last) = self.speech?;
+        Some(self.utterance(start, last, self.frames * FRAME))
     }
 
     fn frame(&mut self, frame: &[f32]) -> Option<Utterance> {

@@ -1,11 +1,15 @@
-//! Getting ahead in the pause. Once the speaker has been silent a moment,
-//! the speech so far is transcribed in the background ([`Transcriber`]),
-//! and as soon as that transcript is ready the question is asked, held
-//! ([`Ahead`]): the model starts answering while the endpointer is still
-//! deciding whether the pause ends the turn, but no tool runs and nothing
-//! is said until it does. Speech that goes on makes both stale: they are
-//! dropped (a transcription still running is given up, so that it does not
-//! hold up the next), and the next pause begins again.
+//! Getting ahead while the user speaks and in the pause. As the speech
+//! grows it is transcribed again now and then ([`ROLL_EVERY_MS`]), only so
+//! that the next transcription of it can take that one's tokens as a hint
+//! and decode just the new tail ([`Whisper::hear`]). Once the speaker has
+//! been silent a moment, the speech so far is transcribed in the
+//! background ([`Transcriber`]), and as soon as that transcript is ready
+//! the question is asked, held ([`Ahead`]): the model starts answering
+//! while the endpointer is still deciding whether the pause ends the turn,
+//! but no tool runs and nothing is said until it does. Speech that goes on
+//! makes both stale: they are dropped (a transcription still running is
+//! given up, so that it does not hold up the next), and the next pause
+//! begins again.
 
 use super::segment::Recent;
 use super::wake::{Addressing, Heard};
@@ -26,6 +30,12 @@ use std::time::{Duration, Instant};
 /// speech goes on.
 pub const TRANSCRIBE_AFTER_MS: u32 = 48;
 
+/// Speech heard since the last transcription of an utterance before it is
+/// transcribed again while the user is still speaking, in ms. Only when
+/// Whisper is idle: on a slow board the hints come as often as it can make
+/// them.
+pub const ROLL_EVERY_MS: usize = 500;
+
 /// What a transcription gave, and how long Whisper ran for it.
 pub struct Transcribed {
     /// The text heard.
@@ -34,31 +44,56 @@ pub struct Transcribed {
     pub ran: Duration,
     /// Begun in the pause before the turn ended.
     pub early: bool,
+    /// The tokens decoded (a hint for the next transcription of the same
+    /// speech heard longer).
+    tokens: Vec<u32>,
+    /// Of the hint it was given, the tokens the decoder said too.
+    pub reused: usize,
 }
 
-/// A transcription begun in a pause: running (and the flag that gives it
-/// up), or done (and whether its text was handed out).
+/// A transcription begun in a pause: running, or done (and whether its
+/// text was handed out).
 enum Begun {
-    Running(JoinHandle<Transcribed>, Arc<AtomicBool>),
+    Running(Running),
     Done(Transcribed, bool),
+}
+
+/// A transcription running on its own thread, and the flag that gives it
+/// up.
+struct Running {
+    task: JoinHandle<Transcribed>,
+    abandoned: Arc<AtomicBool>,
+}
+
+impl Running {
+    /// Gives it up: newer speech made it stale.
+    fn give_up(&self) {
+        self.abandoned.store(true, Ordering::Relaxed);
+    }
 }
 
 impl Begun {
     /// Gives it up if it is still running: newer speech made it stale.
     fn abandon(&self) {
-        if let Begun::Running(_, abandoned) = self {
-            abandoned.store(true, Ordering::Relaxed);
+        if let Begun::Running(running) = self {
+            running.give_up();
         }
     }
 }
 
-/// Speech to text for a conversation: in pauses ahead of the turn's end,
-/// or when it ends.
+/// Speech to text for a conversation: while the user speaks (for hints
+/// only), in pauses ahead of the turn's end, or when it ends.
 pub struct Transcriber {
     whisper: Arc<Mutex<Whisper>>,
     /// The last transcription begun in a pause, and the speech it hears
     /// (from, to).
     begun: Option<((usize, usize), Begun)>,
+    /// The transcription of the speech so far begun while the user was
+    /// still speaking, and the speech it hears.
+    rolling: Option<((usize, usize), Running)>,
+    /// The tokens of the latest transcription of the utterance under way
+    /// (the speech it heard), the hint for the next.
+    hint: Option<((usize, usize), Vec<u32>)>,
 }
 
 impl Transcriber {
@@ -67,33 +102,95 @@ impl Transcriber {
         Transcriber {
             whisper: Arc::new(Mutex::new(whisper)),
             begun: None,
+            rolling: None,
+            hint: None,
         }
     }
 
-    /// After each chunk: begins transcribing the utterance under way once
-    /// its speaker has paused long enough, giving up one begun in an earlier
-    /// pause that is still running.
-    pub fn heard(&mut self, pause: Option<&Pause>, recent: &Recent) {
+    /// After each chunk, with the utterance under way (`so_far`) and the
+    /// pause it is in, if any: while its speaker talks, transcribes it now
+    /// and then for a hint; once they have paused long enough, begins
+    /// transcribing it for its text, giving up one begun earlier that is
+    /// still running.
+    pub fn heard(&mut self, so_far: Option<&Utterance>, pause: Option<&Pause>, recent: &Recent) {
         self.settle();
         let Some(pause) = pause.filter(|p| p.silent_ms >= TRANSCRIBE_AFTER_MS) else {
+            if let Some(speech) = so_far {
+                self.roll(speech, recent);
+            }
             return;
         };
         let span = span(&pause.so_far);
+        if let Some((_, rolling)) = self.rolling.take() {
+            rolling.give_up();
+        }
         match &self.begun {
             Some((heard, _)) if *heard == span => return,
             Some((_, begun)) => begun.abandon(),
             None => {}
         }
-        let samples = recent.of(&pause.so_far).to_vec();
+        match self.spawn(&pause.so_far, recent, true) {
+            Ok(running) => self.begun = Some((span, Begun::Running(running))),
+            Err(e) => tracing::debug!("cannot transcribe in the pause: {e}"),
+        }
+    }
+
+    /// Begins transcribing the speech so far for a hint, when Whisper is
+    /// idle and enough was said since the last transcription of it.
+    fn roll(&mut self, speech: &Utterance, recent: &Recent) {
+        let running = matches!(self.begun, Some((_, Begun::Running(..))));
+        if self.rolling.is_some() || running {
+            return;
+        }
+        let heard_to = match &self.hint {
+            Some(((start, end), _)) if *start == speech.start => *end,
+            _ => speech.start,
+        };
+        if speech.end < heard_to + ROLL_EVERY_MS * crate::voice::vad::RATE / 1000 {
+            return;
+        }
+        match self.spawn(speech, recent, false) {
+            Ok(running) => self.rolling = Some((span(speech), running)),
+            Err(e) => tracing::debug!("cannot transcribe while the user speaks: {e}"),
+        }
+    }
+
+    /// Starts transcribing `speech` on its own thread, with the hint for
+    /// it; `in_pause` when its text may be used (else only its tokens).
+    fn spawn(
+        &self,
+        speech: &Utterance,
+        recent: &Recent,
+        in_pause: bool,
+    ) -> std::io::Result<Running> {
+        let samples = recent.of(speech).to_vec();
+        let hint = self.hint_for(speech);
         let whisper = self.whisper.clone();
         let abandoned = Arc::new(AtomicBool::new(false));
         let flag = abandoned.clone();
-        let spawned = std::thread::Builder::new()
+        let task = std::thread::Builder::new()
             .name("loopd-stt".into())
-            .spawn(move || run(&whisper, &samples, Some(flag.as_ref())));
-        match spawned {
-            Ok(task) => self.begun = Some((span, Begun::Running(task, abandoned))),
-            Err(e) => tracing::debug!("cannot transcribe in the pause: {e}"),
+            .spawn(move || {
+                let mut done = run(&whisper, &samples, &hint, Some(flag.as_ref()));
+                done.early = in_pause;
+                done
+            })?;
+        Ok(Running { task, abandoned })
+    }
+
+    /// The hint for transcribing `speech`: the tokens of the latest
+    /// transcription of the same utterance (empty for a new one).
+    fn hint_for(&self, speech: &Utterance) -> Vec<u32> {
+        match &self.hint {
+            Some(((start, _), tokens)) if *start == speech.start => tokens.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Keeps the tokens of a transcription that finished as the hint.
+    fn learn(&mut self, heard: (usize, usize), done: &Transcribed) {
+        if done.text.is_ok() {
+            self.hint = Some((heard, done.tokens.clone()));
         }
     }
 
@@ -117,7 +214,7 @@ impl Transcriber {
         let early = match self.begun.take() {
             Some((heard, begun)) if heard == span(utterance) => match begun {
                 Begun::Done(done, _) => Some(done),
-                Begun::Running(task, _) => task.join().ok(),
+                Begun::Running(running) => running.task.join().ok(),
             },
             Some((_, stale)) => {
                 stale.abandon();
@@ -125,43 +222,68 @@ impl Transcriber {
             }
             None => None,
         };
-        match early {
-            Some(transcribed) if transcribed.text.is_ok() => transcribed,
-            _ => run(&self.whisper, recent.of(utterance), None),
+        if let Some((_, rolling)) = self.rolling.take() {
+            rolling.give_up();
         }
+        let transcribed = match early {
+            Some(transcribed) if transcribed.text.is_ok() => transcribed,
+            _ => run(
+                &self.whisper,
+                recent.of(utterance),
+                &self.hint_for(utterance),
+                None,
+            ),
+        };
+        self.hint = None;
+        transcribed
     }
 
-    /// Takes in a transcription that has finished.
+    /// Takes in the transcriptions that have finished.
     fn settle(&mut self) {
-        if let Some((heard, Begun::Running(task, _))) = self
+        if let Some((heard, Begun::Running(running))) = self
             .begun
-            .take_if(|(_, begun)| matches!(begun, Begun::Running(task, _) if task.is_finished()))
+            .take_if(|(_, begun)| matches!(begun, Begun::Running(r) if r.task.is_finished()))
         {
-            self.begun = task
-                .join()
-                .ok()
-                .map(|done| (heard, Begun::Done(done, false)));
+            self.begun = running.task.join().ok().map(|done| {
+                self.learn(heard, &done);
+                (heard, Begun::Done(done, false))
+            });
+        }
+        if let Some((heard, rolling)) = self.rolling.take_if(|(_, r)| r.task.is_finished()) {
+            if let Ok(done) = rolling.task.join() {
+                self.learn(heard, &done);
+            }
         }
     }
 }
 
-/// Transcribes `samples`; in a pause (`abandoned` given) it may be given
-/// up, and then its text is an error no one reads.
-fn run(whisper: &Mutex<Whisper>, samples: &[f32], abandoned: Option<&AtomicBool>) -> Transcribed {
+/// Transcribes `samples`, taking `hint` as what it begins with; when it may
+/// be given up (`abandoned` given) and is, its text is an error no one
+/// reads.
+fn run(
+    whisper: &Mutex<Whisper>,
+    samples: &[f32],
+    hint: &[u32],
+    abandoned: Option<&AtomicBool>,
+) -> Transcribed {
     let started = Instant::now();
     let mut whisper = whisper
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let text = match abandoned {
-        None => whisper.transcribe(samples),
-        Some(abandoned) => whisper
-            .transcribe_unless(samples, abandoned)
-            .and_then(|heard| heard.ok_or_else(|| VoiceError::Model("given up".into()))),
+    let never = AtomicBool::new(false);
+    let heard = whisper
+        .hear(samples, hint, abandoned.unwrap_or(&never))
+        .and_then(|heard| heard.ok_or_else(|| VoiceError::Model("given up".into())));
+    let (text, tokens, reused) = match heard {
+        Ok(heard) => (Ok(heard.text), heard.tokens, heard.reused),
+        Err(e) => (Err(e), Vec::new(), 0),
     };
     Transcribed {
         text,
         ran: started.elapsed(),
-        early: abandoned.is_some(),
+        early: false,
+        tokens,
+        reused,
     }
 }
 

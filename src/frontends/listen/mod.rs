@@ -119,6 +119,9 @@ pub struct Turn {
     pub transcript_ms: f64,
     /// The transcript was begun in the pause, before the turn ended.
     pub transcribed_early: bool,
+    /// Tokens of the transcript that an earlier transcription of the same
+    /// speech had decoded, read by Whisper in one step.
+    pub stt_reused_tokens: usize,
     /// The question was asked in the pause, and its answer begun before the
     /// turn ended.
     pub asked_early: bool,
@@ -141,6 +144,7 @@ struct Pending {
     stt_ms: f64,
     transcript_ms: f64,
     transcribed_early: bool,
+    stt_reused_tokens: usize,
     asked_early: bool,
     cancel: CancellationToken,
     hush: Arc<AtomicBool>,
@@ -231,7 +235,9 @@ pub fn converse(
         }
         if settings.early && (pending.is_none() || settings.barge_in) {
             let pause = cut.pause();
-            parts.transcriber.heard(pause.as_ref(), &recent);
+            parts
+                .transcriber
+                .heard(cut.so_far().as_ref(), pause.as_ref(), &recent);
             if pending.is_none() {
                 keep_ahead(&mut ahead, pause.as_ref(), parts, &addressing);
             }
@@ -419,6 +425,7 @@ fn hear(
         stt_ms,
         transcript_ms,
         transcribed_early: transcribed.early,
+        stt_reused_tokens: transcribed.reused,
         asked_early,
         cancel,
         hush,
@@ -455,6 +462,7 @@ fn finish_pending(
         stt_ms: p.stt_ms,
         transcript_ms: p.transcript_ms,
         transcribed_early: p.transcribed_early,
+        stt_reused_tokens: p.stt_reused_tokens,
         asked_early: p.asked_early,
         first_answer_token_ms: done.first_token.map(since_speech),
         first_audio_ms: spoken.first_audio.map(since_speech),

@@ -120,6 +120,15 @@ impl Segmenter {
         }
     }
 
+    /// The speech heard so far of the utterance under way, by voice only
+    /// (a held key's speech is transcribed when it is let go).
+    pub fn so_far(&self) -> Option<Utterance> {
+        match self {
+            Segmenter::Voice(vad) => vad.so_far(),
+            Segmenter::PushToTalk { .. } => None,
+        }
+    }
+
     /// Whether an utterance is under way.
     pub fn in_speech(&self) -> bool {
         match self {

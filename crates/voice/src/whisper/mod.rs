@@ -176,21 +176,41 @@ impl Whisper {
         samples: &[f32],
         abandoned: &AtomicBool,
     ) -> Result<Option<String>, VoiceError> {
+        Ok(self.hear(samples, &[], abandoned)?.map(|heard| heard.text))
+    }
+
+    /// [`Whisper::transcribe_unless`] for speech that an earlier
+    /// transcription heard the beginning of: `hint` is what that one
+    /// decoded ([`Heard::tokens`]). The decoder reads the hint in one step
+    /// and keeps as much of it as it would have said itself, so only the
+    /// rest is decoded a token at a time; the text is the one decoded
+    /// without a hint.
+    pub fn hear(
+        &mut self,
+        samples: &[f32],
+        hint: &[u32],
+        abandoned: &AtomicBool,
+    ) -> Result<Option<Heard>, VoiceError> {
         let go_on = || !abandoned.load(Ordering::Relaxed);
-        let mut text = String::new();
-        for window in samples.chunks(N_SAMPLES) {
-            let Some(part) = self.transcribe_window(window, &go_on)? else {
+        let mut heard = Heard::default();
+        for (i, window) in samples.chunks(N_SAMPLES).enumerate() {
+            let hint = if i == 0 { hint } else { &[] };
+            let Some(said) = self.transcribe_window(window, hint, &go_on)? else {
                 return Ok(None);
             };
-            let part = part.trim();
+            if i == 0 {
+                heard.tokens = said.tokens;
+                heard.reused = said.reused;
+            }
+            let part = said.text.trim();
             if !part.is_empty() {
-                if !text.is_empty() {
-                    text.push(' ');
+                if !heard.text.is_empty() {
+                    heard.text.push(' ');
                 }
-                text.push_str(part);
+                heard.text.push_str(part);
             }
         }
-        Ok(Some(text))
+        Ok(Some(heard))
     }
 
     /// One window of at most 30 seconds. The encoder first hears only the
@@ -201,8 +221,9 @@ impl Whisper {
     fn transcribe_window(
         &mut self,
         samples: &[f32],
+        hint: &[u32],
         go_on: &dyn Fn() -> bool,
-    ) -> Result<Option<String>, VoiceError> {
+    ) -> Result<Option<Heard>, VoiceError> {
         self.language = None;
         let heard = samples.len().div_ceil(HOP_LENGTH);
         for padding in TRIM_PADDING_FRAMES {
@@ -211,26 +232,28 @@ impl Whisper {
                 break;
             }
             let budget = MIN_TOKENS.max(heard * TOKENS_PER_SECOND / FRAMES_PER_SECOND);
-            match self.decode(samples, trimmed, budget, go_on)? {
-                Decoded::Text(text) => return Ok(Some(text)),
+            match self.decode(samples, trimmed, budget, hint, go_on)? {
+                Decoded::Text(said) => return Ok(Some(said)),
                 Decoded::Stopped => return Ok(None),
                 Decoded::RanAway(_) => {}
             }
         }
         let budget = self.net.dims.text_positions / 2;
-        match self.decode(samples, N_FRAMES, budget, go_on)? {
-            Decoded::Text(text) | Decoded::RanAway(text) => Ok(Some(text)),
+        match self.decode(samples, N_FRAMES, budget, hint, go_on)? {
+            Decoded::Text(said) | Decoded::RanAway(said) => Ok(Some(said)),
             Decoded::Stopped => Ok(None),
         }
     }
 
     /// Greedy decoding of `samples` heard through `frames` mel frames, at
-    /// most `budget` tokens, while `go_on` says so.
+    /// most `budget` tokens, while `go_on` says so; the tokens the decoder
+    /// is expected to begin with (`hint`) are checked in one step.
     fn decode(
         &mut self,
         samples: &[f32],
         frames: usize,
         budget: usize,
+        hint: &[u32],
         go_on: &dyn Fn() -> bool,
     ) -> Result<Decoded, VoiceError> {
         let n_mels = self.net.dims.mel_bins;
@@ -258,19 +281,26 @@ impl Whisper {
             prompt.extend([language, transcribe]);
         }
         prompt.push(self.specials.no_timestamps);
-        let mut hidden = self.net.step(&mut decoding, &prompt)?;
+        let hidden = self.net.step(&mut decoding, &prompt)?;
+        let mut logits = self.logits(&hidden)?;
+        let steps = budget.min(self.room(&decoding));
+        let mut guess = Guess::new(hint, steps, decoding.position());
+        if !guess.tokens.is_empty() {
+            let hidden = self.net.step(&mut decoding, &guess.tokens)?;
+            guess.logits = self.all_logits(&hidden)?;
+        }
         let mut tokens = Vec::new();
         let mut logprob_sum = 0.0;
         let mut finished = false;
-        for step in 0..budget.min(self.room(&decoding)) {
+        for step in 0..steps {
             if !go_on() {
                 return Ok(Decoded::Stopped);
             }
-            let mut logits = self.logits(&hidden)?.broadcast_add(&self.suppress)?;
+            let mut suppressed = logits.broadcast_add(&self.suppress)?;
             if step == 0 {
-                logits = logits.broadcast_add(&self.suppress_begin)?;
+                suppressed = suppressed.broadcast_add(&self.suppress_begin)?;
             }
-            let (next, logprob) = greedy(&logits.to_vec1::<f32>()?);
+            let (next, logprob) = greedy(&suppressed.to_vec1::<f32>()?);
             logprob_sum += logprob;
             if next == self.specials.end {
                 finished = true;
@@ -280,7 +310,15 @@ impl Whisper {
             if repeats(&tokens) {
                 break;
             }
-            hidden = self.net.step(&mut decoding, &[next])?;
+            logits = match guess.next(next) {
+                Some(read) => read,
+                None => {
+                    if let Some(kept) = guess.dropped() {
+                        decoding.truncate(kept)?;
+                    }
+                    self.logits(&self.net.step(&mut decoding, &[next])?)?
+                }
+            };
         }
         if let Some(once) = said_twice(&tokens, |t| self.ends_sentence(t)).filter(|_| finished) {
             tokens.truncate(once);
@@ -294,10 +332,15 @@ impl Whisper {
                 .decode(&tokens, true)
                 .map_err(|e| VoiceError::Model(format!("cannot decode tokens: {e}")))?
         };
+        let said = Heard {
+            text,
+            tokens,
+            reused: guess.agreed,
+        };
         Ok(if finished {
-            Decoded::Text(text)
+            Decoded::Text(said)
         } else {
-            Decoded::RanAway(text)
+            Decoded::RanAway(said)
         })
     }
 }
@@ -313,6 +356,17 @@ impl Whisper {
             .embeddings()
             .matmul(&last.unsqueeze(1)?)?
             .squeeze(1)?)
+    }
+
+    /// The logits after each of `hidden`'s states, a row each.
+    fn all_logits(&self, hidden: &Tensor) -> Result<Vec<Tensor>, VoiceError> {
+        let all = self
+            .net
+            .embeddings()
+            .matmul(&hidden.t()?)?
+            .t()?
+            .contiguous()?;
+        (0..all.dim(0)?).map(|row| Ok(all.i(row)?)).collect()
     }
 
     /// Whether `token` ends a sentence (`.`, `?`, `!`).
@@ -342,14 +396,73 @@ fn language_of(logits: &Tensor, languages: std::ops::Range<u32>) -> Result<u32, 
     Ok(languages.start + best)
 }
 
+/// What a transcription heard.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Heard {
+    /// The text.
+    pub text: String,
+    /// The tokens decoded from the first 30 seconds, as a hint for a later
+    /// transcription of the same speech heard longer ([`Whisper::hear`]).
+    pub tokens: Vec<u32>,
+    /// Of the hint's tokens, how many the decoder said too (read in one
+    /// step instead of one at a time).
+    pub reused: usize,
+}
+
 /// How a decode ended.
 enum Decoded {
     /// At the end-of-text token.
-    Text(String),
+    Text(Heard),
     /// Repeating itself or out of tokens.
-    RanAway(String),
+    RanAway(Heard),
     /// Given up when asked to stop.
     Stopped,
+}
+
+/// The tokens a decode is expected to begin with, read in one step, and
+/// how far the decoder has agreed with them.
+struct Guess {
+    tokens: Vec<u32>,
+    /// The logits after each guessed token (once read).
+    logits: Vec<Tensor>,
+    /// Guessed tokens the decoder has said so far.
+    agreed: usize,
+    /// Until the decoder says something else.
+    open: bool,
+    /// Where the decoder's positions stood before the guess was read.
+    read_at: usize,
+}
+
+impl Guess {
+    /// At most `steps - 1` tokens of `hint` (the last step must be free to
+    /// end the text), to be read after `read_at` positions.
+    fn new(hint: &[u32], steps: usize, read_at: usize) -> Guess {
+        Guess {
+            tokens: hint[..hint.len().min(steps.saturating_sub(1))].to_vec(),
+            logits: Vec::new(),
+            agreed: 0,
+            open: true,
+            read_at,
+        }
+    }
+
+    /// The decoder said `token`: the logits after it when it was the next
+    /// guessed token (already read); `None` when it must be read now.
+    fn next(&mut self, token: u32) -> Option<Tensor> {
+        if !self.open || self.tokens.get(self.agreed) != Some(&token) {
+            return None;
+        }
+        self.agreed += 1;
+        self.logits.get(self.agreed - 1).cloned()
+    }
+
+    /// Once, after the decoder first said something else: how many
+    /// positions to keep (the prompt and the guessed tokens it said), when
+    /// a guess had been read.
+    fn dropped(&mut self) -> Option<usize> {
+        let open = std::mem::replace(&mut self.open, false);
+        (open && !self.tokens.is_empty()).then_some(self.read_at + self.agreed)
+    }
 }
 
 /// The most likely token and its log-probability.

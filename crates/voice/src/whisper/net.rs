@@ -123,6 +123,23 @@ impl Decoding {
     pub fn position(&self) -> usize {
         self.len
     }
+
+    /// Forgets the tokens read after the first `len`, as if they had never
+    /// been read.
+    pub fn truncate(&mut self, len: usize) -> Result<(), VoiceError> {
+        if len >= self.len {
+            return Ok(());
+        }
+        for past in &mut self.past {
+            *past = match past.take() {
+                Some(_) if len == 0 => None,
+                Some((keys, values)) => Some((keys.narrow(1, 0, len)?, values.narrow(1, 0, len)?)),
+                None => None,
+            };
+        }
+        self.len = len;
+        Ok(())
+    }
 }
 
 impl WhisperNet {
@@ -588,6 +605,27 @@ mod tests {
         for (a, b) in at_once.iter().flatten().zip(one_by_one.iter().flatten()) {
             assert!((a - b).abs() < 1e-4, "{at_once:?}\n{one_by_one:?}");
         }
+    }
+
+    #[test]
+    fn tokens_read_and_forgotten_leave_no_trace() {
+        let net = WhisperNet::load(&tiny(), &Device::Cpu).unwrap();
+        let mel = Tensor::randn(0f32, 1.0, (1, 4, 12), &Device::Cpu).unwrap();
+        let features = net.encode(&mel).unwrap();
+        let mut plain = net.start(&features).unwrap();
+        net.step(&mut plain, &[3, 1]).unwrap();
+        let expected = rows(&net.step(&mut plain, &[2]).unwrap());
+        let mut guessed = net.start(&features).unwrap();
+        net.step(&mut guessed, &[3, 1, 4, 1, 5]).unwrap();
+        guessed.truncate(2).unwrap();
+        assert_eq!(guessed.position(), 2);
+        let after = rows(&net.step(&mut guessed, &[2]).unwrap());
+        for (a, b) in expected.iter().flatten().zip(after.iter().flatten()) {
+            assert!((a - b).abs() < 1e-4, "{expected:?}\n{after:?}");
+        }
+        guessed.truncate(0).unwrap();
+        assert_eq!(guessed.position(), 0);
+        assert_eq!(net.step(&mut guessed, &[3]).unwrap().dims(), [1, 8]);
     }
 
     #[test]
