@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Where a spoken answer's time goes, from the end of the user's speech: turn
 # detection (the endpointer's wait), the transcript (turn detection plus
-# Whisper), the first answer token and the first audio sample. Each question
+# Whisper), Whisper's own time, the first answer token and the first audio
+# sample. Each question
 # is spoken by espeak-ng (`en-us`) and by the Piper voice (`piper-joe`), and
 # heard by `loopd listen --input Q.wav --json --once` at its recorded pace;
 # questions marked with " / " are spoken with a 700 ms pause there, to count
 # early cut-offs (an answer to half a question). Prints p50/p90 of each stage
 # and the raw JSON lines' path.
 #
-#   [TURN=smart-turn] benches/voice-latency.sh [VOICE ...]
+#   [TURN=smart-turn] [LOOPD=BINARY] benches/voice-latency.sh [VOICE ...]
 #                                  (default: en-us piper-joe; TURN=silence)
 #
 # TURN picks how the end of a question is found (`listen --turn`): a fixed
@@ -17,8 +18,12 @@
 # piper-joe` for the Piper voice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --quiet
-loopd=$PWD/target/release/loopd
+# LOOPD=path/to/loopd: another build (an older commit's, for a side-by-side
+# run on the same machine in the same hour).
+if [ -z "${LOOPD:-}" ]; then
+    cargo build --release --quiet
+fi
+loopd=${LOOPD:-$PWD/target/release/loopd}
 [ $# -gt 0 ] || set -- en-us piper-joe
 turn=${TURN:-silence}
 vad=${VAD:-earshot}
@@ -123,20 +128,23 @@ for group in ["all", "plain", "tool", "paused"]:
     stages = {
         "turn end": [t["vad_ms"] for t in chosen],
         "transcript": [t.get("transcript_ms", t["vad_ms"] + t["stt_ms"]) for t in chosen],
+        "Whisper": [t["stt_ms"] for t in chosen],
         "first answer token": [t["first_answer_token_ms"] for t in chosen if t.get("first_answer_token_ms") is not None],
         "first audio": [t["first_audio_ms"] for t in chosen if t.get("first_audio_ms") is not None],
     }
     cells = " | ".join(f"{pct(v, 50):.0f} / {pct(v, 90):.0f}" for v in stages.values())
     rows.append(f"| {group} ({len(chosen)}) | {cells} |")
-print("| questions | " + " | ".join(f"{s} p50 / p90 ms" for s in ["turn end", "transcript", "first answer token", "first audio"]) + " |")
-print("|---|---|---|---|---|")
+print("| questions | " + " | ".join(f"{s} p50 / p90 ms" for s in stages) + " |")
+print("|---|" + "---|" * len(stages))
 print("\n".join(rows))
 cut = [t for t in turns if t["kind"] == "paused" and not t.get("failed")
        and words(t["asked"])[-1] not in words(t.get("transcript", ""))]
 failed = [t for t in turns if t.get("failed")]
 answered = [t for t in turns if not t.get("failed")]
 print(f"transcribed in the pause: {sum(bool(t.get('transcribed_early')) for t in answered)} of {len(answered)} turns; "
-      f"asked in the pause: {sum(bool(t.get('asked_early')) for t in answered)}")
+      f"asked in the pause: {sum(bool(t.get('asked_early')) for t in answered)}; "
+      f"Whisper read an earlier transcription's tokens in {sum(t.get('stt_reused_tokens', 0) > 0 for t in answered)} "
+      f"({sum(t.get('stt_reused_tokens', 0) for t in answered)} tokens)")
 print(f"\nearly cut-offs on paused questions: {len(cut)} of {sum(t['kind'] == 'paused' for t in turns)}"
       + "".join(f"\n  {t['voice']}: heard {t.get('transcript')!r} of {t['asked']!r}" for t in cut))
 sounds = [line.split() for line in open(sys.argv[2])]
