@@ -71,10 +71,12 @@ pub struct CalculateOutput {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub conversion: Option<String>,
     /// The answer to say, for a question in words about a percentage or a
-    /// conversion (`What is 3 percent of 900?` → `It's 27.`, `How many feet
-    /// in a mile?` → `1 mile is 5280 feet.`): said as it is, with no model
-    /// call to word it (a small model words a percentage wrongly as often
-    /// as not: "27% of 900 is 27").
+    /// conversion, or one that is arithmetic and nothing else (`What is 3
+    /// percent of 900?` → `It's 27.`, `How many feet in a mile?` → `1 mile
+    /// is 5280 feet.`, `What is 17 times 23?` → `17 times 23 is 391.`):
+    /// said as it is, with no model call to word it (a small model words a
+    /// percentage wrongly as often as not: "27% of 900 is 27"; a voice
+    /// answers the arithmetic at once).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer: Option<String>,
 }
@@ -107,7 +109,10 @@ pub fn calculate(args: CalculateArgs) -> Result<CalculateOutput, ToolError> {
         answer: match in_words && spoken::about_percent(expression) {
             true => Some(spoken::result(expression, value)),
             false => in_words
-                .then(|| spoken::list_answer(expression, value))
+                .then(|| {
+                    spoken::list_answer(expression, value)
+                        .or_else(|| spoken::bare_arithmetic(expression, value))
+                })
                 .flatten(),
         },
     })

@@ -62,6 +62,47 @@ pub fn list_answer(question: &str, value: f64) -> Option<String> {
     Some(format!("The {name} is {said}"))
 }
 
+/// The answer to say for a question that is arithmetic and nothing else
+/// (`What is seventeen times twenty three?` → `17 times 23 is 391.`): its
+/// words are numbers and operators after the words that ask. `None` for
+/// any other question: what a word problem's value counts, and whether it
+/// was read right, take the model.
+pub fn bare_arithmetic(question: &str, value: f64) -> Option<String> {
+    let digits = crate::numbers::in_digits(question.trim());
+    let asked = ASKING.replace(&digits, "");
+    let phrase = asked
+        .trim()
+        .trim_end_matches(['?', '.', '!'])
+        .trim_end_matches(" please")
+        .trim();
+    let words: Vec<&str> = phrase.split_whitespace().collect();
+    let number = |word: &str| word.replace(',', "").parse::<f64>().is_ok();
+    let operator = |word: &str| {
+        is_operator_word(word)
+            || matches!(
+                word.to_ascii_lowercase().as_str(),
+                "by" | "multiplied" | "power" | "to" | "the" | "square" | "root"
+            )
+    };
+    let bare = words.iter().all(|w| number(w) || operator(w))
+        && words.iter().any(|w| number(w))
+        && words.iter().any(|w| operator(w) && w.len() > 2);
+    if !bare {
+        return None;
+    }
+    let mut said = phrase.to_string();
+    if let Some(first) = said.get(..1) {
+        said.replace_range(..1, &first.to_uppercase());
+    }
+    Some(format!("{said} is {}.", self::number(value)))
+}
+
+/// The words that ask for a computation, before it.
+static ASKING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:(?:please\s+)?(?:what(?:'s|\s+is)|whats|how\s+much\s+is|calculate|compute|work\s+out)\s+)")
+        .expect("a valid regex")
+});
+
 /// `value` as it is said: at most two decimals (three significant digits
 /// below 0.01), no trailing zeros.
 pub fn number(value: f64) -> String {

@@ -233,6 +233,42 @@ fn answers_to_questions_in_words_are_said() {
 }
 
 #[test]
+fn arithmetic_and_nothing_else_is_said_with_its_value() {
+    let said = |question: &str, value: f64| bare_arithmetic(question, value);
+    assert_eq!(
+        said("What is seventeen times twenty three?", 391.0).as_deref(),
+        Some("17 times 23 is 391.")
+    );
+    assert_eq!(
+        said("what's 120 divided by 8", 15.0).as_deref(),
+        Some("120 divided by 8 is 15.")
+    );
+    assert_eq!(
+        said("How much is 2.5 multiplied by 4?", 10.0).as_deref(),
+        Some("2.5 multiplied by 4 is 10.")
+    );
+    assert_eq!(
+        said("Calculate 12 squared please.", 144.0).as_deref(),
+        Some("12 squared is 144.")
+    );
+    assert_eq!(
+        said("17 plus 5 minus 2", 20.0).as_deref(),
+        Some("17 plus 5 minus 2 is 20.")
+    );
+    assert_eq!(said("What is 17?", 17.0), None);
+    assert_eq!(said("What is 3 percent of 900?", 27.0), None);
+    assert_eq!(
+        said(
+            "Tom has 58 pencils and gives away 7. How many are left?",
+            51.0
+        ),
+        None
+    );
+    assert_eq!(said("What is the cost of 3 coffees at 4.50?", 13.5), None);
+    assert_eq!(said("What is 5 apples times 3?", 15.0), None);
+}
+
+#[test]
 fn conversions_asked_in_words_are_said_in_their_words() {
     let say = |question: &str, result: f64| converted(&conversion(question).unwrap(), result);
     assert_eq!(
