@@ -3,8 +3,8 @@
 use crate::common::{loopd, text, TempDir};
 use serde_json::Value;
 
-const TASKS: &str = r#"{"id": "mul", "question": "What is 47 multiplied by 23?", "answer": 1081, "tools": ["math"], "follow_up": "And what is that divided by 47?"}
-{"id": "div", "question": "What is 240 divided by 8?", "answer": 30, "tolerance": 0, "tools": ["math"]}
+const TASKS: &str = r#"{"id": "mul", "question": "What is 47*23?", "answer": 1081, "tools": ["math"], "follow_up": "And what is that divided by 47?"}
+{"id": "div", "question": "What is 240/8?", "answer": 30, "tolerance": 0, "tools": ["math"]}
 "#;
 
 fn number(v: &Value, field: &str) -> u64 {

@@ -10,11 +10,15 @@ fn the_readme_example_answers_on_the_default_model() {
     model_path(&Manifest::builtin().default_model().name);
     let out = Command::new(env!("CARGO_BIN_EXE_loopd"))
         .env_remove(MODEL_ENV)
-        .args(["ask", "What is 12 times 12?"])
+        .args(["ask", "What is the capital of Australia?"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("144"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("Canberra"),
+        "{}",
+        text(&out.stdout)
+    );
 }
 
 #[test]
@@ -259,7 +263,7 @@ fn react_with_tools_reports_the_loop_in_json_and_shows_it_with_verbose() {
         "--verbose",
         "--max-tokens",
         "96",
-        "What is 17 times 6?",
+        "What is 17*6?",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -372,7 +372,7 @@ async fn warming_computes_each_personas_first_prompt_then_reports_ready() {
     // What a real question sends first starts with the same messages.
     let mut ticket = daemon
         .submit(Ask {
-            prompt: "What is two plus two?".into(),
+            prompt: "What is 2+2?".into(),
             ..Ask::default()
         })
         .unwrap();

@@ -150,7 +150,7 @@ fn check(engine_id: &str, question: &str) {
     assert!(matches!(events.last(), Some(LoopEvent::Final { .. })));
 }
 
-const QUESTION: &str = "What is 17 times 6?";
+const QUESTION: &str = "What is 17*6?";
 
 #[test]
 fn every_engine_is_covered() {

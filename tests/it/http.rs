@@ -151,7 +151,7 @@ fn the_openai_client_lists_personas_and_gets_one_answer_streamed_or_whole() {
 #[test]
 fn a_loop_s_thoughts_stream_only_when_asked_for() {
     let (_serve, url) = serving("http-thoughts", &[]);
-    let question = "What is 12 times 12?";
+    let question = "What is 12*12?";
     let extra = json!({"loop": "react", "toolboxes": ["math"], "thoughts": true}).to_string();
     let with = client(
         &url,

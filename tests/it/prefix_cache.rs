@@ -111,7 +111,7 @@ fn loops_give_the_same_greedy_output_with_and_without_reuse() {
     let cached = load(true, None);
     let uncached = load(false, None);
     for (engine_id, q) in [
-        ("react", "What is 17 times 23?"),
+        ("react", "What is 17*23?"),
         ("plan-execute", "What is 12 plus 30, then doubled?"),
     ] {
         warm(&cached, engine_id);
@@ -152,7 +152,7 @@ fn loops_give_the_same_greedy_output_with_and_without_reuse() {
 fn a_follow_up_turn_computes_only_its_new_tokens() {
     let cached = load(true, None);
     let uncached = load(false, None);
-    let first = "What is 6 times 7?";
+    let first = "What is 6*7?";
     let (turn, _) = run(&cached, "react", question(first), "talk");
     let mut conversation = question(first);
     conversation.push(Message::assistant(turn.answer.clone()));

@@ -572,7 +572,7 @@ fn the_warmed_persona_prompt_and_the_session_are_reused() {
                 loopd.ask_sync(question, opts).await.unwrap().1
             }
         };
-        let stats = ask("What is 12 times 12?").await;
+        let stats = ask("What is 12*12?").await;
         assert_eq!(str_stat(&stats, "loop"), "react");
         assert!(u64_stat(&stats, "cached_tokens") > 0);
         let (prompt, prefill) = first_call(&stats);
