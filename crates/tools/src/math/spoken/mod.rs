@@ -84,9 +84,25 @@ pub fn bare_arithmetic(question: &str, value: f64) -> Option<String> {
                 "by" | "multiplied" | "power" | "to" | "the" | "square" | "root"
             )
     };
+    let computes = |word: &str| {
+        matches!(
+            word.to_ascii_lowercase().as_str(),
+            "times"
+                | "plus"
+                | "minus"
+                | "divided"
+                | "multiplied"
+                | "over"
+                | "squared"
+                | "cubed"
+                | "power"
+                | "root"
+                | "x"
+        )
+    };
     let bare = words.iter().all(|w| number(w) || operator(w))
         && words.iter().any(|w| number(w))
-        && words.iter().any(|w| operator(w) && w.len() > 2);
+        && words.iter().any(|w| computes(w));
     if !bare {
         return None;
     }

@@ -256,6 +256,12 @@ fn arithmetic_and_nothing_else_is_said_with_its_value() {
         Some("17 plus 5 minus 2 is 20.")
     );
     assert_eq!(said("What is 17?", 17.0), None);
+    assert_eq!(said("What is the 5?", 5.0), None);
+    assert_eq!(said("What is 2 to 5?", 5.0), None);
+    assert_eq!(
+        said("What is 3 x 4?", 12.0).as_deref(),
+        Some("3 x 4 is 12.")
+    );
     assert_eq!(said("What is 3 percent of 900?", 27.0), None);
     assert_eq!(
         said(
