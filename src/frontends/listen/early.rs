@@ -94,6 +94,9 @@ pub struct Transcriber {
     /// The tokens of the latest transcription of the utterance under way
     /// (the speech it heard), the hint for the next.
     hint: Option<((usize, usize), Vec<u32>)>,
+    /// The speech the last transcription for a hint was begun on, whether
+    /// or not it gave one.
+    rolled: Option<(usize, usize)>,
 }
 
 impl Transcriber {
@@ -104,6 +107,7 @@ impl Transcriber {
             begun: None,
             rolling: None,
             hint: None,
+            rolled: None,
         }
     }
 
@@ -142,15 +146,22 @@ impl Transcriber {
         if self.rolling.is_some() || running {
             return;
         }
-        let heard_to = match &self.hint {
-            Some(((start, end), _)) if *start == speech.start => *end,
-            _ => speech.start,
-        };
+        let hinted = self.hint.as_ref().map(|(heard, _)| *heard);
+        let heard_to = [hinted, self.rolled]
+            .into_iter()
+            .flatten()
+            .filter(|(start, _)| *start == speech.start)
+            .map(|(_, end)| end)
+            .max()
+            .unwrap_or(speech.start);
         if speech.end < heard_to + ROLL_EVERY_MS * crate::voice::vad::RATE / 1000 {
             return;
         }
         match self.spawn(speech, recent, false) {
-            Ok(running) => self.rolling = Some((span(speech), running)),
+            Ok(running) => {
+                self.rolled = Some(span(speech));
+                self.rolling = Some((span(speech), running));
+            }
             Err(e) => tracing::debug!("cannot transcribe while the user speaks: {e}"),
         }
     }

@@ -103,15 +103,25 @@ pub fn bare_arithmetic(question: &str, value: f64) -> Option<String> {
     let bare = words.iter().all(|w| number(w) || operator(w))
         && words.iter().any(|w| number(w))
         && words.iter().any(|w| computes(w));
-    if !bare {
+    if !bare || value.abs() >= EXACT_BELOW {
         return None;
     }
     let mut said = phrase.to_string();
     if let Some(first) = said.get(..1) {
         said.replace_range(..1, &first.to_uppercase());
     }
-    Some(format!("{said} is {}.", self::number(value)))
+    let spoken = self::number(value);
+    let about = match spoken.parse::<f64>() {
+        Ok(exact) if exact == value => "",
+        _ => "about ",
+    };
+    Some(format!("{said} is {about}{spoken}."))
 }
+
+/// Values from here up are said by the model, not read out: the
+/// calculator keeps 12 significant digits, so their last digits may not be
+/// the product's.
+const EXACT_BELOW: f64 = 1e12;
 
 /// The words that ask for a computation, before it.
 static ASKING: LazyLock<Regex> = LazyLock::new(|| {

@@ -257,6 +257,15 @@ fn arithmetic_and_nothing_else_is_said_with_its_value() {
     );
     assert_eq!(said("What is 17?", 17.0), None);
     assert_eq!(said("What is the 5?", 5.0), None);
+    assert_eq!(
+        said("What is 1 divided by 3?", 1.0 / 3.0).as_deref(),
+        Some("1 divided by 3 is about 0.33.")
+    );
+    assert_eq!(
+        said("What is 1234567 times 7654321?", 9449772114010.0),
+        None,
+        "past 12 digits the calculator's value is rounded"
+    );
     assert_eq!(said("What is 2 to 5?", 5.0), None);
     assert_eq!(
         said("What is 3 x 4?", 12.0).as_deref(),
