@@ -77,28 +77,13 @@ pub fn bare_arithmetic(question: &str, value: f64) -> Option<String> {
         .trim();
     let words: Vec<&str> = phrase.split_whitespace().collect();
     let number = |word: &str| word.replace(',', "").parse::<f64>().is_ok();
-    let operator = |word: &str| {
-        is_operator_word(word)
-            || matches!(
-                word.to_ascii_lowercase().as_str(),
-                "by" | "multiplied" | "power" | "to" | "the" | "square" | "root"
-            )
-    };
+    let lower = |word: &str| word.to_ascii_lowercase();
     let computes = |word: &str| {
-        matches!(
-            word.to_ascii_lowercase().as_str(),
-            "times"
-                | "plus"
-                | "minus"
-                | "divided"
-                | "multiplied"
-                | "over"
-                | "squared"
-                | "cubed"
-                | "power"
-                | "root"
-                | "x"
-        )
+        (is_operator_word(word) && lower(word) != "of")
+            || matches!(lower(word).as_str(), "multiplied" | "power" | "root")
+    };
+    let operator = |word: &str| {
+        computes(word) || matches!(lower(word).as_str(), "of" | "by" | "to" | "the" | "square")
     };
     let bare = words.iter().all(|w| number(w) || operator(w))
         && words.iter().any(|w| number(w))
