@@ -6,8 +6,10 @@
 # is spoken by espeak-ng (`en-us`) and by the Piper voice (`piper-joe`), and
 # heard by `loopd listen --input Q.wav --json --once` at its recorded pace;
 # questions marked with " / " are spoken with a 700 ms pause there, to count
-# early cut-offs (an answer to half a question). Prints p50/p90 of each stage
-# and the raw JSON lines' path.
+# early cut-offs (an answer to half a question). Prints p50/p90 of each stage,
+# how much of the work began before the turn ended (Whisper's hints, the
+# prompt computed from the words heard so far, the question asked in the
+# pause) and the raw JSON lines' path.
 #
 #   [TURN=smart-turn] [LOOPD=BINARY] benches/voice-latency.sh [VOICE ...]
 #                                  (default: en-us piper-joe; TURN=silence)
@@ -145,6 +147,12 @@ print(f"transcribed in the pause: {sum(bool(t.get('transcribed_early')) for t in
       f"asked in the pause: {sum(bool(t.get('asked_early')) for t in answered)}; "
       f"Whisper read an earlier transcription's tokens in {sum(t.get('stt_reused_tokens', 0) > 0 for t in answered)} "
       f"({sum(t.get('stt_reused_tokens', 0) for t in answered)} tokens)")
+first_calls = [t["stats"]["calls"][0] for t in answered if (t.get("stats") or {}).get("calls")]
+print(f"prompt computed while the user spoke: {sum(t.get('prefilled_tokens', 0) > 0 for t in answered)} turns "
+      f"({sum(t.get('prefilled_tokens', 0) for t in answered)} tokens); the answer's first call then computed "
+      f"{pct([c['prefill_tokens'] for c in first_calls], 50):.0f} / {pct([c['prefill_tokens'] for c in first_calls], 90):.0f} "
+      f"tokens (p50 / p90) in {pct([c['prefill_ms'] for c in first_calls], 50):.0f} / "
+      f"{pct([c['prefill_ms'] for c in first_calls], 90):.0f} ms")
 print(f"\nearly cut-offs on paused questions: {len(cut)} of {sum(t['kind'] == 'paused' for t in turns)}"
       + "".join(f"\n  {t['voice']}: heard {t.get('transcript')!r} of {t['asked']!r}" for t in cut))
 sounds = [line.split() for line in open(sys.argv[2])]

@@ -246,6 +246,7 @@ fn report(turn: &Turn, json: bool, warm_ms: f64) {
             "transcribed_early": turn.transcribed_early,
             "stt_reused_tokens": turn.stt_reused_tokens,
             "asked_early": turn.asked_early,
+            "prefilled_tokens": turn.prefilled_tokens,
             "first_answer_token_ms": turn.first_answer_token_ms,
             "first_audio_ms": turn.first_audio_ms,
             "barge_in_ms": turn.barge_in_ms,

@@ -12,6 +12,7 @@
 pub mod config;
 mod memory;
 pub mod notify;
+mod prefill;
 mod request;
 
 use crate::brain::prefix_cache::SHARED_PREFIX;
@@ -21,6 +22,7 @@ use crate::persona::{Overrides, Persona, SetupError};
 use crate::tools::{ToolConfig, Toolset, TOOLBOXES};
 pub use config::Config;
 pub use memory::Memory;
+pub use prefill::Prefilling;
 pub use request::{Answer, Ask, AskError, Caller, ClientTools, Limits, Ran, Reply, Ticket};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -474,17 +476,8 @@ impl Daemon {
             grammar,
         } = shared.settings.prepare(ask)?;
         let brain = self.brain_for(&persona).clone();
-        let mut conversation = Vec::new();
-        if let Some(system) = setup.system_prompt.filter(|s| !s.is_empty()) {
-            conversation.push(Message::system(system));
-        }
-        match history {
-            Some(turns) => conversation.extend(turns),
-            None => conversation.extend(self.memory().recall(&session)),
-        }
-        if !whole {
-            conversation.push(Message::user(prompt.clone()));
-        }
+        let conversation =
+            self.conversation(setup.system_prompt, history, &session, &prompt, whole);
 
         let cancel = shared.stopping.child_token();
         let (events, events_rx) = mpsc::unbounded_channel();
@@ -584,6 +577,31 @@ impl Daemon {
         {
             spoken.remove(session);
         }
+    }
+
+    /// The conversation a request's loop starts from: the system prompt,
+    /// the turns before (the request's own, else the session's memory) and
+    /// the prompt, unless `whole` says the turns already end with it.
+    fn conversation(
+        &self,
+        system: Option<String>,
+        history: Option<Vec<Message>>,
+        session: &str,
+        prompt: &str,
+        whole: bool,
+    ) -> Vec<Message> {
+        let mut conversation = Vec::new();
+        if let Some(system) = system.filter(|s| !s.is_empty()) {
+            conversation.push(Message::system(system));
+        }
+        match history {
+            Some(turns) => conversation.extend(turns),
+            None => conversation.extend(self.memory().recall(session)),
+        }
+        if !whole {
+            conversation.push(Message::user(prompt));
+        }
+        conversation
     }
 
     fn memory(&self) -> std::sync::MutexGuard<'_, Memory> {

@@ -371,6 +371,63 @@ fn a_turn_model_ends_a_finished_question_sooner_and_waits_out_a_pause() {
     );
 }
 
+/// While the user is still speaking, the question heard so far has its
+/// prompt computed: the whole question then finds more of its prompt
+/// computed than the persona's warmed prompt alone, and its answer is the
+/// one asked without it.
+#[test]
+fn the_question_heard_so_far_is_computed_while_the_user_speaks() {
+    whisper_dir();
+    crate::common::model_path(crate::common::QWEN);
+    let dir = TempDir::new("so-far");
+    let spoken = dir.join("spoken.wav");
+    say(
+        "Please tell me the name of the capital city of France.",
+        &spoken,
+    );
+    let question = dir.join("question.wav");
+    conversation(&[(&spoken, 2.0)], &question);
+    let turn = |early: bool| -> Value {
+        let output = dir.join("out.wav");
+        let mut args = vec![
+            "--once",
+            "--max-tokens",
+            "30",
+            "--input",
+            question.to_str().unwrap(),
+            "--output",
+            output.to_str().unwrap(),
+        ];
+        if !early {
+            args.push("--no-early");
+        }
+        let turns = listen_json(&args);
+        assert_eq!(turns.len(), 1, "{turns:?}");
+        turns[0].clone()
+    };
+    let first_call = |turn: &Value| turn["stats"]["calls"][0].clone();
+    let ahead = turn(true);
+    let after = turn(false);
+    for turn in [&ahead, &after] {
+        assert!(
+            turn["answer"].as_str().unwrap().contains("Paris"),
+            "{turn}"
+        );
+    }
+    assert!(ahead["prefilled_tokens"].as_u64().unwrap() > 0, "{ahead}");
+    assert_eq!(after["prefilled_tokens"], 0, "{after}");
+    assert_eq!(
+        first_call(&ahead)["prompt_tokens"],
+        first_call(&after)["prompt_tokens"],
+        "the same prompt: {ahead}\n{after}"
+    );
+    let cached = |turn: &Value| first_call(turn)["cached_tokens"].as_u64().unwrap();
+    assert!(
+        cached(&ahead) > cached(&after),
+        "the words heard before the end were computed already: {ahead}\n{after}"
+    );
+}
+
 /// `seconds` of a song's backing at 16 kHz, no voice in it: a piano-like
 /// melody of struck, decaying notes over a kick drum and a noisy snare.
 fn music(seconds: f32) -> Vec<f32> {

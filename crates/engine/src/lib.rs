@@ -44,7 +44,7 @@ pub mod self_ask;
 pub mod tree_of_thoughts;
 
 pub use events::{LoopEvent, Trace};
-pub use first_call::{first_call, warm};
+pub use first_call::{first_call, prefill, warm};
 pub use id::{EngineId, UnknownEngine, ENGINES};
 pub use route::{Route, Router};
 pub use run::{Budget, CallOptions, FirstRead, Observed, Run, ToolRead};

@@ -97,6 +97,9 @@ pub struct Transcriber {
     /// The speech the last transcription for a hint was begun on, whether
     /// or not it gave one.
     rolled: Option<(usize, usize)>,
+    /// The text of the latest transcription made while the user spoke,
+    /// until it is taken ([`Transcriber::so_far`]).
+    so_far: Option<String>,
 }
 
 impl Transcriber {
@@ -108,6 +111,7 @@ impl Transcriber {
             rolling: None,
             hint: None,
             rolled: None,
+            so_far: None,
         }
     }
 
@@ -205,6 +209,14 @@ impl Transcriber {
         }
     }
 
+    /// What the user has said so far, the first time it is asked for after
+    /// a transcription made while they speak is ready (for computing the
+    /// question's prompt ahead of it: [`crate::daemon::Daemon::prefill`]).
+    pub fn so_far(&mut self) -> Option<String> {
+        self.settle();
+        self.so_far.take()
+    }
+
     /// The transcript of the speech before `pause`, the first time it is
     /// asked for after it is ready.
     pub fn ready(&mut self, pause: &Pause) -> Option<String> {
@@ -246,6 +258,7 @@ impl Transcriber {
             ),
         };
         self.hint = None;
+        self.so_far = None;
         transcribed
     }
 
@@ -263,6 +276,7 @@ impl Transcriber {
         if let Some((heard, rolling)) = self.rolling.take_if(|(_, r)| r.task.is_finished()) {
             if let Ok(done) = rolling.task.join() {
                 self.learn(heard, &done);
+                self.so_far = done.text.ok().filter(|text| !text.trim().is_empty());
             }
         }
     }

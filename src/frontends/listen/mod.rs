@@ -3,7 +3,8 @@
 //!
 //! [`converse`] hears audio chunk by chunk (a microphone, or a WAV file at
 //! its recorded pace), cuts it into utterances ([`segment`]), transcribes
-//! each (beginning in the pause before the turn ends, where it also asks
+//! each (while the user speaks, computing the question's prompt from what
+//! was heard so far; in the pause before the turn ends, where it also asks
 //! the question, held: [`early`]), decides whether it is a question for
 //! loopd ([`wake`]), and sends it to the daemon as any front end's
 //! request. While the loop streams its
@@ -16,7 +17,7 @@ pub mod segment;
 pub mod speaker;
 pub mod wake;
 
-use crate::daemon::{Answer, Ask, AskError, Daemon, Ran, Ticket};
+use crate::daemon::{Answer, Ask, AskError, Daemon, Prefilling, Ran, Ticket};
 use crate::engine::hold::Hold;
 use crate::engine::Trace;
 use crate::tools::timers::Rang;
@@ -125,6 +126,9 @@ pub struct Turn {
     /// The question was asked in the pause, and its answer begun before the
     /// turn ended.
     pub asked_early: bool,
+    /// Prompt tokens computed from what was heard while the user still
+    /// spoke, ahead of the question ([`Daemon::prefill`]).
+    pub prefilled_tokens: usize,
     /// From the end of speech to the first answer token, in ms.
     pub first_answer_token_ms: Option<f64>,
     /// From the end of speech to the first answer audio, in ms.
@@ -146,10 +150,20 @@ struct Pending {
     transcribed_early: bool,
     stt_reused_tokens: usize,
     asked_early: bool,
+    prefilled: Vec<Prefilling>,
     cancel: CancellationToken,
     hush: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<Answered>,
     barge_in_ms: Option<f64>,
+}
+
+/// Work begun on the question under way before its turn ended.
+#[derive(Default)]
+struct BeforeTheEnd {
+    /// The question asked, held, in the pause.
+    asked: Option<Ahead>,
+    /// Its prompt computed from the words heard so far.
+    prefilled: Vec<Prefilling>,
 }
 
 /// What the answering task hands back.
@@ -192,7 +206,7 @@ pub fn converse(
     let mut addressing = Addressing::new(settings.wake.as_deref());
     let mut recent = Recent::default();
     let mut pending: Option<Pending> = None;
-    let mut ahead: Option<Ahead> = None;
+    let mut ahead = BeforeTheEnd::default();
     let mut answered = 0;
     let mut ringing: Vec<String> = Vec::new();
 
@@ -227,7 +241,7 @@ pub fn converse(
                 parts,
                 &mut addressing,
                 settings,
-                ahead.take(),
+                std::mem::take(&mut ahead),
             )? {
                 finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
                 pending = Some(p);
@@ -239,7 +253,8 @@ pub fn converse(
                 .transcriber
                 .heard(cut.so_far().as_ref(), pause.as_ref(), &recent);
             if pending.is_none() {
-                keep_ahead(&mut ahead, pause.as_ref(), parts, &addressing);
+                keep_ahead(&mut ahead.asked, pause.as_ref(), parts, &addressing);
+                prefill_so_far(&mut ahead.prefilled, parts, &addressing);
             }
         }
         take_rings(&mut parts.rings, &mut ringing);
@@ -268,7 +283,7 @@ pub fn converse(
             parts,
             &mut addressing,
             settings,
-            ahead.take(),
+            std::mem::take(&mut ahead),
         )? {
             finish_pending(&parts.runtime, &mut pending, &mut answered, on_turn)?;
             pending = Some(p);
@@ -305,6 +320,37 @@ fn keep_ahead(
         *ahead = Ahead::ask(pause, &transcript, addressing, |question, held| {
             submit(parts, question, Some(held))
         });
+    }
+}
+
+/// Computes the prompt of the question heard so far, when a transcription
+/// made while the user speaks has just given it, instead of the one begun
+/// for fewer words.
+fn prefill_so_far(prefilled: &mut Vec<Prefilling>, parts: &mut Answering, addressing: &Addressing) {
+    let Some(transcript) = parts.transcriber.so_far() else {
+        return;
+    };
+    let Heard::Question(question) = addressing.clone().classify(&transcript, Instant::now()) else {
+        return;
+    };
+    let ask = match (parts.ask)(&question) {
+        Ok(ask) => ask,
+        Err(e) => {
+            tracing::debug!("cannot ask {question:?}: {e}");
+            return;
+        }
+    };
+    let _inside = parts.runtime.enter();
+    match parts.daemon.prefill(ask) {
+        Ok(Some(prefilling)) => {
+            tracing::debug!("computing the prompt of {question:?}, heard so far");
+            if let Some(older) = prefilled.last() {
+                older.cancel();
+            }
+            prefilled.push(prefilling);
+        }
+        Ok(None) => {}
+        Err(e) => tracing::debug!("cannot compute the prompt of {question:?}: {e}"),
     }
 }
 
@@ -358,7 +404,7 @@ fn hear(
     parts: &mut Answering,
     addressing: &mut Addressing,
     settings: &ListenSettings,
-    ahead: Option<Ahead>,
+    ahead: BeforeTheEnd,
 ) -> Result<Option<Pending>, VoiceError> {
     let speech_ended = heard_at(utterance.end, recent.heard(), arrived);
     let vad_ms = ms(Instant::now().saturating_duration_since(speech_ended));
@@ -388,7 +434,9 @@ fn hear(
         }
         Heard::Ignored => return Ok(None),
     };
-    let asked_ahead = ahead.and_then(|asked| asked.settle(utterance, &question));
+    let asked_ahead = ahead
+        .asked
+        .and_then(|asked| asked.settle(utterance, &question));
     let asked_early = asked_ahead.is_some();
     let Some(mut ticket) = asked_ahead.or_else(|| submit(parts, &question, None)) else {
         return Ok(None);
@@ -427,6 +475,7 @@ fn hear(
         transcribed_early: transcribed.early,
         stt_reused_tokens: transcribed.reused,
         asked_early,
+        prefilled: ahead.prefilled,
         cancel,
         hush,
         task,
@@ -464,6 +513,7 @@ fn finish_pending(
         transcribed_early: p.transcribed_early,
         stt_reused_tokens: p.stt_reused_tokens,
         asked_early: p.asked_early,
+        prefilled_tokens: p.prefilled.iter().map(Prefilling::computed).sum(),
         first_answer_token_ms: done.first_token.map(since_speech),
         first_audio_ms: spoken.first_audio.map(since_speech),
         barge_in_ms: p.barge_in_ms,
