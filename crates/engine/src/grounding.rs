@@ -14,7 +14,7 @@
 
 use super::parse::{number_words, numbers, WrittenNumber};
 use super::react::{React, ReactConfig};
-use super::sentences::sentence_end;
+use super::sentences::{clause_end, sentence_end};
 use super::speakable::echoes;
 use super::{Engine, Finish, Halt, Run};
 use loopd_brain::{Message, Role};
@@ -353,7 +353,9 @@ fn said(number: WrittenNumber) -> String {
 /// Holds streamed answer text back a sentence at a time and lets a sentence
 /// out only when its numbers are grounded; after the first ungrounded
 /// sentence it holds everything until the engine releases it or the call's
-/// text is dropped.
+/// text is dropped. A call's first clause without numbers or dates
+/// ("The sky is blue" before "because") goes out before its sentence ends,
+/// so a voice can start on it; the rest of the sentence is checked as one.
 #[derive(Debug, Default)]
 pub struct Gate {
     pending: String,
@@ -361,6 +363,8 @@ pub struct Gate {
     /// Holds every sentence until released: the answer may still be
     /// replaced ([`settle`]).
     hold_all: bool,
+    /// Some of this call's text went out.
+    let_out: bool,
 }
 
 impl Gate {
@@ -392,8 +396,30 @@ impl Gate {
         }
         if !self.held.is_empty() {
             self.held.push_str(&std::mem::take(&mut self.pending));
+        } else if ready.is_empty() && !self.let_out && !self.hold_all {
+            ready = self.first_clause(sources);
         }
+        self.let_out |= !ready.is_empty();
         ready
+    }
+
+    /// The pending text's first clause, taken, when it can go out before
+    /// its sentence ends: no numbers or dates, grounded, not the question.
+    fn first_clause(&mut self, sources: &Sources) -> String {
+        let Some(end) = clause_end(&self.pending) else {
+            return String::new();
+        };
+        let clause = &self.pending[..end];
+        let question = sources.requests.first().map_or("", String::as_str);
+        let plain = numbers(clause).is_empty()
+            && date_names(clause).is_empty()
+            && sources.lets_out(clause)
+            && !echoes(clause, question);
+        if !plain {
+            return String::new();
+        }
+        let rest = self.pending.split_off(end);
+        std::mem::replace(&mut self.pending, rest)
     }
 
     /// The end of a call's text: the last sentence, if grounded.
@@ -416,6 +442,7 @@ impl Gate {
     pub fn clear(&mut self) {
         self.pending.clear();
         self.held.clear();
+        self.let_out = false;
     }
 }
 
@@ -585,6 +612,26 @@ mod tests {
             gate.push("12.75 dollars are left. ", &sources),
             "12.75 dollars are left."
         );
+    }
+
+    #[test]
+    fn a_first_clause_without_numbers_goes_out_before_its_sentence_ends() {
+        let sources = Sources::of_conversation(&[Message::user("Why is the sky blue?")]);
+        let mut gate = Gate::default();
+        assert_eq!(gate.push("The sky is blue because", &sources), "");
+        assert_eq!(gate.push(" of", &sources), "The sky is blue ");
+        assert_eq!(gate.push(" scattering, which is", &sources), "");
+        assert_eq!(
+            gate.push(" why. Next", &sources),
+            "because of scattering, which is why."
+        );
+        gate.clear();
+        assert_eq!(gate.push("There are 7 continents, but", &sources), "");
+        assert_eq!(gate.push(" some ", &sources), "", "a number: held");
+        gate.clear();
+        let asked = Sources::of_conversation(&[Message::user("Why is the sky so very blue?")]);
+        let echo = "Why is the sky so very blue, you";
+        assert_eq!(gate.push(echo, &asked), "", "the question said back");
     }
 
     #[test]

@@ -8,6 +8,15 @@ const ABBREVIATIONS: &[&str] = &[
 /// Words a first clause needs before its comma ends it.
 const CLAUSE_WORDS: usize = 5;
 
+/// Words that begin a second clause of a sentence where a speaker may
+/// pause ("The sky is blue | because …"): a first clause may end before one.
+const JOINING_WORDS: &[&str] = &[
+    "because", "but", "which", "although", "though", "while", "whereas", "since",
+];
+
+/// Words a first clause needs before a joining word ends it.
+const JOINED_CLAUSE_WORDS: usize = 4;
+
 /// Collects answer tokens and hands back each sentence once it is complete.
 #[derive(Debug, Default)]
 pub struct Sentences {
@@ -24,8 +33,10 @@ impl Sentences {
     }
 
     /// A splitter whose first piece ends at the first clause of five words
-    /// or more (`It is 7:30 in the morning,`) when no sentence has ended
-    /// sooner: a voice starts speaking while the rest is still written.
+    /// or more (`It is 7:30 in the morning,`), or of four before a joining
+    /// word (`The sky is blue` before `because`), when no sentence has
+    /// ended sooner: a voice starts speaking while the rest is still
+    /// written.
     pub fn clause_first() -> Sentences {
         Sentences {
             clause_first: true,
@@ -87,19 +98,31 @@ pub fn sentence_end(text: &str) -> Option<usize> {
     None
 }
 
-/// The byte offset just after the first clause of [`CLAUSE_WORDS`] words
-/// or more: a comma, semicolon, colon or dash followed by whitespace.
-fn clause_end(text: &str) -> Option<usize> {
+/// The byte offset where the first clause ends: just after a comma,
+/// semicolon, colon or dash followed by whitespace, with [`CLAUSE_WORDS`]
+/// words or more before it; or at a [`JOINING_WORDS`] word (whole, followed
+/// by whitespace) with [`JOINED_CLAUSE_WORDS`] words or more before it.
+pub fn clause_end(text: &str) -> Option<usize> {
     let mut words = 0;
-    let mut in_word = false;
+    let mut word_start = None;
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         if c.is_alphanumeric() {
-            words += usize::from(!in_word);
-            in_word = true;
+            if word_start.is_none() {
+                words += 1;
+                word_start = Some(at);
+            }
             continue;
         }
-        in_word = false;
+        if let Some(start) = word_start.take() {
+            let word = text[start..at].to_lowercase();
+            if c.is_whitespace()
+                && words > JOINED_CLAUSE_WORDS
+                && JOINING_WORDS.contains(&word.as_str())
+            {
+                return Some(start);
+            }
+        }
         let next_is_space = chars.peek().is_some_and(|(_, n)| n.is_whitespace());
         if matches!(c, ',' | ';' | ':' | '—') && next_is_space && words >= CLAUSE_WORDS {
             return Some(at + c.len_utf8());
@@ -218,6 +241,30 @@ mod tests {
             split(&["It is 7:30 in the morning, and dark."]),
             vec!["It is 7:30 in the morning, and dark."]
         );
+    }
+
+    #[test]
+    fn a_first_clause_may_end_before_a_joining_word() {
+        let mut s = Sentences::clause_first();
+        assert!(
+            s.push("The sky is blue because").is_empty(),
+            "not yet whole"
+        );
+        assert_eq!(s.push(" of"), vec!["The sky is blue"]);
+        assert!(s.push(" scattering, which is").is_empty(), "only the first");
+        assert_eq!(
+            s.finish().as_deref(),
+            Some("because of scattering, which is")
+        );
+        assert_eq!(
+            split(&["It is hot because of the sun."]),
+            vec!["It is hot because of the sun."]
+        );
+        let mut s = Sentences::clause_first();
+        assert!(s.push("Add the flour and the butter ").is_empty());
+        assert!(s.push("butterfly but").is_empty(), "{:?}", s.pending);
+        assert_eq!(clause_end("Add the flour and the butter"), None);
+        assert_eq!(clause_end("Add the flour and butter but "), Some(25));
     }
 
     #[test]
