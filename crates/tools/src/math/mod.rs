@@ -239,12 +239,22 @@ fn expression_error(expression: &str, detail: &str) -> ToolError {
     let detail = if missing_operator {
         "an operator is missing (write 2*pi, not 2 pi or 2(3))"
     } else {
-        detail.trim_end_matches('.')
+        plain_detail(detail)
     };
-    ToolError::Failed(format!(
-        "cannot compute `{expression}`: {detail}. Use numbers, + - * / ^, parentheses, \
-         sqrt, sin, cos, tan, ln, log, abs, round, pi, e"
-    ))
+    ToolError::Failed(format!("cannot compute `{expression}`: {detail}. {SYNTAX}"))
+}
+
+/// What the calculator's error messages end with: what it understands.
+const SYNTAX: &str =
+    "Use numbers, + - * / ^, parentheses, sqrt, sin, cos, tan, ln, log, abs, round, pi, e";
+
+/// A parser's error as the model should read it: without the syntax hint
+/// of an inner argument's error (said once, at the end) or the parser's
+/// own data structures ("…, Operator { repr: … }").
+fn plain_detail(detail: &str) -> &str {
+    let detail = detail.split(SYNTAX).next().unwrap_or(detail);
+    let detail = detail.split("Operator {").next().unwrap_or(detail);
+    detail.trim_end_matches([' ', ',', '.'])
 }
 
 /// The calculator's function names, which are not words of a question.
@@ -896,6 +906,11 @@ mod tests {
             assert!(message.contains("an operator is missing"), "{message}");
         }
         assert!(failure(calc("   ")).contains("empty"));
+        for nested in ["count(continents)", "sqrt(  ²  +  ²  )"] {
+            let message = failure(calc(nested));
+            assert_eq!(message.matches(SYNTAX).count(), 1, "{message}");
+            assert!(!message.contains("Operator {"), "{message}");
+        }
         let long = "1+".repeat(MAX_EXPRESSION_CHARS / 2) + "1";
         let message = failure(calc(&long));
         assert!(
