@@ -222,3 +222,33 @@ fn a_worked_answer_with_a_number_no_step_gave_is_counted_ungrounded() {
     assert_eq!(outcome.stats.ungrounded_answers, 1);
     assert_eq!(outcome.answer, "Tom has 50 pencils left.");
 }
+
+/// A number in the answer to a question of remembered fact is said at
+/// once: no tool here could give "7 continents", and sending it back cost
+/// a second model call (seconds on a small board) for the same answer. A
+/// day count for a question about time, which the tools could work out, is
+/// still sent back.
+#[test]
+fn a_remembered_number_is_said_at_once_but_a_guessed_day_count_is_sent_back() {
+    let (outcome, brain) = ask_everyday(
+        "react",
+        "How many continents are there?",
+        &[" There are 7 continents."],
+    );
+    assert_eq!(outcome.answer, "There are 7 continents.");
+    assert_eq!(outcome.stats.ungrounded_answers, 0, "{outcome:#?}");
+    assert_eq!(brain.requests().len(), 1);
+    assert!(brain.requests()[0].from_knowledge);
+
+    let (outcome, brain) = ask_everyday(
+        "react",
+        "How many days are left until the summer holidays?",
+        &[
+            " There are 40 days left.",
+            "Action: calculate\nAction Input: {\"expression\": \"40\"}",
+            "Thought: I know the answer now.\nFINAL_ANSWER: I cannot tell.",
+        ],
+    );
+    assert_eq!(outcome.stats.ungrounded_answers, 1, "{outcome:#?}");
+    assert!(brain.requests().len() >= 2);
+}

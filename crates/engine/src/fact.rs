@@ -36,23 +36,41 @@ pub(super) fn asks_about_a_number(question: &str) -> bool {
     if given != 1 || sentence_end(question).is_some() || question.contains(SIGNS) {
         return false;
     }
-    let words: Vec<String> = question
-        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase().replace('’', "'"))
-        .collect();
+    let words = words(question);
     let begun = match words.as_slice() {
         [how, many, ..] if how == "how" => many == "many" && counts_what_has_it(&words),
         [first, ..] => among(ASKS, first),
         [] => false,
     };
-    let computes = words.iter().enumerate().any(|(i, w)| {
+    begun && !computes(&words) && !converts(&words)
+}
+
+/// Whether `question` asks nothing a tool works out: no word or sign of
+/// arithmetic, money, time or dates ("How many continents are there?", not
+/// "How many days are left until Christmas?"). A number in its answer is
+/// remembered, not computed.
+pub(super) fn asks_nothing_worked_out(question: &str) -> bool {
+    !question.contains(SIGNS) && !computes(&words(question))
+}
+
+/// The words of `question`, lowercased, apostrophes kept.
+fn words(question: &str) -> Vec<String> {
+    question
+        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase().replace('’', "'"))
+        .collect()
+}
+
+/// Whether one of `words` asks for a computation, money, time or a date
+/// ([`COMPUTES`]), money only as an amount.
+fn computes(words: &[String]) -> bool {
+    words.iter().enumerate().any(|(i, w)| {
         among(COMPUTES, w)
             && !words
                 .get(i + 1)
                 .is_some_and(|next| among(MONEY_ITSELF, next))
-    });
-    begun && !computes && !converts(&words)
+    })
 }
 
 /// What makes a currency the name of a thing, not an amount: "the 5
@@ -123,6 +141,27 @@ mod tests {
             "Which president is on the US 5 dollar bill?",
         ] {
             assert!(asks_about_a_number(question), "{question}");
+        }
+    }
+
+    #[test]
+    fn a_question_of_remembered_fact_asks_nothing_worked_out() {
+        for fact in [
+            "How many continents are there?",
+            "How many legs does a spider have?",
+            "What is the boiling point of water in Fahrenheit?",
+        ] {
+            assert!(asks_nothing_worked_out(fact), "{fact}");
+        }
+        for worked in [
+            "How many days are left until Christmas?",
+            "What time is it now?",
+            "How much does a coffee cost?",
+            "What day is it tomorrow?",
+            "How much is half of that?",
+            "What's the price in euros?",
+        ] {
+            assert!(!asks_nothing_worked_out(worked), "{worked}");
         }
     }
 

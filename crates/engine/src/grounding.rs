@@ -53,7 +53,7 @@ pub async fn settle(
 ) -> Result<Finish, Halt> {
     let numbers = run.ungrounded(&answer);
     let data = is_data(&answer);
-    if (numbers.is_empty() && !data) || run.tools().is_empty() {
+    if (!data && (numbers.is_empty() || run.remembered(&numbers))) || run.tools().is_empty() {
         run.deliver(&answer);
         return Ok(Finish::answered(answer));
     }
@@ -181,6 +181,11 @@ impl Sources {
                 self.names.push(name);
             }
         }
+    }
+
+    /// Whether no source gives any number (nothing to compute with).
+    pub fn gives_no_numbers(&self) -> bool {
+        self.values.is_empty()
     }
 
     /// Adds a tool's result: a source, and the result the answer should

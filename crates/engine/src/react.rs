@@ -291,7 +291,8 @@ impl React {
                 ReactStep::Final(answer) if !answer.is_empty() => {
                     let numbers = run.ungrounded(&answer);
                     let unused = run.leaves_out_result(&answer);
-                    if numbers.is_empty() && (unused.is_none() || sent_back.is_some()) {
+                    let grounded = numbers.is_empty() || run.remembered(&numbers);
+                    if grounded && (unused.is_none() || sent_back.is_some()) {
                         run.deliver(&answer);
                         return Ok(Finish::answered(answer));
                     }

@@ -123,6 +123,9 @@ pub struct Run {
     pub(super) speak: bool,
     grounding: Option<Sources>,
     from_knowledge: bool,
+    /// The question was read as one of remembered fact (no tool read it,
+    /// nothing in it is worked out): [`Run::remembered`].
+    asks_a_fact: bool,
     /// What [`Run::read_first`] found, kept for engines run inside others.
     first_read: Option<FirstRead>,
     speaker: Speaker,
@@ -162,6 +165,7 @@ impl Run {
             speak: true,
             grounding: None,
             from_knowledge: false,
+            asks_a_fact: false,
             first_read: None,
             speaker: Speaker::default(),
             gate: Gate::default(),
@@ -279,6 +283,25 @@ impl Run {
         self.emit(LoopEvent::Ungrounded {
             numbers: numbers.to_vec(),
         });
+    }
+
+    /// Whether the `ungrounded` numbers of an answer are remembered facts
+    /// that no tool here could give ("There are 7 continents"): the
+    /// question asks nothing worked out and no tool read it, the
+    /// conversation gives no number to compute with, no tool has run, and
+    /// no day or month name is among them. Such an answer is said at once
+    /// instead of being sent back to the tools.
+    pub fn remembered(&self, ungrounded: &[String]) -> bool {
+        let only_numbers = ungrounded
+            .iter()
+            .all(|n| n.starts_with(|c: char| c.is_ascii_digit() || c == '-'));
+        self.asks_a_fact
+            && only_numbers
+            && self.stats.tool_calls.is_empty()
+            && self
+                .grounding
+                .as_ref()
+                .is_some_and(Sources::gives_no_numbers)
     }
 
     /// The numbers of `answer` that neither the conversation nor a tool's
@@ -655,6 +678,7 @@ impl Run {
             return Ok(FirstRead::Open);
         }
         self.from_knowledge = true;
+        self.asks_a_fact = super::fact::asks_nothing_worked_out(question);
         let all_read = self
             .tools
             .specs()
