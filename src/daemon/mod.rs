@@ -286,6 +286,10 @@ struct Shared {
     settings: DaemonSettings,
     memory: Mutex<Memory>,
     spoken: Mutex<HashMap<String, (u64, CancellationToken)>>,
+    /// Cancels the prompts being computed ahead of their questions
+    /// ([`Daemon::prefill`]) that have not started: a request that starts
+    /// replaces it, so none of them runs before it.
+    prefills: Mutex<CancellationToken>,
     next_id: AtomicU64,
     state: watch::Sender<State>,
     queue: mpsc::Sender<Job>,
@@ -322,6 +326,7 @@ impl Daemon {
                 persona_brains,
                 memory: Mutex::new(memory),
                 spoken: Mutex::default(),
+                prefills: Mutex::default(),
                 next_id: AtomicU64::new(0),
                 settings,
                 state: watch::Sender::new(State::Warming),
@@ -539,6 +544,7 @@ impl Daemon {
     pub async fn shutdown(&self, grace: Duration) {
         self.shared.state.send_replace(State::Stopping);
         self.shared.stopping.cancel();
+        std::mem::take(&mut *lock(&self.shared.prefills)).cancel();
         self.shared.tickets.close();
         if tokio::time::timeout(grace, self.shared.tickets.wait())
             .await
@@ -642,6 +648,7 @@ impl Daemon {
             return;
         }
         self.shared.state.send_replace(State::Busy);
+        std::mem::take(&mut *lock(&self.shared.prefills)).cancel();
         let started = Instant::now();
         let timeout = match (timeout, self.shared.settings.request_timeout) {
             (Some(a), Some(b)) => Some(a.min(b)),

@@ -9,11 +9,12 @@ use super::{Ask, AskError, Daemon, Prepared, State};
 use crate::engine;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// A prompt being computed ahead of its question ([`Daemon::prefill`]).
-/// Dropping it lets it finish; [`Prefilling::cancel`] stops it before it
-/// computes anything more.
+/// Dropping it lets it finish; [`Prefilling::cancel`], or any request that
+/// starts, stops it before it computes anything more.
 #[derive(Debug)]
 pub struct Prefilling {
     cancel: CancellationToken,
@@ -37,7 +38,9 @@ impl Daemon {
     /// still being asked) into its session's prefix cache, generating
     /// nothing and running no tool that changes anything. `None` when the
     /// daemon is answering something else (the model is busy; this would
-    /// only slow it) or is stopping. Call it inside the daemon's runtime.
+    /// only slow it), is stopping, or when the persona's brain is a remote
+    /// server (it would send every half-heard question there). Call it
+    /// inside the daemon's runtime.
     pub fn prefill(&self, ask: Ask) -> Result<Option<Prefilling>, AskError> {
         let shared = &self.shared;
         if shared.stopping.is_cancelled() || *shared.state.borrow() != State::Ready {
@@ -58,16 +61,19 @@ impl Daemon {
             return Ok(None);
         }
         let brain = self.brain_for(&persona).clone();
+        if brain.info().device.contains("://") {
+            return Ok(None);
+        }
         let conversation =
             self.conversation(setup.system_prompt, history, &session, &prompt, whole);
-        let cancel = shared.stopping.child_token();
+        let cancel = super::lock(&shared.prefills).child_token();
         let computed = Arc::new(AtomicUsize::new(0));
         let prefilling = Prefilling {
             cancel: cancel.clone(),
             computed: computed.clone(),
         };
         let tools = Arc::new(setup.tools);
-        tokio::spawn(async move {
+        shared.tickets.spawn(async move {
             let usage = engine::prefill(
                 &brain,
                 setup.engine,
@@ -79,7 +85,10 @@ impl Daemon {
             )
             .await;
             match usage {
-                Ok(Some(usage)) => computed.store(usage.prefill_tokens, Ordering::Relaxed),
+                Ok(Some(usage)) if usage.prefill_time > Duration::ZERO => {
+                    computed.store(usage.prefill_tokens, Ordering::Relaxed)
+                }
+                Ok(Some(_)) => {}
                 Ok(None) => {}
                 Err(e) => tracing::debug!("a question heard so far was not computed: {e}"),
             }

@@ -45,20 +45,39 @@ pub(super) fn asks_about_a_number(question: &str) -> bool {
     begun && !computes(&words) && !converts(&words)
 }
 
-/// Whether `question` asks nothing a tool works out: no word or sign of
-/// arithmetic, money, time or dates ("How many continents are there?", not
-/// "How many days are left until Christmas?"). A number in its answer is
+/// Words of a question whose answer changes with the day or the price:
+/// what one remembers of them is out of date.
+const CHANGES: &str = "\
+    age aged born clock date much old time";
+
+/// Whether `question` asks nothing a tool works out or that changes with
+/// the day: no word or sign of arithmetic, money, time, dates or age ("How
+/// many continents are there?", not "How many days are left until
+/// Christmas?" or "How old is Tom Hanks?"). A number in its answer is
 /// remembered, not computed.
 pub(super) fn asks_nothing_worked_out(question: &str) -> bool {
-    !question.contains(SIGNS) && !computes(&words(question))
+    let words = words(question);
+    !question.contains(SIGNS) && !computes(&words) && !words.iter().any(|w| among(CHANGES, w))
 }
 
-/// The words of `question`, lowercased, apostrophes kept.
-fn words(question: &str) -> Vec<String> {
-    question
-        .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’'))
+/// Whether `answer` tells a clock time ("3:42") or an amount of money.
+pub(super) fn tells_time_or_money(answer: &str) -> bool {
+    let clock = answer
+        .as_bytes()
+        .windows(3)
+        .any(|w| w[0].is_ascii_digit() && w[1] == b':' && w[2].is_ascii_digit());
+    let money = words(answer)
+        .iter()
+        .any(|w| among("cent cents dollar dollars euro euros pound pounds", w));
+    clock || money || answer.contains(['$', '€', '£', '¥'])
+}
+
+/// The words of `text`, lowercased, split at anything but letters, digits
+/// and the straight apostrophe ("today’s" gives "today").
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
         .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase().replace('’', "'"))
+        .map(str::to_lowercase)
         .collect()
 }
 
@@ -160,9 +179,17 @@ mod tests {
             "What day is it tomorrow?",
             "How much is half of that?",
             "What's the price in euros?",
+            "How old is Tom Hanks?",
+            "How much is a stamp?",
+            "What’s the time in Bali?",
+            "What is today’s date?",
         ] {
             assert!(!asks_nothing_worked_out(worked), "{worked}");
         }
+        assert!(tells_time_or_money("It's 3:42 PM."));
+        assert!(tells_time_or_money("A stamp costs 73 cents."));
+        assert!(tells_time_or_money("It is $5."));
+        assert!(!tells_time_or_money("There are 7 continents."));
     }
 
     #[test]

@@ -6,11 +6,15 @@
 //! [`Sources`] holds the numbers an answer may use; an engine that finds a
 //! number in its answer that none of them gives sends the model back to
 //! its tools once (the repair turn) and accepts the second answer, which
-//! lets general knowledge ("7 continents") through. After a tool error an
+//! lets general knowledge through. A question of remembered fact that no
+//! tool read and that asks nothing worked out ("How many continents are
+//! there?") skips the repair turn: its answer's numbers stand
+//! ([`super::Run::remembered`]). After a tool error an
 //! ungrounded answer is not accepted: the user hears that the computation
 //! failed instead of an invented number. [`Gate`] holds answer text back
 //! sentence by sentence while it streams, so an ungrounded sentence is
-//! never spoken before the engine has decided.
+//! never spoken before the engine has decided (a remembered fact's first
+//! clause, which the engine does not send back, may go out sooner).
 
 use super::parse::{number_words, numbers, WrittenNumber};
 use super::react::{React, ReactConfig};
@@ -53,7 +57,8 @@ pub async fn settle(
 ) -> Result<Finish, Halt> {
     let numbers = run.ungrounded(&answer);
     let data = is_data(&answer);
-    if (!data && (numbers.is_empty() || run.remembered(&numbers))) || run.tools().is_empty() {
+    let grounded = numbers.is_empty() || run.remembered(&answer, &numbers);
+    if (grounded && !data) || run.tools().is_empty() {
         run.deliver(&answer);
         return Ok(Finish::answered(answer));
     }
@@ -358,9 +363,11 @@ fn said(number: WrittenNumber) -> String {
 /// Holds streamed answer text back a sentence at a time and lets a sentence
 /// out only when its numbers are grounded; after the first ungrounded
 /// sentence it holds everything until the engine releases it or the call's
-/// text is dropped. A call's first clause without numbers or dates
-/// ("The sky is blue" before "because") goes out before its sentence ends,
-/// so a voice can start on it; the rest of the sentence is checked as one.
+/// text is dropped. For a question of remembered fact, whose answer is not
+/// sent back for its numbers ([`super::Run::remembered`]), a call's first
+/// clause without numbers or dates ("The sky is blue" before "because")
+/// goes out before its sentence ends, so a voice can start on it; the rest
+/// of the sentence is checked as one.
 #[derive(Debug, Default)]
 pub struct Gate {
     pending: String,
@@ -370,9 +377,17 @@ pub struct Gate {
     hold_all: bool,
     /// Some of this call's text went out.
     let_out: bool,
+    /// A first clause may go out before its sentence ends.
+    first_clause: bool,
 }
 
 impl Gate {
+    /// From now on lets a call's first clause out before its sentence ends
+    /// (when it has no numbers or dates and is not the question said back).
+    pub fn let_first_clause_out(&mut self) {
+        self.first_clause = true;
+    }
+
     /// From now on holds every sentence until [`Gate::release`].
     pub fn hold_all(&mut self) {
         self.hold_all = true;
@@ -401,7 +416,7 @@ impl Gate {
         }
         if !self.held.is_empty() {
             self.held.push_str(&std::mem::take(&mut self.pending));
-        } else if ready.is_empty() && !self.let_out && !self.hold_all {
+        } else if ready.is_empty() && !self.let_out && !self.hold_all && self.first_clause {
             ready = self.first_clause(sources);
         }
         self.let_out |= !ready.is_empty();
@@ -417,6 +432,7 @@ impl Gate {
         let clause = &self.pending[..end];
         let question = sources.requests.first().map_or("", String::as_str);
         let plain = numbers(clause).is_empty()
+            && number_words(clause).is_empty()
             && date_names(clause).is_empty()
             && sources.lets_out(clause)
             && !echoes(clause, question);
@@ -623,6 +639,9 @@ mod tests {
     fn a_first_clause_without_numbers_goes_out_before_its_sentence_ends() {
         let sources = Sources::of_conversation(&[Message::user("Why is the sky blue?")]);
         let mut gate = Gate::default();
+        assert_eq!(gate.push("The sky is blue because of", &sources), "");
+        gate.clear();
+        gate.let_first_clause_out();
         assert_eq!(gate.push("The sky is blue because", &sources), "");
         assert_eq!(gate.push(" of", &sources), "The sky is blue ");
         assert_eq!(gate.push(" scattering, which is", &sources), "");
@@ -633,6 +652,8 @@ mod tests {
         gate.clear();
         assert_eq!(gate.push("There are 7 continents, but", &sources), "");
         assert_eq!(gate.push(" some ", &sources), "", "a number: held");
+        gate.clear();
+        assert_eq!(gate.push("There are seven continents, but ", &sources), "");
         gate.clear();
         let asked = Sources::of_conversation(&[Message::user("Why is the sky so very blue?")]);
         let echo = "Why is the sky so very blue, you";

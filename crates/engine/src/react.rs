@@ -291,7 +291,7 @@ impl React {
                 ReactStep::Final(answer) if !answer.is_empty() => {
                     let numbers = run.ungrounded(&answer);
                     let unused = run.leaves_out_result(&answer);
-                    let grounded = numbers.is_empty() || run.remembered(&numbers);
+                    let grounded = numbers.is_empty() || run.remembered(&answer, &numbers);
                     if grounded && (unused.is_none() || sent_back.is_some()) {
                         run.deliver(&answer);
                         return Ok(Finish::answered(answer));

@@ -285,18 +285,20 @@ impl Run {
         });
     }
 
-    /// Whether the `ungrounded` numbers of an answer are remembered facts
+    /// Whether the `ungrounded` numbers of `answer` are remembered facts
     /// that no tool here could give ("There are 7 continents"): the
-    /// question asks nothing worked out and no tool read it, the
-    /// conversation gives no number to compute with, no tool has run, and
-    /// no day or month name is among them. Such an answer is said at once
-    /// instead of being sent back to the tools.
-    pub fn remembered(&self, ungrounded: &[String]) -> bool {
+    /// question asks nothing worked out, every tool reads questions in
+    /// words and none read this one, the conversation gives no number to
+    /// compute with, no tool has run, no day or month name is among them
+    /// and the answer tells no clock time or amount of money. Such an
+    /// answer is said at once instead of being sent back to the tools.
+    pub fn remembered(&self, answer: &str, ungrounded: &[String]) -> bool {
         let only_numbers = ungrounded
             .iter()
             .all(|n| n.starts_with(|c: char| c.is_ascii_digit() || c == '-'));
         self.asks_a_fact
             && only_numbers
+            && !super::fact::tells_time_or_money(answer)
             && self.stats.tool_calls.is_empty()
             && self
                 .grounding
@@ -678,12 +680,15 @@ impl Run {
             return Ok(FirstRead::Open);
         }
         self.from_knowledge = true;
-        self.asks_a_fact = super::fact::asks_nothing_worked_out(question);
         let all_read = self
             .tools
             .specs()
             .iter()
             .all(|spec| spec.question_argument().is_some());
+        self.asks_a_fact = all_read && super::fact::asks_nothing_worked_out(question);
+        if self.asks_a_fact {
+            self.gate.let_first_clause_out();
+        }
         Ok(match all_read {
             true => FirstRead::NoToolHelps,
             false => FirstRead::Open,

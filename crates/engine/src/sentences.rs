@@ -17,6 +17,10 @@ const JOINING_WORDS: &[&str] = &[
 /// Words a first clause needs before a joining word ends it.
 const JOINED_CLAUSE_WORDS: usize = 4;
 
+/// Words after which a joining word joins no clause ("for a while", "even
+/// though", "nothing but").
+const NOT_JOINING_AFTER: &str = "a an the for even as not just only all nothing anything ever long";
+
 /// Collects answer tokens and hands back each sentence once it is complete.
 #[derive(Debug, Default)]
 pub struct Sentences {
@@ -105,6 +109,7 @@ pub fn sentence_end(text: &str) -> Option<usize> {
 pub fn clause_end(text: &str) -> Option<usize> {
     let mut words = 0;
     let mut word_start = None;
+    let mut previous = String::new();
     let mut chars = text.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         if c.is_alphanumeric() {
@@ -116,12 +121,12 @@ pub fn clause_end(text: &str) -> Option<usize> {
         }
         if let Some(start) = word_start.take() {
             let word = text[start..at].to_lowercase();
-            if c.is_whitespace()
-                && words > JOINED_CLAUSE_WORDS
-                && JOINING_WORDS.contains(&word.as_str())
-            {
+            let joins = JOINING_WORDS.contains(&word.as_str())
+                && !NOT_JOINING_AFTER.split(' ').any(|w| w == previous);
+            if c.is_whitespace() && words > JOINED_CLAUSE_WORDS && joins {
                 return Some(start);
             }
+            previous = word;
         }
         let next_is_space = chars.peek().is_some_and(|(_, n)| n.is_whitespace());
         if matches!(c, ',' | ';' | ':' | '—') && next_is_space && words >= CLAUSE_WORDS {
@@ -265,6 +270,13 @@ mod tests {
         assert!(s.push("butterfly but").is_empty(), "{:?}", s.pending);
         assert_eq!(clause_end("Add the flour and the butter"), None);
         assert_eq!(clause_end("Add the flour and butter but "), Some(25));
+        for not_joining in [
+            "Let the dough rest for a while ",
+            "He went out even though ",
+            "It was anything but ",
+        ] {
+            assert_eq!(clause_end(not_joining), None, "{not_joining}");
+        }
     }
 
     #[test]

@@ -252,9 +252,10 @@ pub fn converse(
             parts
                 .transcriber
                 .heard(cut.so_far().as_ref(), pause.as_ref(), &recent);
+            let so_far = parts.transcriber.so_far();
             if pending.is_none() {
                 keep_ahead(&mut ahead.asked, pause.as_ref(), parts, &addressing);
-                prefill_so_far(&mut ahead.prefilled, parts, &addressing);
+                prefill_so_far(so_far, &mut ahead.prefilled, parts, &addressing);
             }
         }
         take_rings(&mut parts.rings, &mut ringing);
@@ -324,10 +325,15 @@ fn keep_ahead(
 }
 
 /// Computes the prompt of the question heard so far, when a transcription
-/// made while the user speaks has just given it, instead of the one begun
-/// for fewer words.
-fn prefill_so_far(prefilled: &mut Vec<Prefilling>, parts: &mut Answering, addressing: &Addressing) {
-    let Some(transcript) = parts.transcriber.so_far() else {
+/// made while the user speaks has just given it (`so_far`), instead of the
+/// one begun for fewer words.
+fn prefill_so_far(
+    so_far: Option<String>,
+    prefilled: &mut Vec<Prefilling>,
+    parts: &mut Answering,
+    addressing: &Addressing,
+) {
+    let Some(transcript) = so_far else {
         return;
     };
     let Heard::Question(question) = addressing.clone().classify(&transcript, Instant::now()) else {

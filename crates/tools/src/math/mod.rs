@@ -254,7 +254,10 @@ const SYNTAX: &str =
 fn plain_detail(detail: &str) -> &str {
     let detail = detail.split(SYNTAX).next().unwrap_or(detail);
     let detail = detail.split("Operator {").next().unwrap_or(detail);
-    detail.trim_end_matches([' ', ',', '.'])
+    match detail.trim_end_matches([' ', ',', '.']) {
+        "" => "it cannot be read",
+        detail => detail,
+    }
 }
 
 /// The calculator's function names, which are not words of a question.
