@@ -409,10 +409,7 @@ fn the_question_heard_so_far_is_computed_while_the_user_speaks() {
     let ahead = turn(true);
     let after = turn(false);
     for turn in [&ahead, &after] {
-        assert!(
-            turn["answer"].as_str().unwrap().contains("Paris"),
-            "{turn}"
-        );
+        assert!(turn["answer"].as_str().unwrap().contains("Paris"), "{turn}");
     }
     assert!(ahead["prefilled_tokens"].as_u64().unwrap() > 0, "{ahead}");
     assert_eq!(after["prefilled_tokens"], 0, "{after}");
