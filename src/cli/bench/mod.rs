@@ -77,7 +77,7 @@ pub struct BenchArgs {
     pub compare_constrain: bool,
 
     /// Decode without drafting tokens by prompt lookup (speculative decoding
-    /// is on by default on GPUs, off on CPUs).
+    /// is on by default, on every device).
     #[arg(long, conflicts_with = "compare_speculate")]
     pub no_speculate: bool,
 
