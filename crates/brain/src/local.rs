@@ -6,7 +6,7 @@
 //! over the request's channel as soon as it is whole text.
 
 use super::device::{self, DeviceChoice};
-use super::draft::{self, DraftLength};
+use super::draft::{self, DraftLength, DraftOdds};
 use super::fit;
 use super::gguf::GgufFile;
 use super::grammar::{Constraint, GrammarCompiler, GrammarError};
@@ -48,11 +48,14 @@ pub struct LocalBrainConfig {
     /// the device, see [`default_cache_budget`]).
     pub cache_budget: Option<usize>,
     /// Whether greedy decoding drafts tokens by prompt lookup and checks
-    /// them in one pass ([`super::draft`]); `None`: on. Checking a few
-    /// tokens costs 1.3× one on a CPU and 1.4× eight on a GPU, so kept
-    /// drafts pay for the pass (benches/SPEED.md). On a CPU the text is the
-    /// plain one; on a GPU it may differ where the batched kernels'
-    /// rounding tips a near-tie.
+    /// them in one pass ([`super::draft`]); `None`: on. Checking two
+    /// tokens costs 1.3-1.5× one on two CPU cores and nine 1.4× one on a
+    /// GPU, so the brain learns what passes cost and how often drafts are
+    /// kept, and drafts only what pays (benches/SPEED.md). On a CPU the
+    /// text is the plain one; on a GPU it may differ where the batched
+    /// kernels' rounding tips a near-tie, and since what is drafted follows
+    /// the passes' timings and earlier calls, the same request may then
+    /// differ from run to run.
     pub speculate: Option<bool>,
     /// Where warmed (shared) prompts are kept between runs
     /// ([`PromptStore`]); `None`: nowhere.
@@ -254,6 +257,8 @@ struct Worker {
     /// Whether this call decodes speculatively.
     speculate: bool,
     speculate_by_default: bool,
+    /// What drafting has cost and earned on this model so far.
+    draft_odds: DraftOdds,
 }
 
 impl Worker {
@@ -321,6 +326,10 @@ impl Worker {
             grammars,
             speculate: false,
             speculate_by_default: config.speculate.unwrap_or(true),
+            draft_odds: DraftOdds::new(match device.is_cpu() {
+                true => 0.3,
+                false => 0.05,
+            }),
         })
     }
 
@@ -448,7 +457,7 @@ impl Worker {
     /// Computes the rest of the prompt after `reused` cached tokens, then
     /// decodes until an end, streaming the text out.
     fn complete(
-        &self,
+        &mut self,
         options: &GenerateOptions,
         started: Started,
         cache: &mut KvCache,
@@ -501,7 +510,9 @@ impl Worker {
         let speculate = self.speculate && greedy;
         let mut draft_length = DraftLength::new();
         let mut ahead: VecDeque<(u32, Tensor)> = VecDeque::new();
-        let mut drafted = 0;
+        let (mut drafted, mut matched) = (0, 0);
+        // The pass under way: when it began, over how many tokens.
+        let mut pass: Option<(Instant, usize)> = None;
         let end = loop {
             if usage.completion_tokens >= options.max_tokens {
                 break EndReason::MaxTokens;
@@ -513,6 +524,10 @@ impl Worker {
                 break EndReason::EndOfTurn;
             }
             let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
+            if let Some((started, rows)) = pass.take() {
+                self.draft_odds
+                    .passed(rows, started.elapsed().as_secs_f64());
+            }
             let mut token = sampler.sample(&mut values, &history);
             if let Some(constraint) = constraint.as_mut() {
                 if !constraint.allows(token) {
@@ -559,12 +574,14 @@ impl Worker {
                     logits = next;
                     if ahead.is_empty() {
                         draft_length.update(drafted, drafted);
+                        self.draft_odds.checked(matched, drafted, drafted);
                     }
                     continue;
                 }
                 Some(_) => {
                     let unused = ahead.len() + 1;
                     draft_length.update(drafted, drafted - unused);
+                    self.draft_odds.checked(matched, drafted, drafted - unused);
                     cache.truncate(cache.len() - unused);
                     ahead.clear();
                 }
@@ -577,28 +594,29 @@ impl Worker {
             if left == 0 {
                 continue;
             }
-            let guess = if speculate {
-                let room = (left - 1).min(cache.remaining() - 1);
-                draft::propose(&history, draft_length.get().min(room))
-            } else {
-                Vec::new()
-            };
-            if guess.is_empty() {
+            let cap = draft_length.get().min(left - 1).min(cache.remaining() - 1);
+            let mut guess = speculate
+                .then(|| draft::propose(&history, cap))
+                .flatten()
+                .unwrap_or_default();
+            guess.tokens.truncate(self.draft_odds.length(&guess, cap));
+            pass = Some((Instant::now(), 1 + guess.tokens.len()));
+            if guess.tokens.is_empty() {
                 logits = self.model.forward(&[token], cache).map_err(gen_err)?;
                 continue;
             }
             let fed: Vec<u32> = std::iter::once(token)
-                .chain(guess.iter().copied())
+                .chain(guess.tokens.iter().copied())
                 .collect();
             let rows = self
                 .model
                 .forward_rows(&fed, cache, fed.len())
                 .map_err(gen_err)?;
             logits = rows.get(0).map_err(gen_err)?;
-            for (i, &draft) in guess.iter().enumerate() {
+            for (i, &draft) in guess.tokens.iter().enumerate() {
                 ahead.push_back((draft, rows.get(i + 1).map_err(gen_err)?));
             }
-            drafted = guess.len();
+            (drafted, matched) = (guess.tokens.len(), guess.matched);
             usage.draft_tokens += drafted;
         };
         if !ahead.is_empty() {
@@ -616,6 +634,9 @@ impl Worker {
         }
         if let Some(started) = decode_started {
             usage.decode_time = started.elapsed();
+        }
+        if usage.draft_tokens > 0 {
+            tracing::debug!("drafting so far: {:?}", self.draft_odds);
         }
         Ok(Completion {
             text,
