@@ -7,7 +7,7 @@
 //! The brain checks a draft in one forward pass and keeps the tokens it would
 //! have chosen anyway, so the output is the one plain decoding gives. A pass
 //! over several tokens costs more than one (on two CPU cores about 1.4× for
-//! two and 3.4× for nine; on a GPU about 1.4× for nine), so [`DraftOdds`]
+//! two and 3.4× for eight; on a GPU about 1.4× for eight), so [`DraftOdds`]
 //! learns, on the device it runs on, what passes cost and how often drafted
 //! tokens are kept, and [`DraftOdds::length`] drafts only what is expected to
 //! pay for its pass.
@@ -85,7 +85,7 @@ impl Mean {
 /// how often a drafted token is kept after a match of each length.
 ///
 /// A pass's cost is taken as growing by the same share a token (measured
-/// 1.44×, 1.81× and 3.42× one for 2, 4 and 9 tokens on two CPU cores: a
+/// 1.44×, 1.81× and 3.42× one for 2, 4 and 8 tokens on two CPU cores: a
 /// line is near enough), so every checked draft teaches every length, and
 /// no one slow pass can put a length out of use for good.
 #[derive(Debug, Clone)]
@@ -300,8 +300,8 @@ mod tests {
 
     #[test]
     fn drafts_nothing_where_a_check_costs_more_than_its_kept_tokens_bring() {
-        // Two CPU cores: two tokens cost 1.44 one-token passes, nine 3.42.
-        let mut odds = timed(&[(2, 1.44), (9, 3.42)]);
+        // Two CPU cores: two tokens cost 1.44 one-token passes, eight 3.42.
+        let mut odds = timed(&[(2, 1.44), (8, 3.42)]);
         for _ in 0..50 {
             odds.checked(2, 2, 0);
             odds.checked(2, 2, 1);
@@ -315,7 +315,7 @@ mod tests {
         retried[2 * DraftOdds::RETRY - 1] = 1;
         assert_eq!(drafted, retried, "one token tried now and then");
         // Long matches that copy well are still drafted, but not as far as
-        // the dear nine-token pass.
+        // the longest draft, whose pass is dearest.
         for _ in 0..50 {
             odds.checked(4, 4, 4);
             odds.checked(4, 4, 3);

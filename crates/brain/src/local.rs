@@ -49,7 +49,7 @@ pub struct LocalBrainConfig {
     pub cache_budget: Option<usize>,
     /// Whether greedy decoding drafts tokens by prompt lookup and checks
     /// them in one pass ([`super::draft`]); `None`: on. Checking two
-    /// tokens costs 1.3-1.5× one on two CPU cores and nine 1.4× one on a
+    /// tokens costs 1.3-1.5× one on two CPU cores and eight 1.4× one on a
     /// GPU, so the brain learns what passes cost and how often drafts are
     /// kept, and drafts only what pays (benches/SPEED.md). On a CPU the
     /// text is the plain one; on a GPU it may differ where the batched
