@@ -96,6 +96,8 @@ pub struct DraftOdds {
     per_token: Mean,
     /// [`DraftOdds::per_token`] until a pass over several tokens is timed.
     per_token_guess: f64,
+    /// A cost a token that stands instead of the learned one.
+    per_token_fixed: Option<f64>,
     /// Per match length: drafted tokens kept, and drafts cut short.
     outcomes: [(f64, f64); MATCH_LENGTHS],
     /// Per match length: proposals not drafted since one was.
@@ -120,6 +122,7 @@ impl DraftOdds {
             one: Mean::default(),
             per_token: Mean::default(),
             per_token_guess,
+            per_token_fixed: None,
             outcomes: Default::default(),
             declined: Default::default(),
         }
@@ -164,9 +167,19 @@ impl DraftOdds {
         (kept + 1.0) / (kept + cut + 2.0)
     }
 
+    /// Takes each token beyond the first to add `per_token` to a pass
+    /// whatever the timings say, so that what is drafted follows only the
+    /// text; `None`: learned again.
+    pub fn fix_per_token(&mut self, per_token: Option<f64>) {
+        self.per_token_fixed = per_token;
+    }
+
     /// A pass over `rows` tokens against one.
     pub fn pass_cost(&self, rows: usize) -> f64 {
-        let per_token = self.per_token.get().unwrap_or(self.per_token_guess);
+        let per_token = self
+            .per_token_fixed
+            .or(self.per_token.get())
+            .unwrap_or(self.per_token_guess);
         1.0 + per_token.max(0.0) * rows.saturating_sub(1) as f64
     }
 
@@ -350,6 +363,10 @@ mod tests {
         }
         assert!(odds.pass_cost(5) < 2.0, "{}", odds.pass_cost(5));
         assert_eq!(DraftOdds::new(0.1).pass_cost(0), 1.0);
+        odds.fix_per_token(Some(0.0));
+        assert_eq!(odds.pass_cost(5), 1.0);
+        odds.fix_per_token(None);
+        assert!(odds.pass_cost(5) > 1.5);
     }
 
     #[test]

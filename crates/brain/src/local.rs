@@ -132,6 +132,8 @@ struct Controls {
     prefix_cache: AtomicBool,
     /// Speculative decoding on or off; `None`: the device's default.
     speculate: Mutex<Option<bool>>,
+    /// A fixed cost of each drafted token; `None`: learned.
+    draft_cost: Mutex<Option<f64>>,
     usage: Mutex<CacheUsage>,
 }
 
@@ -179,6 +181,8 @@ impl LocalBrain {
                         .set_enabled(shared.prefix_cache.load(Ordering::Relaxed));
                     let chosen = shared.speculate.lock().ok().and_then(|s| *s);
                     worker.speculate = chosen.unwrap_or(worker.speculate_by_default);
+                    let draft_cost = shared.draft_cost.lock().ok().and_then(|c| *c);
+                    worker.draft_odds.fix_per_token(draft_cost);
                     worker.serve(job);
                     if let Ok(mut usage) = shared.usage.lock() {
                         *usage = worker.caches.usage();
@@ -207,6 +211,17 @@ impl LocalBrain {
     pub fn set_speculate(&self, enabled: Option<bool>) {
         if let Ok(mut speculate) = self.controls.speculate.lock() {
             *speculate = enabled;
+        }
+    }
+
+    /// Fixes what each drafted token is taken to add to a check pass,
+    /// against one token (0: every proposal is drafted in full), from the
+    /// next call on, or lets the brain learn it from the passes' timings
+    /// again with `None`: for drafts that must not follow timing (a GPU's
+    /// text at near-ties, a test of the drafts themselves).
+    pub fn set_draft_cost(&self, per_token: Option<f64>) {
+        if let Ok(mut cost) = self.controls.draft_cost.lock() {
+            *cost = per_token;
         }
     }
 
