@@ -48,15 +48,7 @@ pub fn small(word: &str) -> Option<u64> {
 /// and the punctuation around a run, stay as they were; spaces between
 /// words become one.
 pub fn in_digits(text: &str) -> String {
-    let words: Vec<&str> = text
-        .split_whitespace()
-        .flat_map(|word| match word.split_once('-') {
-            Some((tens, unit)) if small(tens).is_some() && small(core(unit)).is_some() => {
-                vec![tens, unit]
-            }
-            _ => vec![word],
-        })
-        .collect();
+    let words = split_words(text);
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -89,6 +81,118 @@ pub fn in_digits(text: &str) -> String {
         }
     }
     out.join(" ")
+}
+
+/// `text` with each price said the way people read one out, whole
+/// dollars then cents with no word between (`sixty four fifty`,
+/// `eighty nine ninety nine`, `seventeen twenty an hour`), written in
+/// digits (`64.50`); the other number words stay as they were. Only in a
+/// text about money ([`ABOUT_MONEY`]): elsewhere such a pair is two
+/// numbers or a year. A pair that tells a clock time (`at nine thirty`,
+/// `ten fifteen pm`) stays. A text with no such price is returned as it
+/// was.
+pub fn prices_in_digits(text: &str) -> String {
+    if !ABOUT_MONEY.is_match(text) {
+        return text.to_string();
+    }
+    let words = split_words(text);
+    let mut out: Vec<String> = Vec::new();
+    let mut found = false;
+    let mut i = 0;
+    while i < words.len() {
+        match price(&words, i) {
+            Some((written, used)) => {
+                out.push(written);
+                found = true;
+                i += used;
+            }
+            None => {
+                out.push(words[i].to_string());
+                i += 1;
+            }
+        }
+    }
+    match found {
+        true => out.join(" "),
+        false => text.to_string(),
+    }
+}
+
+/// Words that make a text about money.
+static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)[$€£]|\b(?:dollars?|bucks|cents|euros?|quid|tip|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
+        .expect("a valid regex")
+});
+
+/// Words that put a clock time after them.
+const BEFORE_A_TIME: &[&str] = &["at", "from", "until", "till", "til", "to", "by", "around"];
+
+/// Words that make the pair before them a clock time.
+const AFTER_A_TIME: &[&str] = &["am", "pm", "a.m.", "p.m.", "o'clock", "oclock"];
+
+/// The price said at `words[at..]`, in digits, and how many words it took.
+fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
+    let (dollars, used) = run(&words[at..])?;
+    let dollars: u64 = dollars.parse().ok()?;
+    let cents_at = at + used;
+    let last = words[cents_at - 1];
+    if core(last) != last || dollars >= 10_000 {
+        return None;
+    }
+    let cents_words: Vec<&str> = words[cents_at..]
+        .iter()
+        .take(2)
+        .copied()
+        .take_while(|w| small(core(w)).is_some())
+        .collect();
+    let (cents, cents_used) = match cents_words.as_slice() {
+        [tens, unit, ..]
+            if core(tens) == *tens
+                && small(tens).is_some_and(|n| n >= 20 && n.is_multiple_of(10))
+                && small(core(unit)).is_some_and(|n| (1..10).contains(&n)) =>
+        {
+            (small(tens)? + small(core(unit))?, 2)
+        }
+        [word, ..] if small(core(word)).is_some_and(|n| n >= 10) => (small(core(word))?, 1),
+        _ => return None,
+    };
+    let after = words
+        .get(cents_at + cents_used)
+        .map(|w| w.to_ascii_lowercase());
+    let more_number = after.as_deref().is_some_and(|w| {
+        small(core(w)).is_some()
+            || matches!(
+                core(w).to_ascii_lowercase().as_str(),
+                "hundred" | "thousand" | "point"
+            )
+    });
+    let a_time = after.as_deref().is_some_and(|w| AFTER_A_TIME.contains(&w))
+        || (dollars <= 12
+            && at
+                .checked_sub(1)
+                .is_some_and(|b| BEFORE_A_TIME.contains(&words[b].to_ascii_lowercase().as_str())));
+    let number_before = at
+        .checked_sub(1)
+        .is_some_and(|b| small(core(words[b])).is_some());
+    if more_number || a_time || number_before {
+        return None;
+    }
+    let last = words[cents_at + cents_used - 1];
+    let tail = &last[last.trim_end_matches(is_mark).len()..];
+    Some((format!("{dollars}.{cents:02}{tail}"), used + cents_used))
+}
+
+/// The words of `text`, a tens word joined to its unit by a hyphen
+/// (`forty-two`) split in two.
+fn split_words(text: &str) -> Vec<&str> {
+    text.split_whitespace()
+        .flat_map(|word| match word.split_once('-') {
+            Some((tens, unit)) if small(tens).is_some() && small(core(unit)).is_some() => {
+                vec![tens, unit]
+            }
+            _ => vec![word],
+        })
+        .collect()
 }
 
 /// The ordinals from first to ninth, as a tens word's unit.
@@ -321,6 +425,43 @@ fn kind(n: u64) -> After {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prices_read_out_are_written_in_digits() {
+        for (said, written) in [
+            (
+                "an eighteen percent tip on sixty four fifty",
+                "an eighteen percent tip on 64.50",
+            ),
+            (
+                "a jacket on sale is eighty nine ninety nine",
+                "a jacket on sale is 89.99",
+            ),
+            (
+                "whats nineteen eighty four minus nineteen fifty",
+                "whats nineteen eighty four minus nineteen fifty",
+            ),
+            ("at seventeen twenty an hour", "at 17.20 an hour"),
+            ("twenty seven fifty an hour?", "27.50 an hour?"),
+            ("it cost four hundred and twelve thirty", "it cost 412.30"),
+            (
+                "start at nine thirty for 20 an hour",
+                "start at nine thirty for 20 an hour",
+            ),
+            ("ten fifteen pm", "ten fifteen pm"),
+            ("sixty four dollars", "sixty four dollars"),
+            (
+                "twenty five dollars an hour times thirty eight hours",
+                "twenty five dollars an hour times thirty eight hours",
+            ),
+            (
+                "forty two thirty eight fifty five",
+                "forty two thirty eight fifty five",
+            ),
+        ] {
+            assert_eq!(prices_in_digits(said), written, "{said}");
+        }
+    }
 
     #[test]
     fn years_said_in_pairs_are_written_in_digits() {

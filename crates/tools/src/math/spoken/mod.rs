@@ -198,7 +198,7 @@ fn numerator(word: &str) -> Option<u64> {
 static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (
-            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|right|so|okay|ok|well|now|hang\s+on)\b[\s,.]*)+",
+            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|well|now|hang\s+on)\b[\s,.]*)+",
             "",
         ),
         // "What a 17 times 23": speech recognition's "what's".
@@ -212,6 +212,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (
             r"(?i)^\s*(?:which(?:\s+one)?\s+is\s+)?(?:the\s+)?(biggest|largest|highest|greatest|smallest|lowest)(?:\s+(?:number|one|value))?\s*[:,]\s*",
             "$1 of ",
+        ),
+        (
+            r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?((?:-?[\d.]+(?:\s*,\s*|\s*,?\s+and\s+))+-?[\d.]+)(?:\s+[a-z]+){0,2}\s*[.?]?\s*$",
+            "$1($2)",
         ),
         (
             r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z'\d]+\s+){0,3}?[a-z']+\s*[:,]\s*(-?\d)",
@@ -274,7 +278,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$2*(1-$1/100)",
         ),
         (
-            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|tip|gratuity|service(?:\s+charge)?|delivery(?:\s+charge)?)(?:\s+(?:on\s+top|added|included))?\s*$",
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:sales\s+)?tax|vat|gst|hst|tip|gratuity|service(?:\s+charge)?|delivery(?:\s+charge)?)(?:\s+(?:on\s+top|added|included))?\s*$",
             "$1*(1+$2/100)",
         ),
         (
@@ -394,6 +398,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(\d+)\s*!(\s|$)", "factorial($1)$2"),
         (r"(?i)^\s*(?:add|sum(?:\s+up)?)\s+(.+)$", "sum($1)"),
         (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:and\s+)?(?:it'?s|it\s+is|they'?re|they\s+are|is|are)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?\b(?:sale\s+price|price|cost|what\s+(?:is|does|do)\s+(?:it|that|they)\s+(?:come\s+to|cost))\s*$",
+            "$1*(1-$2/100)",
+        ),
+        (
             r"(?i)([\d.]+)\s*(?:%|percent)\s+off\s+(?:an?\s+|the\s+)?([\d.]+)(?:\s+[a-z]+){1,2}\s*$",
             "$2*(1-$1/100)",
         ),
@@ -406,10 +414,14 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$2*(1-$1/100)",
         ),
         (
-            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|tax|vat|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?",
+            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|(?:sales\s+)?tax|vat|gst|hst|pst|iva|gratuity|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?(?:\s+[a-z]+){0,3}\s*$",
             "$1% of $2",
         ),
-        (r"(?i)\b(?:tip|tax|discount)\s+on\b", "of"),
+        (
+            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|(?:sales\s+)?tax|vat|gst|hst|pst|iva|gratuity|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?",
+            "$1% of $2",
+        ),
+        (r"(?i)\b(?:tip|(?:sales\s+)?tax|vat|gst|hst|pst|discount)\s+on\b", "of"),
         (r"(?i)(\d)\s*(%|percent)\s+on\b", "$1 $2 of"),
         (r"(?i)([\d.]+)\s*(?:million)\b", "$1*1000000"),
         (r"(?i)([\d.]+)\s*(?:thousand)\b", "$1*1000"),
@@ -433,6 +445,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\bto\s+the\s+fifth(?:\s+power)?\b", "^5"),
         (r"(?i)\bto\s+the\s+sixth(?:\s+power)?\b", "^6"),
         (r"(?i)\b(?:to\s+the\s+power\s+of|raised\s+to(?:\s+the\s+power\s+of)?)\b", "^"),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:an?|per)\s+[a-z]+\s+(?:times|multiplied\s+by|x)\s+(\d+(?:\.\d+)?)(?:\s+[a-z]+)?\s*$",
+            "$1 * $2",
+        ),
         (r"(?i)\b(?:multiplied\s+by|times)\b", "*"),
         (r"(\d)\s+[xX]\s+(\d)", "$1 * $2"),
         (r"(?i)\b(?:divided\s+by|over)\b", "/"),
@@ -545,7 +561,7 @@ pub fn as_arithmetic(
             run.len()
         ));
     }
-    let mut text = crate::numbers::in_digits(text.trim());
+    let mut text = crate::numbers::in_digits(&crate::numbers::prices_in_digits(text.trim()));
     text = A_COUPLE_OF.replace_all(&text, "2").into_owned();
     text = THOUSANDS
         .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
@@ -656,11 +672,11 @@ const NOT_THINGS: &[&str] = &[
     "are", "the", "a", "an", "you", "i", "we", "but", "so",
 ];
 
-/// A number as written in digits, with its decimals.
 /// `a couple of`, `a pair of`: two.
 static A_COUPLE_OF: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\ba\s+(?:couple|pair)\s+of\b").expect("a valid regex"));
 
+/// A number as written in digits, with its decimals.
 static NUMBER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\d+(?:\.\d+)?").expect("a valid regex"));
 

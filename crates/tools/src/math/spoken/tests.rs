@@ -590,6 +590,14 @@ fn conversions_are_recognised() {
         (56.0, "miles".into(), "kilometres".into())
     );
     assert_eq!(
+        asked("its a hundred and four degrees outside today whats that in celsius my cousin wont believe it"),
+        (104.0, "fahrenheit".into(), "celsius".into())
+    );
+    assert_eq!(
+        asked("The forecast said 41 degrees tomorrow. What is that in Fahrenheit?"),
+        (41.0, "celsius".into(), "Fahrenheit".into())
+    );
+    assert_eq!(
         asked("How many cups are in a gallon?"),
         (1.0, "gallon".into(), "cups".into())
     );
@@ -818,5 +826,41 @@ fn prices_each_and_speeds_over_times_are_read() {
     assert_eq!(
         read("if we average 60 mph, how far is 150 miles and how long"),
         "if we average 60 mph, how far is 150 miles and how long"
+    );
+}
+
+#[test]
+fn prices_taxes_and_lists_as_people_say_them() {
+    for (said, written) in [
+        ("hey whats an eighteen percent tip on sixty four fifty", "18% of 64.50"),
+        (
+            "righto whats ten percent gst on four hundred and eighty five dollars fifty",
+            "10% of 485.50",
+        ),
+        (
+            "how much is thirteen percent hst on sixty four dollars and fifty cents",
+            "13% of 64.50",
+        ),
+        (
+            "whats an eighteen percent tip on a hundred and twelve dollar dinner bill",
+            "18% of 112",
+        ),
+        ("whats twenty five dollars an hour times thirty eight hours", "25 * 38"),
+        ("What is 324 with 8.25 percent sales tax?", "324*(1+8.25/100)"),
+        (
+            "if a winter jacket is eighty nine ninety nine and its twenty five percent off whats the sale price",
+            "89.99*(1-25/100)",
+        ),
+        (
+            "so like whats nine thousand four hundred minus two thousand eight hundred fifty five",
+            "9400 - 2855",
+        ),
+    ] {
+        assert_eq!(read(said), written, "{said}");
+    }
+    assert!(!read("whats nineteen eighty four minus nineteen fifty").contains('.'));
+    assert_eq!(
+        read("whats the range of these milk orders 42 38 55 and 47 litres"),
+        "17"
     );
 }

@@ -318,6 +318,9 @@ fn loose(text: &str) -> Option<Conversion> {
         return None;
     }
     let found = AMOUNT.captures(text)?;
+    if let Some(asked) = in_bare_degrees(text, &found[1], &found[2]) {
+        return Some(asked);
+    }
     let from = named_unit(&found[2])?;
     let wanted = WANTED
         .captures(text)
@@ -333,6 +336,36 @@ fn loose(text: &str) -> Option<Conversion> {
         value: found[1].replace(',', "").parse().ok()?,
         from: from.said,
         to: to.said,
+    })
+}
+
+/// A temperature said in bare degrees, with one scale named elsewhere as
+/// the one wanted (`it's 104 degrees outside, what's that in celsius`):
+/// the amount is in the other scale.
+fn in_bare_degrees(text: &str, amount: &str, unit: &str) -> Option<Conversion> {
+    let unit = unit.to_ascii_lowercase();
+    if !unit.starts_with("degree") || named_unit(&unit).is_some_and(|u| u.kind == "temperature") {
+        return None;
+    }
+    let mut scales: Vec<NamedUnit> = text
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|word| word.len() >= 6)
+        .filter_map(named_unit)
+        .filter(|unit| unit.kind == "temperature")
+        .collect();
+    scales.dedup_by(|a, b| a.symbol == b.symbol);
+    let [to] = scales.as_slice() else {
+        return None;
+    };
+    let from = match to.said.to_ascii_lowercase().as_str() {
+        "celsius" | "centigrade" => "fahrenheit",
+        "fahrenheit" => "celsius",
+        _ => return None,
+    };
+    Some(Conversion {
+        value: amount.replace(',', "").parse().ok()?,
+        from: from.into(),
+        to: to.said.clone(),
     })
 }
 
