@@ -124,6 +124,23 @@ const DEVICES: &[&str] = &[
     "aircon",
 ];
 
+/// Words that, beside a bank account, ask what is in it or what went
+/// through it.
+const MONEY_MOVED: &[&str] = &[
+    "balance",
+    "left",
+    "overdrawn",
+    "overdraft",
+    "money",
+    "cleared",
+    "clear",
+    "payment",
+    "deposit",
+    "deposited",
+    "transfer",
+    "transferred",
+];
+
 /// Words before the verb of a polite request.
 const POLITE: &[&str] = &[
     "please", "can", "could", "would", "will", "you", "hey", "loopd", "i", "want", "need", "to",
@@ -245,13 +262,23 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .iter()
         .any(|w| has(w));
     let in_history = has("year") || (has("when") && (has("did") || has("was")));
-    let sports = (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w));
+    let sports =
+        (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w)) || (result && live);
     let queue = (has("queue") || has("queues")) && live;
     let bank = has("bank") || has("account") || has("overdraft");
-    let account =
-        !numbers && bank && (has("balance") || has("left") || has("overdrawn") || has("overdraft"));
+    let account = !numbers && bank && MONEY_MOVED.iter().any(|w| has(w));
     let vehicle = [
-        "train", "trains", "bus", "buses", "flight", "flights", "ferry",
+        "train",
+        "trains",
+        "bus",
+        "buses",
+        "flight",
+        "flights",
+        "ferry",
+        "tram",
+        "trams",
+        "streetcar",
+        "subway",
     ]
     .iter()
     .any(|w| has(w));
@@ -265,7 +292,13 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     ]
     .iter()
     .any(|w| has(w));
-    let travel = !numbers && vehicle && schedule;
+    let next_one = has("next")
+        && [
+            "coming", "come", "arrive", "arriving", "due", "leave", "leaving",
+        ]
+        .iter()
+        .any(|w| has(w));
+    let travel = vehicle && ((!numbers && schedule) || next_one);
     let after_verb = words
         .iter()
         .skip_while(|w| POLITE.contains(w))
@@ -310,6 +343,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             .any(|w| has(w))
             || COMMODITIES.iter().any(|w| has(w)));
     let markets = ["stock", "stocks", "shares"].iter().any(|w| has(w))
+        && (!numbers || priced)
         && (priced
             || ["market", "doing", "worth", "up", "down"]
                 .iter()
@@ -492,6 +526,19 @@ mod tests {
                 "whats the queue like at portsmouth ferry port right now",
                 "see live queues",
             ),
+            ("hey what are the cowboys winning by right now", "follow sports"),
+            (
+                "how much money is in our checking account right now",
+                "see your bank accounts",
+            ),
+            (
+                "Has the payment from Friday's job cleared into my account yet?",
+                "see your bank accounts",
+            ),
+            (
+                "When's the next 504 streetcar coming to my stop?",
+                "look up travel times",
+            ),
         ] {
             let answer = ask(request).unwrap();
             assert!(
@@ -531,6 +578,9 @@ mod tests {
             "I had 900 in my account and spent 340. How much is left?",
             "How many players are on a soccer team?",
             "Tell me a joke.",
+            "Doing a stock count at work, what's 1,248 minus 379?",
+            "Who won the World Cup in 1966?",
+            "How many people live in Toronto?",
             "Hey, can you tell me what nine hundred minus four hundred is?",
             "Can you tell me who wrote The Great Gatsby?",
             "Tell us a story about a dragon.",
