@@ -76,11 +76,29 @@ static ARITHMETIC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
     .expect("a valid regex")
 });
 
+/// An amount of money given, in digits.
+static MONEY_GIVEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)[$€£]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b")
+        .expect("a valid regex")
+});
+
+/// Words that ask for an amount of money.
+static MONEY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\b(?:how\s+much|total|cost|costs|earn|earns|pay|bill|wages?)\b")
+        .expect("a valid regex")
+});
+
 /// Answers `question` as of `now`; `Err` says what could not be read.
 pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnswer, String> {
     if ARITHMETIC.is_match(question) {
         return Err(format!(
             "`{}` is arithmetic, not a question about dates",
+            question.trim()
+        ));
+    }
+    if MONEY_GIVEN.is_match(question) && MONEY_ASKED.is_match(question) {
+        return Err(format!(
+            "`{}` asks for a sum of money: it is not about the time or the calendar",
             question.trim()
         ));
     }
@@ -722,6 +740,14 @@ mod tests {
         let milk = "Tell me 64 x 4.35 - 64 crates of milk this month at 4.35 a crate.";
         assert!(answer(milk, now()).is_err());
         assert!(answer("What's 12 * 3 this year?", now()).is_err());
+        for wages in [
+            "Jess worked 7:15 to 3:45 today with a 30-minute unpaid break, at $28.40 an hour. \
+             How much does she earn for the shift?",
+            "Saturday roster: three baristas on 6 hours each at $31.50 an hour. What's the \
+             total wage bill for the day?",
+        ] {
+            assert!(answer(wages, now()).is_err(), "{wages}");
+        }
         assert_eq!(
             ask("What's the date 2026-12-05?").date.as_deref(),
             Some("2026-12-05")

@@ -233,6 +233,7 @@ fn holiday(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
         }
         _ => year_said(words, today),
     };
+    let a_day = name.contains(&"day");
     let name: Vec<&str> = name
         .iter()
         .copied()
@@ -246,7 +247,19 @@ fn holiday(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
         ["new", "year" | "years", "eve"] => (12, 31),
         ["halloween"] => (10, 31),
         ["valentines"] | ["valentine"] | ["st", "valentines"] | ["saint", "valentines"] => (2, 14),
-        ["independence"] | ["fourth", "july"] | ["4th", "july"] | ["july", "4th"] => (7, 4),
+        ["independence"] if a_day => (7, 4),
+        ["fourth", "july"] | ["4th", "july"] | ["july", "4th"] => (7, 4),
+        ["canada"] if a_day => (7, 1),
+        ["australia"] if a_day => (1, 26),
+        ["anzac"] => (4, 25),
+        ["waitangi"] => (2, 6),
+        ["bastille"] => (7, 14),
+        ["armistice"] => (11, 11),
+        ["burns", "night"] => (1, 25),
+        ["cinco", "de", "mayo"] => (5, 5),
+        ["st" | "saint", "andrews"] => (11, 30),
+        ["st" | "saint", "davids"] => (3, 1),
+        ["st" | "saint", "georges"] => (4, 23),
         ["st", "patricks"] | ["saint", "patricks"] => (3, 17),
         ["april", "fools" | "fool"] => (4, 1),
         ["earth"] => (4, 22),
@@ -423,6 +436,12 @@ mod tests {
         assert_eq!(date("new year's day next year"), ymd(2027, 1, 1));
         assert_eq!(date("April Fools' Day"), ymd(2027, 4, 1));
         assert_eq!(date("Earth Day"), ymd(2027, 4, 22));
+        assert_eq!(date("Canada Day"), ymd(2027, 7, 1));
+        assert_eq!(date("australia day"), ymd(2027, 1, 26));
+        assert_eq!(date("Anzac Day"), ymd(2027, 4, 25));
+        assert_eq!(date("Independence Day"), ymd(2027, 7, 4));
+        assert!(moment("independence", now()).is_none());
+        assert!(moment("canada", now()).is_none());
     }
 
     #[test]
