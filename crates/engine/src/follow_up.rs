@@ -75,6 +75,8 @@ fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
         .rev()
         .find(|m| m.role == Role::Assistant)?;
     let body = without_opener(question);
+    let body = ASKS_OF_IT.replace(body, "");
+    let body = body.as_ref();
     let first = body.split_whitespace().next()?.to_lowercase();
     let percent = body.contains('%') || body.to_lowercase().contains("percent");
     if !ON_TOP.contains(&first.as_str()) || !percent {
@@ -87,6 +89,13 @@ fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
     let body = body.trim_end_matches(['?', '.', '!']).trim();
     Some(format!("What is {} {body}?", value.value))
 }
+
+/// Words that ask for the answer before again (`what is it`, `how much
+/// is that`) ahead of what is put on it.
+static ASKS_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:what(?:'s|\s+is|\s+would\s+it\s+be|s)|how\s+much\s+is)\s+(?:it|that)\s+")
+        .expect("a valid regex")
+});
 
 /// `another 5`, `3 more`, `an extra 2`: a count grown by so many.
 static MORE: LazyLock<Regex> = LazyLock::new(|| {
@@ -143,7 +152,8 @@ fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
     if !OPENERS.iter().any(|o| lower.starts_with(&format!("{o} "))) && !lower.starts_with("so ") {
         return None;
     }
-    let question = loopd_tools::numbers::in_digits(question);
+    let question = loopd_tools::numbers::with_parts(&loopd_tools::numbers::in_digits(question));
+    let said = before;
     let before = loopd_tools::numbers::in_digits(before);
     let mut given = AMOUNT.find_iter(&question);
     let (Some(count), None) = (given.next(), given.next()) else {
@@ -156,11 +166,18 @@ fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
     let (Some(old), None) = (same.next(), same.next()) else {
         return None;
     };
+    let mut in_said = AMOUNT
+        .find_iter(said)
+        .filter(|n| n.as_str() == old.as_str());
+    let (text, old) = match (in_said.next(), in_said.next()) {
+        (Some(old), None) => (said, old),
+        _ => (before.as_str(), old),
+    };
     Some(format!(
         "{}{}{}",
-        &before[..old.start()],
+        &text[..old.start()],
         count.as_str(),
-        &before[old.end()..]
+        &text[old.end()..]
     ))
 }
 
@@ -697,6 +714,24 @@ mod tests {
             .as_deref(),
             Some("Tickets are £18 each and 37 pupils are going. What's the total?")
         );
+        assert_eq!(
+            asked(
+                "We need 24 scones and each one takes 45 grams of butter. How much butter is that?",
+                "And if they want 36 scones instead?"
+            )
+            .as_deref(),
+            Some(
+                "We need 36 scones and each one takes 45 grams of butter. How much butter is that?"
+            )
+        );
+        assert_eq!(
+            asked(
+                "Mangoes are $4.40 a kilo and I grabbed 1.75 kilos. How much is that?",
+                "and what if i got two and a half kilos instead"
+            )
+            .as_deref(),
+            Some("Mangoes are $4.40 a kilo and I grabbed 2.5 kilos. How much is that?")
+        );
     }
 
     #[test]
@@ -733,6 +768,15 @@ mod tests {
         assert_eq!(
             in_context(&conversation).as_deref(),
             Some("What is 696 with 20 percent VAT on top?")
+        );
+        let conversation = [
+            Message::user("24 shirts at $13.50 each. What's the total?"),
+            Message::assistant("The total is $324."),
+            Message::user("And what is it with 8.25 percent sales tax?"),
+        ];
+        assert_eq!(
+            in_context(&conversation).as_deref(),
+            Some("What is 324 with 8.25 percent sales tax?")
         );
     }
 

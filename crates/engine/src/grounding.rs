@@ -170,9 +170,13 @@ impl Sources {
             self.values.push(value);
             self.write_value(value);
         }
-        let said_in_words =
-            loopd_tools::numbers::with_parts(&loopd_tools::numbers::in_digits(text));
-        if said_in_words != text {
+        let in_digits =
+            |text: &str| loopd_tools::numbers::with_parts(&loopd_tools::numbers::in_digits(text));
+        let priced = loopd_tools::numbers::prices_in_digits(text);
+        for said_in_words in [in_digits(text), in_digits(&priced)] {
+            if said_in_words == text {
+                continue;
+            }
             for number in numbers(&said_in_words) {
                 let value = number.value.abs();
                 if !self.values.contains(&value) {
@@ -504,6 +508,14 @@ mod tests {
         assert!(asked.lets_out("A stick is 113.4 grams."));
         asked.requests = vec!["What do ACME shares cost?".into()];
         assert!(asked.lets_out("ACME share cost 113.4 grams."));
+    }
+
+    #[test]
+    fn prices_read_out_are_sources() {
+        let question = sources(&["i worked 8 hours at seventeen twenty an hour"]);
+        assert!(question
+            .ungrounded_input("{\"expression\": \"8 * 17.20\"}")
+            .is_empty());
     }
 
     #[test]

@@ -424,12 +424,13 @@ pub async fn run_loop(request: LoopRequest) -> LoopOutcome {
     run.engine = request.engine.id().to_string();
     run.session = request.session;
     run.hold = request.hold;
-    let result = request.engine.run(&mut run, &request.conversation).await;
+    let conversation = as_read(request.conversation);
+    let result = request.engine.run(&mut run, &conversation).await;
     let (answer, termination, error) = match result {
         Ok(finish) if run.speak => (
             speakable::rewrite(&speakable::without_echo(
                 finish.answer.trim(),
-                question(&request.conversation),
+                question(&conversation),
             ))
             .trim()
             .to_string(),
@@ -467,6 +468,17 @@ pub fn with_system(conversation: &[Message], instructions: &str) -> Vec<Message>
     messages
 }
 
+/// The conversation as the engines read it: in its last user message, a
+/// price read out in words with no word between its parts (`eighty nine
+/// ninety nine a month`) is written in digits, so that the model and the
+/// tools both take it as one amount.
+fn as_read(mut conversation: Vec<Message>) -> Vec<Message> {
+    if let Some(last) = conversation.iter_mut().rev().find(|m| m.role == Role::User) {
+        last.content = loopd_tools::numbers::prices_in_digits(&last.content);
+    }
+    conversation
+}
+
 /// The request: the last user message of the conversation.
 pub fn question(conversation: &[Message]) -> &str {
     conversation
@@ -497,4 +509,25 @@ pub fn tool_list(tools: &Toolset) -> String {
         .map(|spec| format!("- {}: {}", spec.signature(), spec.description))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_price_read_out_is_read_as_one_amount() {
+        let conversation = as_read(vec![
+            Message::user("what is sixty four fifty plus ten"),
+            Message::assistant("It's 74.50."),
+            Message::user("okay our internet is eighty nine ninety nine a month split three ways"),
+        ]);
+        assert_eq!(conversation[0].content, "what is sixty four fifty plus ten");
+        assert_eq!(
+            question(&conversation),
+            "okay our internet is 89.99 a month split three ways"
+        );
+        let asked = as_read(vec![Message::user("What is  nineteen  fifty?\n")]);
+        assert_eq!(question(&asked), "What is  nineteen  fifty?\n");
+    }
 }
