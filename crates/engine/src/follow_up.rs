@@ -66,9 +66,9 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
 /// before ("And with 20 percent VAT on top?", "Less 10 percent?").
 const ON_TOP: [&str; 5] = ["with", "plus", "adding", "less", "minus"];
 
-/// A percentage put on the one number of the answer before: "And with 20
-/// percent VAT on top?" after "That comes to 696." asks "What is 696 with
-/// 20 percent VAT on top?".
+/// A percentage put on the one number of the answer before that the
+/// question before did not give: "And with 20 percent VAT on top?" after
+/// "That comes to 696." asks "What is 696 with 20 percent VAT on top?".
 fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
     let answer = conversation
         .iter()
@@ -82,7 +82,17 @@ fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
     if !ON_TOP.contains(&first.as_str()) || !percent {
         return None;
     }
-    let values = numbers(&answer.content);
+    let asked_before = conversation
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::User)
+        .nth(1)
+        .map(|m| numbers(&loopd_tools::numbers::in_digits(&m.content)))
+        .unwrap_or_default();
+    let values: Vec<_> = numbers(&answer.content)
+        .into_iter()
+        .filter(|n| !asked_before.iter().any(|given| given.value == n.value))
+        .collect();
     let [value] = values.as_slice() else {
         return None;
     };
@@ -186,14 +196,18 @@ fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
 fn counted(after: &str) -> Option<String> {
     let words: Vec<String> = after
         .split_whitespace()
-        .take(2)
         .map(|w| {
             w.trim_matches(|c: char| !c.is_alphanumeric())
                 .to_lowercase()
         })
+        .skip_while(|w| CURRENCY.contains(&w.as_str()))
+        .take(2)
         .collect();
     let thing = match words.as_slice() {
         [of, who, ..] if of == "of" => format!("of {who}"),
+        [a, unit, ..] if matches!(a.as_str(), "a" | "an" | "per") => {
+            format!("per {}", unit.trim_end_matches('s'))
+        }
         [thing, ..] if thing.len() > 2 && !thing.chars().any(|c| c.is_ascii_digit()) => {
             thing.trim_end_matches('s').to_string()
         }
@@ -201,6 +215,12 @@ fn counted(after: &str) -> Option<String> {
     };
     Some(thing)
 }
+
+/// Money's names after an amount, skipped to what the amount is for
+/// (`25 dollars an hour`: per hour).
+const CURRENCY: [&str; 8] = [
+    "dollars", "dollar", "euros", "euro", "pounds", "quid", "bucks", "rupees",
+];
 
 /// `question` without the one opener it starts with ("And", "What about").
 fn without_opener(question: &str) -> &str {
@@ -726,6 +746,14 @@ mod tests {
         );
         assert_eq!(
             asked(
+                "whats 25 dollars an hour times 38 hours",
+                "and what if she gets bumped up to 27.50 an hour"
+            )
+            .as_deref(),
+            Some("whats 27.50 dollars an hour times 38 hours")
+        );
+        assert_eq!(
+            asked(
                 "Mangoes are $4.40 a kilo and I grabbed 1.75 kilos. How much is that?",
                 "and what if i got two and a half kilos instead"
             )
@@ -771,7 +799,7 @@ mod tests {
         );
         let conversation = [
             Message::user("24 shirts at $13.50 each. What's the total?"),
-            Message::assistant("The total is $324."),
+            Message::assistant("The total cost of 24 T-shirts at $13.50 each is $324.00."),
             Message::user("And what is it with 8.25 percent sales tax?"),
         ];
         assert_eq!(

@@ -78,14 +78,18 @@ static ARITHMETIC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
 
 /// An amount of money given, in digits.
 static MONEY_GIVEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)[$€£]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b")
-        .expect("a valid regex")
+    regex::Regex::new(
+        r"(?i)[$€£]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b|\d\s+(?:an|per)\s+hour\b",
+    )
+    .expect("a valid regex")
 });
 
 /// Words that ask for an amount of money.
 static MONEY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)\b(?:how\s+much|total|cost|costs|earn|earns|pay|bill|wages?)\b")
-        .expect("a valid regex")
+    regex::Regex::new(
+        r"(?i)\b(?:how\s+much|total|cost|costs|earn|earns|earned|make|made|pay|paid|bill|wages?)\b",
+    )
+    .expect("a valid regex")
 });
 
 /// Answers `question` as of `now`; `Err` says what could not be read.
@@ -745,6 +749,8 @@ mod tests {
              How much does she earn for the shift?",
             "Saturday roster: three baristas on 6 hours each at $31.50 an hour. What's the \
              total wage bill for the day?",
+            "i worked 6.5 hours on friday and 8 hours on saturday at 17.20 an hour how much \
+             did i make before tax",
         ] {
             assert!(answer(wages, now()).is_err(), "{wages}");
         }

@@ -207,6 +207,18 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "",
         ),
         (r"(?i)^\s*what\s+(-?\d)", "$1"),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:plus|with|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:sales\s+)?(?:tax|vat|gst|hst|tip|gratuity|service(?:\s+charge)?)\b[^\d]*?\b(?:split|divided|shared)\s+(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+of\s+us)?)\b[^\d]*$",
+            "$1*(1+$2/100)/$3$4",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+[a-z]+\b[^\d]*?\beach(?:\s+(?:1|one))?\s+(?:takes|needs|uses|gets|holds|weighs|costs)\s+(\d+(?:\.\d+)?)\b[^\d]*\bhow\s+(?:much|many)\b[^\d]*$",
+            "$1 * $2",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+hours?\b[^\d]*?\band\s+(\d+(?:\.\d+)?)\s+hours?\b[^\d]*?\bat\s+(\d+(?:\.\d+)?)\s+(?:an?|per)\s+hour\b[^\d]*\bhow\s+much\b[^\d]*$",
+            "($1+$2)*$3",
+        ),
         (r"(?i)\s+(?:is|equals|makes|comes\s+to)\s+what\s*\??\s*$", ""),
         (r"(?i)^\s*(?:the|a|an)\s+", ""),
         (
@@ -603,6 +615,7 @@ pub fn as_arithmetic(
         .or_else(|| doses(&text))
         .or_else(|| at_a_rate(&text))
         .or_else(|| at_a_speed(&text))
+        .or_else(|| price_per_other_unit(&text))
         .or_else(|| per_amount(&text))
         .or_else(|| over_a_period(&text))
         .or_else(|| at_the_rate_given(&text))

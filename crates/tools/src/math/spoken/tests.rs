@@ -848,6 +848,22 @@ fn prices_taxes_and_lists_as_people_say_them() {
         ("whats twenty five dollars an hour times thirty eight hours", "25 * 38"),
         ("What is 324 with 8.25 percent sales tax?", "324*(1+8.25/100)"),
         (
+            "Chicken thighs are $13.20 a kilo at work. What's that per pound?",
+            "13.20 * 0.453592",
+        ),
+        (
+            "We need 36 scones and each one takes 45 grams of butter. How much butter is that?",
+            "36 * 45",
+        ),
+        (
+            "okay our internet is eighty nine ninety nine a month plus thirteen percent tax split three ways what does each of us pay",
+            "89.99*(1+13/100)/3",
+        ),
+        (
+            "i worked six and a half hours on friday and eight hours on saturday at seventeen twenty an hour how much did i make",
+            "(6.5+8)*17.20",
+        ),
+        (
             "if a winter jacket is eighty nine ninety nine and its twenty five percent off whats the sale price",
             "89.99*(1-25/100)",
         ),

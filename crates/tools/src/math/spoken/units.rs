@@ -304,7 +304,7 @@ fn of_one_kind(asked: &Conversion) -> bool {
 
 /// A unit found in words: its kind, its symbol, and the words that named it.
 pub(super) struct NamedUnit {
-    kind: &'static str,
+    pub(super) kind: &'static str,
     pub(super) symbol: &'static str,
     said: String,
 }

@@ -181,6 +181,36 @@ static DURATION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(hours?|hrs?|minutes?|mins?)\b").expect("a valid regex")
 });
 
+/// `13.20 a kilo … what's that per pound`: a price per one unit, asked
+/// per another.
+static PRICE_PER_OTHER_UNIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b[^\d]*\b(?:per|a|an)\s+([a-z]+)\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// A price per one unit of weight, volume, length or area asked per
+/// another of the same kind (`Chicken thighs are $13.20 a kilo. What's
+/// that per pound?` is `13.20 * 0.453592`), when the text holds that one
+/// number.
+pub(super) fn price_per_other_unit(text: &str) -> Option<String> {
+    let found = PRICE_PER_OTHER_UNIT.captures(text)?;
+    if NUMBER.find_iter(text).count() != 1 {
+        return None;
+    }
+    let (given, asked) = (named_unit(&found[2])?, named_unit(&found[3])?);
+    let kinds = ["mass", "volume", "length", "area"];
+    if given.symbol == asked.symbol || !kinds.contains(&given.kind) || given.kind != asked.kind {
+        return None;
+    }
+    let one = super::super::convert_units(super::super::ConvertArgs {
+        value: 1.0,
+        from: asked.symbol.into(),
+        to: given.symbol.into(),
+    })
+    .ok()?;
+    Some(format!("{} * {}", &found[1], one.result))
+}
+
 /// `150 miles`, `42 km`: a distance.
 static DISTANCE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(?:km|kms|kilomet(?:er|re)s?|miles?)\b")
