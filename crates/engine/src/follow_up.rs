@@ -60,27 +60,26 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
         .or_else(|| with_a_count_changed(question, &before))
         .or_else(|| with_more_added(question, &before))
         .or_else(|| on_the_answer(question, conversation))
+        .or_else(|| priced_on_the_answer(question, conversation))
 }
 
-/// Words a follow-up may start with that put a percentage on the answer
-/// before ("And with 20 percent VAT on top?", "Less 10 percent?").
-const ON_TOP: [&str; 5] = ["with", "plus", "adding", "less", "minus"];
+/// `at 3.29 a gallon`: a price per unit said at a follow-up's start.
+static AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re))\s+[$£€]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
 
-/// A percentage put on the one number of the answer before that the
-/// question before did not give: "And with 20 percent VAT on top?" after
-/// "That comes to 696." asks "What is 696 with 20 percent VAT on top?".
-fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
+/// The one new number of the answer before (one the question before did
+/// not give), of `unit` when the answer names it.
+fn answered_value(conversation: &[Message], unit: Option<&str>) -> Option<f64> {
     let answer = conversation
         .iter()
         .rev()
         .find(|m| m.role == Role::Assistant)?;
-    let body = without_opener(question);
-    let body = ASKS_OF_IT.replace(body, "");
-    let body = body.as_ref();
-    let first = body.split_whitespace().next()?.to_lowercase();
-    let percent = body.contains('%') || body.to_lowercase().contains("percent");
-    if !ON_TOP.contains(&first.as_str()) || !percent {
-        return None;
+    if let Some(unit) = unit {
+        if !answer.content.to_lowercase().contains(unit) {
+            return None;
+        }
     }
     let asked_before = conversation
         .iter()
@@ -93,11 +92,52 @@ fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
         .into_iter()
         .filter(|n| !asked_before.iter().any(|given| given.value == n.value))
         .collect();
-    let [value] = values.as_slice() else {
+    match values.as_slice() {
+        [value] => Some(value.value),
+        _ => None,
+    }
+}
+
+/// A price per unit put on the amount of the answer before: "and at 3.29
+/// a gallon what did that cost me" after "You burned 1.5 gallons." asks
+/// "What is 1.5 times 3.29?".
+fn priced_on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
+    let body = without_opener(&loopd_tools::numbers::in_digits(question)).to_string();
+    let found = AT_A_PRICE.captures(&body)?;
+    let asks_cost = ["cost", "much", "spend", "spent", "pay", "price"]
+        .iter()
+        .any(|w| {
+            body.to_lowercase()
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|x| x == *w)
+        });
+    if !asks_cost {
         return None;
-    };
+    }
+    let unit = found[2].to_lowercase();
+    let value = answered_value(conversation, Some(unit.trim_end_matches('s')))?;
+    Some(format!("What is {value} times {}?", &found[1]))
+}
+
+/// Words a follow-up may start with that put a percentage on the answer
+/// before ("And with 20 percent VAT on top?", "Less 10 percent?").
+const ON_TOP: [&str; 5] = ["with", "plus", "adding", "less", "minus"];
+
+/// A percentage put on the one number of the answer before that the
+/// question before did not give: "And with 20 percent VAT on top?" after
+/// "That comes to 696." asks "What is 696 with 20 percent VAT on top?".
+fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
+    let body = without_opener(question);
+    let body = ASKS_OF_IT.replace(body, "");
+    let body = body.as_ref();
+    let first = body.split_whitespace().next()?.to_lowercase();
+    let percent = body.contains('%') || body.to_lowercase().contains("percent");
+    if !ON_TOP.contains(&first.as_str()) || !percent {
+        return None;
+    }
+    let value = answered_value(conversation, None)?;
     let body = body.trim_end_matches(['?', '.', '!']).trim();
-    Some(format!("What is {} {body}?", value.value))
+    Some(format!("What is {value} {body}?"))
 }
 
 /// Words that ask for the answer before again (`what is it`, `how much
@@ -170,11 +210,23 @@ fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
         return None;
     };
     let things = counted(&question[count.end()..])?;
-    let mut same = AMOUNT
+    let same: Vec<regex::Match> = AMOUNT
         .find_iter(&before)
-        .filter(|amount| counted(&before[amount.end()..]).as_deref() == Some(things.as_str()));
-    let (Some(old), None) = (same.next(), same.next()) else {
-        return None;
+        .filter(|amount| counted(&before[amount.end()..]).as_deref() == Some(things.as_str()))
+        .collect();
+    let period = per_period(&question[count.end()..]);
+    let old = match same.as_slice() {
+        [old] => *old,
+        _ if period.is_some() => {
+            let mut at_the_rate = same
+                .iter()
+                .filter(|amount| per_period(&before[amount.end()..]) == period);
+            match (at_the_rate.next(), at_the_rate.next()) {
+                (Some(old), None) => *old,
+                _ => return None,
+            }
+        }
+        _ => return None,
     };
     let mut in_said = AMOUNT
         .find_iter(said)
@@ -214,6 +266,23 @@ fn counted(after: &str) -> Option<String> {
         _ => return None,
     };
     Some(thing)
+}
+
+/// The period a count is said per within the few words after it (`bales
+/// of silage a day`: day), singular.
+fn per_period(after: &str) -> Option<String> {
+    let words: Vec<String> = after
+        .split_whitespace()
+        .take(5)
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    words.windows(2).find_map(|pair| {
+        matches!(pair[0].as_str(), "a" | "an" | "per" | "every" | "each")
+            .then(|| pair[1].trim_end_matches('s').to_string())
+    })
 }
 
 /// Money's names after an amount, skipped to what the amount is for
@@ -746,6 +815,14 @@ mod tests {
         );
         assert_eq!(
             asked(
+                "I'm feeding 3 bales of silage a day. How many days will 180 bales last?",
+                "And if I go up to 4 bales a day?"
+            )
+            .as_deref(),
+            Some("I'm feeding 4 bales of silage a day. How many days will 180 bales last?")
+        );
+        assert_eq!(
+            asked(
                 "whats 25 dollars an hour times 38 hours",
                 "and what if she gets bumped up to 27.50 an hour"
             )
@@ -805,6 +882,15 @@ mod tests {
         assert_eq!(
             in_context(&conversation).as_deref(),
             Some("What is 324 with 8.25 percent sales tax?")
+        );
+        let conversation = [
+            Message::user("I drove 42 miles and my car gets 28 miles per gallon. How many gallons did I burn?"),
+            Message::assistant("You burned 1.5 gallons."),
+            Message::user("and at 3.29 a gallon what did that cost me"),
+        ];
+        assert_eq!(
+            in_context(&conversation).as_deref(),
+            Some("What is 1.5 times 3.29?")
         );
     }
 

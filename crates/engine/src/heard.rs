@@ -40,6 +40,7 @@ const OPENERS: &[&str] = &[
     "hiya",
     "like",
     "hey",
+    "yo",
     "well",
     "so",
     "ok",

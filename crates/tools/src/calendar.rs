@@ -136,7 +136,13 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     if let Some(leap) = leap_year(&words, today) {
         return Ok(leap);
     }
-    if found.is_empty() {
+    let asks_when = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "when" | "days" | "weeks" | "months" | "date" | "day" | "long" | "until" | "till"
+        )
+    });
+    if found.is_empty() && asks_when {
         if let Some(day) = words.iter().find(|w| PERSONAL_DAYS.contains(&w.as_str())) {
             return Ok(CalendarAnswer {
                 answer: format!(
@@ -1059,6 +1065,7 @@ mod tests {
             "Who wrote Hamlet?",
             "What color do you get when you mix blue and yellow?",
             "If I save 50 dollars a week, how much will I have after a year?",
+            "the bill for my moms birthday dinner is 92.50 whats an 18 percent tip",
         ] {
             let error = answer(other, now()).unwrap_err();
             assert!(

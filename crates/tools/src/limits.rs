@@ -99,7 +99,9 @@ const ACTIONS: &[(&[&str], &str)] = &[
         "control devices",
     ),
     (
-        &["order", "reorder", "buy", "purchase", "book", "reserve"],
+        &[
+            "order", "reorder", "buy", "purchase", "book", "reserve", "request", "hail",
+        ],
         "order or book things",
     ),
     (&["navigate"], "give directions"),
@@ -261,9 +263,10 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let live = ["now", "currently", "live", "tonight", "today"]
         .iter()
         .any(|w| has(w));
+    let just_played = has("yesterday") || (has("last") && has("night"));
     let in_history = has("year") || (has("when") && (has("did") || has("was")));
-    let sports =
-        (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w)) || (result && live);
+    let sports = (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w))
+        || (result && (live || just_played));
     let queue = (has("queue") || has("queues")) && live;
     let bank = has("bank") || has("account") || has("overdraft");
     let account = !numbers && bank && MONEY_MOVED.iter().any(|w| has(w));
@@ -335,7 +338,13 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         asked.as_slice(),
         ["how", "much", "is" | "are" | "does" | "do" | "would", ..]
     ) && !has("time");
-    let priced = has("price") || has("prices") || has("cost") || has("trading") || asks_how_much;
+    let going_for = words.windows(2).any(|w| w == ["going", "for"]);
+    let priced = has("price")
+        || has("prices")
+        || has("cost")
+        || has("trading")
+        || going_for
+        || asks_how_much;
     let live_price = !numbers
         && priced
         && (["today", "now", "current", "currently", "latest", "moment"]
@@ -462,7 +471,7 @@ mod tests {
             ),
             ("Tell John dinner is ready.", "send messages"),
             ("are there any roadworks on the a34 this morning", "check the traffic"),
-            ("whats diesel going for at the nearest petrol station", "look up places"),
+            ("whats diesel going for at the nearest petrol station", "check prices or markets"),
             (
                 "add fish fingers and apple juice to my online shopping order",
                 "order or book things",
@@ -527,6 +536,15 @@ mod tests {
                 "see live queues",
             ),
             ("hey what are the cowboys winning by right now", "follow sports"),
+            ("Did the Braves win last night?", "follow sports"),
+            (
+                "um whats gas going for at the quiktrip on moreland avenue right now",
+                "check prices or markets",
+            ),
+            (
+                "Request a ride for my daughter from school to her grandma's house.",
+                "order or book things",
+            ),
             (
                 "how much money is in our checking account right now",
                 "see your bank accounts",
@@ -580,6 +598,8 @@ mod tests {
             "Tell me a joke.",
             "Doing a stock count at work, what's 1,248 minus 379?",
             "Who won the World Cup in 1966?",
+            "Who won the World Cup last year?",
+            "I'm going for a run, how far is 5 km in miles?",
             "How many people live in Toronto?",
             "Hey, can you tell me what nine hundred minus four hundred is?",
             "Can you tell me who wrote The Great Gatsby?",

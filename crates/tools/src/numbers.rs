@@ -134,10 +134,17 @@ const AFTER_A_TIME: &[&str] = &["am", "pm", "a.m.", "p.m.", "o'clock", "oclock"]
 fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
     let (dollars, used) = run(&words[at..])?;
     let dollars: u64 = dollars.parse().ok()?;
-    let cents_at = at + used;
+    let mut cents_at = at + used;
     let last = words[cents_at - 1];
     if core(last) != last || dollars >= 10_000 {
         return None;
+    }
+    let currency = words
+        .get(cents_at)
+        .filter(|w| CURRENCY.contains(&w.to_ascii_lowercase().as_str()))
+        .map(|w| format!(" {w}"));
+    if currency.is_some() {
+        cents_at += 1;
     }
     let cents_words: Vec<&str> = words[cents_at..]
         .iter()
@@ -166,6 +173,9 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
                 "hundred" | "thousand" | "point"
             )
     });
+    let weighed = after
+        .as_deref()
+        .is_some_and(|w| matches!(core(w), "ounces" | "ounce" | "oz" | "of"));
     let a_time = after.as_deref().is_some_and(|w| AFTER_A_TIME.contains(&w))
         || (dollars <= 12
             && at
@@ -174,13 +184,23 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
     let number_before = at
         .checked_sub(1)
         .is_some_and(|b| small(core(words[b])).is_some());
-    if more_number || a_time || number_before {
+    if more_number || a_time || number_before || weighed {
         return None;
     }
     let last = words[cents_at + cents_used - 1];
     let tail = &last[last.trim_end_matches(is_mark).len()..];
-    Some((format!("{dollars}.{cents:02}{tail}"), used + cents_used))
+    let currency = currency.unwrap_or_default();
+    Some((
+        format!("{dollars}.{cents:02}{currency}{tail}"),
+        cents_at + cents_used - at,
+    ))
 }
+
+/// Money's names said between the whole amount and the cents (`fourteen
+/// euro fifty`).
+const CURRENCY: &[&str] = &[
+    "dollar", "dollars", "euro", "euros", "pound", "pounds", "quid", "bucks",
+];
 
 /// The words of `text`, a tens word joined to its unit by a hyphen
 /// (`forty-two`) split in two.
@@ -450,6 +470,14 @@ mod tests {
             ),
             ("ten fifteen pm", "ten fifteen pm"),
             ("sixty four dollars", "sixty four dollars"),
+            (
+                "a bag is fourteen euro fifty and i go through nine bags a week",
+                "a bag is 14.50 euro and i go through nine bags a week",
+            ),
+            (
+                "it weighs five pounds twelve ounces each",
+                "it weighs five pounds twelve ounces each",
+            ),
             (
                 "twenty five dollars an hour times thirty eight hours",
                 "twenty five dollars an hour times thirty eight hours",

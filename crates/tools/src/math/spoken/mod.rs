@@ -198,7 +198,7 @@ fn numerator(word: &str) -> Option<u64> {
 static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (
-            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|well|now|hang\s+on)\b[\s,.]*)+",
+            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|yo|well|now|hang\s+on)\b[\s,.]*)+",
             "",
         ),
         // "What a 17 times 23": speech recognition's "what's".

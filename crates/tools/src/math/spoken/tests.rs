@@ -852,6 +852,15 @@ fn prices_taxes_and_lists_as_people_say_them() {
             "13.20 * 0.453592",
         ),
         (
+            "the check is $62.40. What's a 20% tip on that?",
+            "62.40*20/100",
+        ),
+        (
+            "okay so the bill for my moms birthday dinner is ninety two fifty whats an eighteen percent tip",
+            "92.50*18/100",
+        ),
+        ("yo whats eleven hundred forty divided by fifteen", "1140 / 15"),
+        (
             "We need 36 scones and each one takes 45 grams of butter. How much butter is that?",
             "36 * 45",
         ),

@@ -8,7 +8,7 @@ use super::*;
 /// `The bill is 73.40. What's an 18 percent tip?`: a percentage asked of
 /// the one amount the sentence before gives, as arithmetic.
 static PERCENT_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(.*[^\d.])?(\d[\d,]*(?:\.\d+)?)[^.!?]*[.!?]\s+(?:what(?:'s|\s+is|\s+would\s+be)|how\s+much\s+is)\s+(?:an?\s+|the\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(tip|tax|gratuity|discount|off)\s*[?.!]?\s*$")
+    Regex::new(r"(?i)^(.*[^\d.])?(\d[\d,]*(?:\.\d+)?)[^.!?\d]*?(?:[.!?]\s+|\s+)(?:what(?:'s|s|\s+is|\s+would\s+be)|how\s+much\s+is)\s+(?:an?\s+|the\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(tip|tax|gratuity|discount|off)(?:\s+on\s+(?:that|it|this|the\s+(?:bill|check|total)))?\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 
