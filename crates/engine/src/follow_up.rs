@@ -461,20 +461,22 @@ fn the_question_after(text: &str) -> &str {
 fn is_a_name(words: &[&str]) -> bool {
     let last = words.len().saturating_sub(1);
     (1..=4).contains(&words.len())
-        && words.iter().enumerate().all(|(i, w)| {
+        && (words.iter().enumerate().all(|(i, w)| {
             w.starts_with(|c: char| c.is_uppercase()) || (*w == "in" && i != 0 && i != last)
-        })
+        }) || loopd_tools::clock::knows_place(&words.join(" ")))
 }
 
 /// Where the last place named after `in` is in `text` (`my friend in Lima`,
 /// `the time in New York`), as a byte range.
 fn place_named(text: &str) -> Option<(usize, usize)> {
-    let start = text.rmatch_indices(" in ").find_map(|(at, found)| {
+    let Some(start) = text.rmatch_indices(" in ").find_map(|(at, found)| {
         let name = at + found.len();
         text[name..]
             .starts_with(|c: char| c.is_uppercase())
             .then_some(name)
-    })?;
+    }) else {
+        return place_known_after_in(text);
+    };
     let (mut end, mut at) = (start, start);
     for word in text[start..].split(' ') {
         let bare = word.trim_end_matches([',', '.', '?', '!']);
@@ -488,6 +490,21 @@ fn place_named(text: &str) -> Option<(usize, usize)> {
         at += word.len() + 1;
     }
     Some((start, end))
+}
+
+/// Where the last place the clock knows is named after `in` in `text`,
+/// written in any case (`is in seoul what time is it there`), as a byte
+/// range.
+fn place_known_after_in(text: &str) -> Option<(usize, usize)> {
+    text.rmatch_indices(" in ").find_map(|(at, found)| {
+        let start = at + found.len();
+        let words: Vec<&str> = text[start..].split(' ').take(3).collect();
+        (1..=words.len()).rev().find_map(|n| {
+            let said = words[..n].join(" ");
+            let bare = said.trim_end_matches([',', '.', '?', '!']);
+            loopd_tools::clock::knows_place(bare).then(|| (start, start + bare.len()))
+        })
+    })
 }
 
 /// The fragment of a follow-up after its opener ("And in London?" gives
@@ -599,6 +616,30 @@ mod tests {
             Message::assistant("…"),
             Message::user(question),
         ])
+    }
+
+    #[test]
+    fn a_place_said_in_lower_case_takes_the_place_of_the_one_before() {
+        assert_eq!(
+            asked(
+                "what time is it in los angeles right now my brother just moved out there",
+                "and what about chicago"
+            )
+            .as_deref(),
+            Some("what time is it in chicago right now my brother just moved out there")
+        );
+        assert_eq!(
+            asked(
+                "my pen pal class is in seoul what time is it there right now",
+                "and what about beijing"
+            )
+            .as_deref(),
+            Some("my pen pal class is in beijing what time is it there right now")
+        );
+        assert_eq!(
+            asked("What time is it in Los Angeles?", "and what about chicago").as_deref(),
+            Some("What time is it in chicago?")
+        );
     }
 
     #[test]

@@ -795,6 +795,17 @@ fn place_named_in(text: &str) -> Option<String> {
     None
 }
 
+/// Whether `name` (any case) names a place the clock knows the timezone
+/// of: a city or country of [`is_a_place`], or a city of the gazetteer
+/// whose name is no everyday word.
+pub fn knows_place(name: &str) -> bool {
+    let name = name.trim();
+    is_a_place(name)
+        || (name.len() >= 4
+            && !NOT_PLACES.contains(&name.to_lowercase().as_str())
+            && city_zone(&without_accents(name)).is_some())
+}
+
 /// Whether `name` is a city or country with a timezone: a known alias, or
 /// the city of a zone in a continent's list (not one of [`NOT_PLACES`]).
 fn is_a_place(name: &str) -> bool {
