@@ -176,8 +176,12 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
     let weighed = after
         .as_deref()
         .is_some_and(|w| matches!(core(w), "ounces" | "ounce" | "oz" | "of"));
+    let per_thing = after
+        .as_deref()
+        .is_some_and(|w| matches!(w, "a" | "an" | "per" | "each" | "apiece"));
     let a_time = after.as_deref().is_some_and(|w| AFTER_A_TIME.contains(&w))
         || (dollars <= 12
+            && !per_thing
             && at
                 .checked_sub(1)
                 .is_some_and(|b| BEFORE_A_TIME.contains(&words[b].to_ascii_lowercase().as_str())));
@@ -462,6 +466,10 @@ mod tests {
                 "whats nineteen eighty four minus nineteen fifty",
             ),
             ("at seventeen twenty an hour", "at 17.20 an hour"),
+            (
+                "and at three twenty nine a gallon what did that cost me",
+                "and at 3.29 a gallon what did that cost me",
+            ),
             ("twenty seven fifty an hour?", "27.50 an hour?"),
             ("it cost four hundred and twelve thirty", "it cost 412.30"),
             (

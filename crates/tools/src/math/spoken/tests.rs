@@ -598,6 +598,10 @@ fn conversions_are_recognised() {
         (41.0, "celsius".into(), "Fahrenheit".into())
     );
     assert_eq!(
+        asked("A rider from Germany asked me what 55 mph is in kilometers per hour. What is it?"),
+        (55.0, "mph".into(), "kilometers per hour".into())
+    );
+    assert_eq!(
         asked("How many cups are in a gallon?"),
         (1.0, "gallon".into(), "cups".into())
     );

@@ -153,7 +153,8 @@ fn in_imperial_measures(text: &str) -> std::borrow::Cow<'_, str> {
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
 /// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
-    let text = crate::numbers::in_digits(text);
+    let text = WHAT_IS_IT.replace(text, "");
+    let text = crate::numbers::in_digits(&text);
     let text = THOUSANDS.replace_all(&text, |found: &Captures| found[1].replace(',', ""));
     let text = in_imperial_measures(&text);
     let text = text.trim().trim_end_matches(['?', '.', '!']);
@@ -253,6 +254,15 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         to: known(to),
     })
 }
+
+/// A last sentence that only asks for what the one before told (`… what
+/// 55 mph is in kilometers per hour. What is it?`).
+static WHAT_IS_IT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)[.!?]\s+(?:so\s+)?(?:what(?:'s|\s+is|s)|how\s+much\s+is)\s+(?:it|that)\s*\??\s*$",
+    )
+    .expect("a valid regex")
+});
 
 /// The unit a question wants, said anywhere: `how many pounds`, or `in
 /// Celsius` at its end.
