@@ -865,6 +865,11 @@ fn prices_taxes_and_lists_as_people_say_them() {
         ),
         ("yo whats eleven hundred forty divided by fifteen", "1140 / 15"),
         (
+            "If I save 50 dollars a week, how much will I have after a year?",
+            "50 * 52",
+        ),
+        ("Tickets are 14 dollars each. How much for a family of 4?", "14 * 4"),
+        (
             "We need 36 scones and each one takes 45 grams of butter. How much butter is that?",
             "36 * 45",
         ),

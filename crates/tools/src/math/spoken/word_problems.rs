@@ -311,7 +311,7 @@ static PER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `in a fortnight`, `over 3 weeks`: the period asked about, at the end.
 static OVER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:in|over|for|during|across)\s+(?:a|an|one|(\d+))\s+(minute|hour|day|week|fortnight|month|year)s?\s*[?.!]?\s*$")
+    Regex::new(r"(?i)\b(?:in|over|for|during|across|after)\s+(?:a|an|one|(\d+))\s+(minute|hour|day|week|fortnight|month|year)s?\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 
@@ -495,6 +495,7 @@ pub(super) fn for_the_group(text: &str) -> Option<String> {
         "all together",
         "in all",
         "for all of us",
+        "how much for",
     ]
     .iter()
     .any(|w| lower.contains(w));
