@@ -104,13 +104,12 @@ fn answered_value(conversation: &[Message], unit: Option<&str>) -> Option<f64> {
 fn priced_on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
     let body = without_opener(&loopd_tools::numbers::in_digits(question)).to_string();
     let found = AT_A_PRICE.captures(&body)?;
-    let asks_cost = ["cost", "much", "spend", "spent", "pay", "price"]
-        .iter()
-        .any(|w| {
-            body.to_lowercase()
-                .split(|c: char| !c.is_alphanumeric())
-                .any(|x| x == *w)
-        });
+    let asks_cost = bare_words(&body).any(|w| {
+        matches!(
+            w.as_str(),
+            "cost" | "much" | "spend" | "spent" | "pay" | "price"
+        )
+    });
     if !asks_cost {
         return None;
     }
@@ -246,13 +245,8 @@ fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
 /// The words that say what a number counts (`of us`, `people`, `guests`),
 /// lower case, without a plural `s`.
 fn counted(after: &str) -> Option<String> {
-    let words: Vec<String> = after
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .skip_while(|w| CURRENCY.contains(&w.as_str()))
+    let words: Vec<String> = bare_words(after)
+        .skip_while(|w| loopd_tools::numbers::is_currency(w))
         .take(2)
         .collect();
     let thing = match words.as_slice() {
@@ -271,25 +265,20 @@ fn counted(after: &str) -> Option<String> {
 /// The period a count is said per within the few words after it (`bales
 /// of silage a day`: day), singular.
 fn per_period(after: &str) -> Option<String> {
-    let words: Vec<String> = after
-        .split_whitespace()
-        .take(5)
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .collect();
+    let words: Vec<String> = bare_words(after).take(5).collect();
     words.windows(2).find_map(|pair| {
         matches!(pair[0].as_str(), "a" | "an" | "per" | "every" | "each")
             .then(|| pair[1].trim_end_matches('s').to_string())
     })
 }
 
-/// Money's names after an amount, skipped to what the amount is for
-/// (`25 dollars an hour`: per hour).
-const CURRENCY: [&str; 8] = [
-    "dollars", "dollar", "euros", "euro", "pounds", "quid", "bucks", "rupees",
-];
+/// The words of `text`, lower case, without the punctuation around them.
+fn bare_words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split_whitespace().map(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    })
+}
 
 /// `question` without the one opener it starts with ("And", "What about").
 fn without_opener(question: &str) -> &str {

@@ -173,10 +173,11 @@ impl Sources {
         let in_digits =
             |text: &str| loopd_tools::numbers::with_parts(&loopd_tools::numbers::in_digits(text));
         let priced = loopd_tools::numbers::prices_in_digits(text);
-        for said_in_words in [in_digits(text), in_digits(&priced)] {
-            if said_in_words == text {
-                continue;
-            }
+        let mut readings = vec![in_digits(text)];
+        if priced != text {
+            readings.push(in_digits(&priced));
+        }
+        for said_in_words in readings.into_iter().filter(|said| said != text) {
             for number in numbers(&said_in_words) {
                 let value = number.value.abs();
                 if !self.values.contains(&value) {

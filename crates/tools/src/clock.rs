@@ -783,11 +783,7 @@ fn place_named_in(text: &str) -> Option<String> {
                 && ["in", "outside", "near", "around"]
                     .iter()
                     .any(|at| words[end - n - 1].eq_ignore_ascii_case(at));
-            let a_city = after_in
-                && candidate.len() >= 4
-                && !NOT_PLACES.contains(&candidate.to_lowercase().as_str())
-                && city_zone(&without_accents(&candidate)).is_some();
-            if is_a_place(&candidate) || a_city {
+            if is_a_place(&candidate) || (after_in && a_gazetteer_city(&candidate)) {
                 return Some(candidate);
             }
         }
@@ -800,10 +796,15 @@ fn place_named_in(text: &str) -> Option<String> {
 /// whose name is no everyday word.
 pub fn knows_place(name: &str) -> bool {
     let name = name.trim();
-    is_a_place(name)
-        || (name.len() >= 4
-            && !NOT_PLACES.contains(&name.to_lowercase().as_str())
-            && city_zone(&without_accents(name)).is_some())
+    is_a_place(name) || a_gazetteer_city(name)
+}
+
+/// Whether `name` is a city of the gazetteer whose name is no everyday
+/// word ([`NOT_PLACES`]).
+fn a_gazetteer_city(name: &str) -> bool {
+    name.len() >= 4
+        && !NOT_PLACES.contains(&name.to_lowercase().as_str())
+        && city_zone(&without_accents(name)).is_some()
 }
 
 /// Whether `name` is a city or country with a timezone: a known alias, or

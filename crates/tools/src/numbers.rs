@@ -141,7 +141,7 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
     }
     let currency = words
         .get(cents_at)
-        .filter(|w| CURRENCY.contains(&w.to_ascii_lowercase().as_str()))
+        .filter(|w| is_currency(w))
         .map(|w| format!(" {w}"));
     if currency.is_some() {
         cents_at += 1;
@@ -200,11 +200,14 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
     ))
 }
 
-/// Money's names said between the whole amount and the cents (`fourteen
-/// euro fifty`).
-const CURRENCY: &[&str] = &[
-    "dollar", "dollars", "euro", "euros", "pound", "pounds", "quid", "bucks",
-];
+/// Whether `word` (any case) names money (`dollars`, `euro`, `quid`), as
+/// said after an amount.
+pub fn is_currency(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "dollar" | "dollars" | "euro" | "euros" | "pound" | "pounds" | "quid" | "bucks" | "rupees"
+    )
+}
 
 /// The words of `text`, a tens word joined to its unit by a hyphen
 /// (`forty-two`) split in two.

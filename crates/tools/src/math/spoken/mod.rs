@@ -426,11 +426,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$2*(1-$1/100)",
         ),
         (
-            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|(?:sales\s+)?tax|vat|gst|hst|pst|iva|gratuity|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?(?:\s+[a-z]+){0,3}\s*$",
-            "$1% of $2",
-        ),
-        (
-            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|(?:sales\s+)?tax|vat|gst|hst|pst|iva|gratuity|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?",
+            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|(?:sales\s+)?tax|vat|gst|hst|pst|iva|gratuity|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?(?:(?:\s+[a-z]+){1,3}\s*$)?",
             "$1% of $2",
         ),
         (r"(?i)\b(?:tip|(?:sales\s+)?tax|vat|gst|hst|pst|discount)\s+on\b", "of"),

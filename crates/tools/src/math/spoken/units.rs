@@ -357,19 +357,14 @@ fn in_bare_degrees(text: &str, amount: &str, unit: &str) -> Option<Conversion> {
     if !unit.starts_with("degree") || named_unit(&unit).is_some_and(|u| u.kind == "temperature") {
         return None;
     }
-    let mut scales: Vec<NamedUnit> = text
-        .split(|c: char| !c.is_alphabetic())
-        .filter(|word| word.len() >= 6)
-        .filter_map(named_unit)
-        .filter(|unit| unit.kind == "temperature")
-        .collect();
+    let mut scales: Vec<NamedUnit> = scales_named(text).collect();
     scales.dedup_by(|a, b| a.symbol == b.symbol);
     let [to] = scales.as_slice() else {
         return None;
     };
-    let from = match to.said.to_ascii_lowercase().as_str() {
-        "celsius" | "centigrade" => "fahrenheit",
-        "fahrenheit" => "celsius",
+    let from = match to.symbol {
+        "C" => "fahrenheit",
+        "F" => "celsius",
         _ => return None,
     };
     Some(Conversion {
@@ -399,10 +394,16 @@ fn other_scale(text: &str, said: &NamedUnit) -> Option<NamedUnit> {
     if said.kind != "temperature" {
         return None;
     }
+    scales_named(text).find(|unit| unit.symbol != said.symbol)
+}
+
+/// The temperature scales `text` names by their whole names (`celsius`,
+/// `fahrenheit`, `kelvin`), in order.
+fn scales_named(text: &str) -> impl Iterator<Item = NamedUnit> + '_ {
     text.split(|c: char| !c.is_alphabetic())
         .filter(|word| word.len() >= 6)
         .filter_map(named_unit)
-        .find(|unit| unit.kind == said.kind && unit.symbol != said.symbol)
+        .filter(|unit| unit.kind == "temperature")
 }
 
 /// The answer to say for a conversion asked in words: `1 mile is 5280
