@@ -309,11 +309,12 @@ impl Clock {
                 )
             });
         if let Some(place) = asks_time(&args.question).or(bare_place) {
-            let zone = match place {
+            let (zone, named) = match place {
                 Some(place) => self
                     .zone(Some(&place))
+                    .map(|zone| (zone, place.clone()))
                     .or_else(|e| match place_named_in(&args.question) {
-                        Some(named) => self.zone(Some(&named)),
+                        Some(named) => self.zone(Some(&named)).map(|zone| (zone, named)),
                         None => Err(e),
                     })
                     .map_err(|_| {
@@ -322,11 +323,11 @@ impl Clock {
                          such as Paris, New York or Tokyo"
                         ))
                     })?,
-                None => self.zone(None)?,
+                None => (self.zone(None)?, String::new()),
             };
             let now = self.now_in(zone);
             let place = match zone {
-                Zone::Named(tz) => format!(" in {}", city_of(tz.name())),
+                Zone::Named(tz) => format!(" in {}", place_said(&named, tz.name())),
                 Zone::Fixed(_) => format!(" at {}", zone.name()),
                 Zone::System => String::new(),
             };
@@ -1009,6 +1010,34 @@ fn asks_time(question: &str) -> Option<Option<String>> {
     )
 }
 
+/// How to name a place in an answer: as the user named it when the clock
+/// knows it by that name (`Texas`, `Benidorm`, whose clocks are named
+/// after Chicago and Madrid), else the city of its zone.
+fn place_said(named: &str, zone: &str) -> String {
+    let plain = named
+        .chars()
+        .all(|c| c.is_alphabetic() || matches!(c, ' ' | '\'' | '-' | '.'));
+    if !plain || !knows_place(named) {
+        return city_of(zone);
+    }
+    if named.len() <= 3 {
+        return named.to_uppercase();
+    }
+    named
+        .split(' ')
+        .map(|word| {
+            let mut chars = word.chars();
+            match chars.next() {
+                Some(first) if word.chars().all(|c| c.is_lowercase() || !c.is_alphabetic()) => {
+                    first.to_uppercase().chain(chars).collect()
+                }
+                _ => word.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The city part of an IANA name: `America/New_York` → `New York`.
 fn city_of(name: &str) -> String {
     name.rsplit('/').next().unwrap_or(name).replace('_', " ")
@@ -1139,6 +1168,17 @@ mod tests {
         );
         assert_eq!(ask("What time is it now in Mumbai?")["time"], "17:30");
         assert_eq!(
+            ask("whats the time in texas right now")["answer"],
+            "It is 7:00 in the morning in Texas, Thursday 4 July."
+        );
+        assert_eq!(
+            ask("One of the boys is on holiday in Benidorm. What time is it over there?")["answer"],
+            "It is 2:00 in the afternoon in Benidorm, Thursday 4 July."
+        );
+        assert!(ask("what time is it in the uae")["answer"]
+            .as_str()
+            .is_some_and(|a| a.contains("in UAE") || a.contains("in Dubai")));
+        assert_eq!(
             ask("My son is studying abroad in Madrid. What time is it there now?")["answer"],
             "It is 2:00 in the afternoon in Madrid, Thursday 4 July."
         );
@@ -1210,9 +1250,9 @@ mod tests {
         let unknown = call(
             "clock",
             None,
-            json!({"question": "What time is it in Atlantis?"}),
+            json!({"question": "What time is it in Narnia?"}),
         );
-        assert!(failure(unknown).starts_with("unknown place `atlantis`"));
+        assert!(failure(unknown).starts_with("unknown place `narnia`"));
     }
 
     #[test]
