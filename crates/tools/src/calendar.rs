@@ -79,7 +79,7 @@ static ARITHMETIC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
 /// An amount of money given, in digits.
 static MONEY_GIVEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)[$€£]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b|\d\s+(?:an|per)\s+hour\b",
+        r"(?i)[$€£¥₹]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b|\d\s+(?:an|per)\s+hour\b",
     )
     .expect("a valid regex")
 });
@@ -192,6 +192,10 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
         if let Some(numbered) = told_in_numbers(&words, &found) {
             dates = vec![dates[numbered]];
         }
+    }
+    // A day named beside its date ("the 25th, Burns Night") is one date to count to.
+    if counting {
+        dates.dedup();
     }
     match (asked, dates.as_slice()) {
         (Asked::Count { weeks }, [from, to, ..]) => Ok(count(*from, *to, weeks, false)),
@@ -779,6 +783,20 @@ mod tests {
         assert_eq!(ask("How many days till the 4th of July?").days, Some(221));
         assert_eq!(ask("how many days until march 1").days, Some(96));
         assert_eq!(ask("How many weeks until Christmas?").days, Some(30));
+        for named_with_its_date in [
+            "how many days is it till the twenty fifth of january thats burns night",
+            "um how many days until christmas the twenty fifth of december",
+        ] {
+            assert_ne!(
+                ask(named_with_its_date).days,
+                Some(0),
+                "{named_with_its_date}"
+            );
+        }
+        assert_eq!(
+            ask("how many days until christmas the twenty fifth of december").days,
+            Some(30)
+        );
     }
 
     #[test]

@@ -263,7 +263,12 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let live = ["now", "currently", "live", "tonight", "today"]
         .iter()
         .any(|w| has(w));
-    let just_played = has("yesterday") || (has("last") && has("night"));
+    let just_played = has("yesterday")
+        || (has("last") && (has("night") || has("week") || has("weekend")))
+        || has("weekend")
+        || words
+            .windows(2)
+            .any(|w| w[0] == "on" && super::when::is_day_name(w[1]));
     let in_history = has("year") || (has("when") && (has("did") || has("was")));
     let sports = (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w))
         || (result && (live || just_played));
@@ -292,6 +297,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         "delayed",
         "departures",
         "running",
+        "late",
     ]
     .iter()
     .any(|w| has(w));
@@ -301,7 +307,8 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         ]
         .iter()
         .any(|w| has(w));
-    let travel = vehicle && ((!numbers && schedule) || next_one);
+    let a_line_now = has("line") && live && schedule;
+    let travel = (vehicle || a_line_now) && ((!numbers && schedule) || next_one);
     let after_verb = words
         .iter()
         .skip_while(|w| POLITE.contains(w))
@@ -537,6 +544,9 @@ mod tests {
             ),
             ("hey what are the cowboys winning by right now", "follow sports"),
             ("Did the Braves win last night?", "follow sports"),
+            ("did rangers win on saturday", "follow sports"),
+            ("um is the blue line running late right now", "look up travel times"),
+            ("who won the derby at the weekend", "follow sports"),
             (
                 "um whats gas going for at the quiktrip on moreland avenue right now",
                 "check prices or markets",
