@@ -20,7 +20,9 @@ const COMPUTES: &str = "\
     yesterday";
 
 /// Signs that write arithmetic or money.
-const SIGNS: &[char] = &['%', '$', '€', '£', '+', '*', '/', '=', '^', '×', '÷'];
+const SIGNS: &[char] = &[
+    '%', '$', '€', '£', '¥', '₹', '+', '*', '/', '=', '^', '×', '÷',
+];
 
 /// How a question of fact begins.
 const ASKS: &str = "\
@@ -69,7 +71,7 @@ pub(super) fn tells_time_or_money(answer: &str) -> bool {
     let money = words(answer)
         .iter()
         .any(|w| among("cent cents dollar dollars euro euros pound pounds", w));
-    clock || money || answer.contains(['$', '€', '£', '¥'])
+    clock || money || answer.contains(['$', '€', '£', '¥', '₹'])
 }
 
 /// The words of `text`, lowercased, split at anything but letters, digits

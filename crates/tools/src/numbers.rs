@@ -120,7 +120,7 @@ pub fn prices_in_digits(text: &str) -> String {
 
 /// Words that make a text about money.
 static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[$€£]|\b(?:dollars?|bucks|cents|euros?|quid|tip|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
+    Regex::new(r"(?i)[$€£¥₹]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|tip|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
         .expect("a valid regex")
 });
 
@@ -205,7 +205,18 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
 pub fn is_currency(word: &str) -> bool {
     matches!(
         word.to_ascii_lowercase().as_str(),
-        "dollar" | "dollars" | "euro" | "euros" | "pound" | "pounds" | "quid" | "bucks" | "rupees"
+        "dollar"
+            | "dollars"
+            | "euro"
+            | "euros"
+            | "pound"
+            | "pounds"
+            | "quid"
+            | "bucks"
+            | "rupee"
+            | "rupees"
+            | "rs"
+            | "yen"
     )
 }
 
@@ -273,6 +284,47 @@ fn per_scale(before: &str, word: &str) -> Option<String> {
     };
     let tail = &word[word.trim_end_matches(is_mark).len()..];
     Some(format!("{value}{tail}"))
+}
+
+/// `one thirty eight`, `two forty`: a number from 110 to 999 said as its
+/// hundreds and then the rest, as readings are read out.
+static HUNDREDS_SAID_SHORT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(one|two|three|four|five|six|seven|eight|nine)\s+((?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine))?|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)\b")
+        .expect("a valid regex")
+});
+
+/// Words that ask for something of a list of numbers.
+static OF_A_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:average|mean|median|range|total|sum|add\s+up|highest|lowest)\b")
+        .expect("a valid regex")
+});
+
+/// `text` with readings said short written as hundreds (`one thirty
+/// eight one forty two … whats the median` → `one hundred thirty eight
+/// one hundred forty two …`), where the text asks about a list and says
+/// two or more of them: elsewhere `one thirty` may be a time or two
+/// numbers.
+pub fn hundreds_in_lists(text: &str) -> String {
+    let after_tens = |at: usize| {
+        let before = text[..at].trim_end();
+        let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
+        small(core(word)).is_some_and(|n| n >= 20)
+    };
+    let said = HUNDREDS_SAID_SHORT
+        .find_iter(text)
+        .filter(|found| !after_tens(found.start()))
+        .count();
+    if !OF_A_LIST.is_match(text) || said < 2 {
+        return text.to_string();
+    }
+    HUNDREDS_SAID_SHORT
+        .replace_all(text, |found: &regex::Captures| {
+            match after_tens(found.get(0).map_or(0, |m| m.start())) {
+                true => found[0].to_string(),
+                false => format!("{} hundred {}", &found[1], &found[2]),
+            }
+        })
+        .into_owned()
 }
 
 /// `1 and a half`, `2 and a quarter`, `3 and three quarters`.
@@ -364,7 +416,8 @@ enum After {
     Tens,
     /// `hundred`: `and`, a number below a hundred, a scale.
     Hundred,
-    /// `thousand` or `million`: `and`, a number below a thousand.
+    /// A scale (`thousand`, `lakh`, `crore`, `million`): `and`, a number
+    /// below it.
     Scale,
 }
 
@@ -375,7 +428,7 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
     let scale_next = words.get(1).is_some_and(|w| {
         matches!(
             core(w).to_ascii_lowercase().as_str(),
-            "hundred" | "thousand" | "million"
+            "hundred" | "thousand" | "lakh" | "lakhs" | "crore" | "crores" | "million"
         )
     });
     let and_a_number = words
@@ -401,8 +454,8 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
                 current = current.max(1) * 100;
                 after = After::Hundred;
             }
-            (_, "thousand" | "million", _) => {
-                let scale = if word == "thousand" { 1_000 } else { 1_000_000 };
+            (_, "thousand" | "lakh" | "lakhs" | "crore" | "crores" | "million", _) => {
+                let scale = scale(&word);
                 total += current.max(1) * scale;
                 current = 0;
                 after = After::Scale;
@@ -423,7 +476,7 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
                 current += n;
                 after = kind(n);
             }
-            (After::Unit | After::Tens, "point", _) => {
+            (After::Unit | After::Tens | After::Hundred, "point", _) => {
                 let decimals: Vec<u64> = words[used + 1..]
                     .iter()
                     .map_while(|w| small(core(w)).filter(|d| *d < 10))
@@ -440,6 +493,17 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
         used += 1;
     }
     Some(((total + current).to_string(), used))
+}
+
+/// What a scale word multiplies by: `thousand`, the Indian `lakh` (a
+/// hundred thousand) and `crore` (ten million), `million`.
+fn scale(word: &str) -> u64 {
+    match word.trim_end_matches('s') {
+        "thousand" => 1_000,
+        "lakh" => 100_000,
+        "crore" => 10_000_000,
+        _ => 1_000_000,
+    }
 }
 
 fn kind(n: u64) -> After {
@@ -531,6 +595,9 @@ mod tests {
             ("forty-two plus one hundred and five", "42 plus 105"),
             ("two thousand three hundred", "2300"),
             ("twelve thousand and one", "12001"),
+            ("one lakh twenty thousand", "120000"),
+            ("two crore fifty lakh", "25000000"),
+            ("eighty seven thousand five hundred", "87500"),
             ("two point five times four", "2.5 times 4"),
             ("one, two, three", "1, 2, 3"),
             ("one two", "1 2"),
@@ -542,6 +609,7 @@ mod tests {
             ),
             ("hundred and", "hundred and"),
             ("a thousand and fifty", "1050"),
+            ("a hundred point eight", "100.8"),
             ("a hundred times a hundred", "100 times 100"),
             ("a few hundred", "a few hundred"),
             ("nothing to see", "nothing to see"),

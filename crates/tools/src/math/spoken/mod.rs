@@ -136,8 +136,8 @@ pub fn number(value: f64) -> String {
 pub fn result(question: &str, value: f64) -> String {
     let lower = question.to_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
-    let money =
-        has(&["$", "dollar", "€", "euro", "£", "quid"]) && !has(&["what percent", "as a percent"]);
+    let money = has(&["$", "dollar", "€", "euro", "£", "quid", "₹", "rupee"])
+        && !has(&["what percent", "as a percent"]);
     let said = match money && value.fract() != 0.0 && value.abs() >= 0.01 {
         true => format!("{value:.2}"),
         false => number(value),
@@ -161,6 +161,12 @@ pub fn result(question: &str, value: f64) -> String {
             " pound"
         } else {
             " pounds"
+        }
+    } else if has(&["₹", "rupee"]) {
+        if said == "1" {
+            " rupee"
+        } else {
+            " rupees"
         }
     } else {
         ""
@@ -238,12 +244,13 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1($2)",
         ),
         (
-            r"(?i)^.*?\b((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*(?:,?\s*and\s+|,\s*)-?[\d.]+)\b.*?\b(average|mean|median|total|sum)\b.*$",
+            r"(?i)^.*?\b((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*(?:,?\s*and\s+|,\s*)-?[\d.]+)\b.*?\b(average|mean|median|total|sum|range)\b.*$",
             "$2($1)",
         ),
-        (r"[?$€£]", ""),
+        (r"[?$€£¥₹]", ""),
+        (r"(?i)\bRs\.?\s*(\d)", "$1"),
         (r"\.\s*$", ""),
-        (r"(?i)\s*\b(dollars?|euros?|cents|bucks)\b", ""),
+        (r"(?i)\s*\b(dollars?|euros?|cents|bucks|rupees?)\b", ""),
         (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+(?:of|out\s+of)\s+(.+?)\s*$", "($1)/($2)*100"),
         (
             r"(?i)^[^\d]*?\bhow\s+many\s+times\s+(?:does|do|will|can|would)\s+(-?[\d.,]*\d)\s+go\s+into\s+(-?[\d.,]*\d)\s*$",
@@ -310,7 +317,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1*$2/100",
         ),
         (
-            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax)\b[^\d]*\bbefore\s+(?:the\s+)?(?:vat|tax)\s*$",
+            r"(?i)\b(including|inclusive\s+of|with|inc)\s+((?:sales\s+)?tax|vat|gst|hst|pst|iva|tva)\s+(?:at|of)\s+(\d+(?:\.\d+)?)\s*(%|percent)",
+            "$1 $3$4 $2",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with|inc)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|iva|tva|gst|hst|pst)\b[^\d]*\bbefore\s+(?:the\s+)?(?:vat|tax|iva|tva|gst|hst|pst)\s*$",
             "$1/(1+$2/100)",
         ),
         (
@@ -318,7 +329,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "($1)/($2)*100",
         ),
         (
-            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with|inc)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|iva|tva|gst)\b[^\d]*\bhow\s+much\b[^\d]*?(?:\d+(?:\.\d+)?[^\d]*?)?\b(?:was|is)\s+(?:the\s+)?(?:vat|tax|iva|tva|gst)\s*$",
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with|inc)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|iva|tva|gst|hst|pst)\b[^\d]*\bhow\s+much\b[^\d]*?(?:\d+(?:\.\d+)?[^\d]*?)?\b(?:was|is)\s+(?:the\s+)?(?:vat|tax|iva|tva|gst|hst|pst)\s*$",
             "$1-$1/(1+$2/100)",
         ),
         (
@@ -434,6 +445,8 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)([\d.]+)\s*(?:million)\b", "$1*1000000"),
         (r"(?i)([\d.]+)\s*(?:thousand)\b", "$1*1000"),
         (r"(?i)([\d.]+)\s*(?:billion)\b", "$1*1000000000"),
+        (r"(?i)([\d.]+)\s*(?:lakhs?|lacs?)\b", "$1*100000"),
+        (r"(?i)([\d.]+)\s*(?:crores?)\b", "$1*10000000"),
         (r"(\d)\s*,?\s+and\s+(\d)", "$1, $2"),
         (r"(\d)\s*,?\s+or\s+(\d)", "$1, $2"),
         (r"(?i)\b(?:biggest|largest|highest|greatest)\s*\(", "max("),
@@ -569,7 +582,8 @@ pub fn as_arithmetic(
             run.len()
         ));
     }
-    let mut text = crate::numbers::in_digits(&crate::numbers::prices_in_digits(text.trim()));
+    let text = crate::numbers::hundreds_in_lists(text.trim());
+    let mut text = crate::numbers::in_digits(&crate::numbers::prices_in_digits(&text));
     text = A_COUPLE_OF.replace_all(&text, "2").into_owned();
     text = THOUSANDS
         .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
@@ -607,17 +621,24 @@ pub fn as_arithmetic(
             }
         })
         .into_owned();
-    if let Some(asked) = scaled(&text)
+    if let Some(asked) = with_overtime(&text)
+        .or_else(|| a_shift(&text))
+        .or_else(|| dose_by_weight(&text))
+        .or_else(|| each_in_a_period(&text))
+        .or_else(|| fuel_for_a_distance(&text))
+        .or_else(|| scaled(&text))
         .or_else(|| doses(&text))
         .or_else(|| at_a_rate(&text))
         .or_else(|| at_a_speed(&text))
         .or_else(|| price_per_other_unit(&text))
         .or_else(|| per_amount(&text))
+        .or_else(|| how_many_it_takes(&text))
         .or_else(|| over_a_period(&text))
         .or_else(|| at_the_rate_given(&text))
         .or_else(|| share_of_two(&text))
         .or_else(|| split_between(&text))
         .or_else(|| for_the_group(&text))
+        .or_else(|| percent_on_a_price(&text))
     {
         text = asked;
     }

@@ -375,6 +375,10 @@ fn rates_are_taken_over_amounts_and_periods() {
         "2 * 7 * 3"
     );
     assert_eq!(
+        read("I walk the dog 2.5 miles every morning. How many miles is that over a fortnight?"),
+        "2.5 * 14"
+    );
+    assert_eq!(
         read("The villa costs 1540 euros for the fortnight, split between the 6 of us. How much each?"),
         "1540 / 6"
     );
@@ -471,6 +475,18 @@ fn rates_are_taken_over_amounts_and_periods() {
             "The new caravan awning was £395 including 20% VAT. How much of that £395 was the VAT?"
         ),
         "395-395/(1+20/100)"
+    );
+    assert_eq!(
+        read("A new quad bike is $14,950 including GST at 15%. How much of that price is GST?"),
+        "14950-14950/(1+15/100)"
+    );
+    assert_eq!(
+        read("A customer's bill is ₹2,360 including 18% GST. What was the amount before GST?"),
+        "2360/(1+18/100)"
+    );
+    assert_eq!(
+        read("um one lakh twenty thousand minus eighty seven thousand five hundred"),
+        "120000 - 87500"
     );
     assert_eq!(
         read("um spanish iva on the campsite is ten percent and the pitch is thirty eight euros a night before iva whats it with iva"),
@@ -796,8 +812,128 @@ fn imperial_said_apart_from_the_unit_makes_it_imperial() {
         (250.0, "gallons".into(), "litres".into())
     );
     assert_eq!(
+        units("how many litres is a four pint carton of milk thats imperial pints"),
+        (4.0, "imperial pint".into(), "litres".into())
+    );
+    assert_eq!(
         units("how many litres is 250 US gallons, not imperial"),
         (250.0, "gallons".into(), "litres".into())
+    );
+}
+
+#[test]
+fn shifts_are_counted_from_start_to_end_less_an_unpaid_break() {
+    assert_eq!(
+        read("okay so i clocked in at six forty five pm and clocked out at seven fifteen am and i took a thirty minute unpaid break how many hours do i get paid for"),
+        "(31.25 - 18.75 - 30/60)"
+    );
+    assert_eq!(
+        read("Jess worked 7:15 to 3:45 today with a 30-minute unpaid break, at $28.40 an hour. How much does she earn for the shift?"),
+        "(15.75 - 7.25 - 30/60) * 28.40"
+    );
+    assert_eq!(
+        read("I worked 9:00 to 17:30 with a paid break. How many hours is that?"),
+        "(17.5 - 9 - 0/60)"
+    );
+}
+
+#[test]
+fn a_percentage_off_or_on_a_price_said_apart() {
+    assert_eq!(
+        read("okay so the mixer grinder mrp is three thousand two hundred and im giving fifteen percent diwali discount what will the customer pay"),
+        "3200*(1-15/100)"
+    );
+    assert_eq!(
+        read("The jacket is $120 and there's 13% HST. What will it cost me?"),
+        "120*(1+13/100)"
+    );
+}
+
+#[test]
+fn readings_said_short_are_hundreds_in_a_list() {
+    assert_eq!(
+        read("my blood pressure top numbers this week were one thirty eight one forty two one thirty five one forty and one thirty nine whats the median"),
+        "139"
+    );
+    assert_eq!(
+        read("okay so my patients temps tonight were ninety eight point six a hundred one point two ninety nine point four a hundred point eight and ninety seven point nine whats the range"),
+        "3.299999999999997"
+    );
+    assert_eq!(
+        read("um whats the median of forty two thirty eight fifty one forty five and thirty nine"),
+        "42"
+    );
+}
+
+#[test]
+fn overtime_at_time_and_a_half() {
+    assert_eq!(
+        read("I worked three 12-hour shifts plus 4 hours of overtime this week. Base pay is $42 an hour and overtime is time and a half. What's my gross pay for the week?"),
+        "3 * 12 * 42 + 4 * 42 * 1.5"
+    );
+    assert_eq!(
+        read("okay so my base rate is forty four an hour whats time and a half on that"),
+        "44 * 1.5"
+    );
+    assert_eq!(
+        read("I did 40 hours and 6 hours overtime at double time. I get 20 dollars an hour. How much did I make?"),
+        "40 * 20 + 6 * 20 * 2"
+    );
+}
+
+#[test]
+fn how_many_of_a_measure_an_amount_takes() {
+    assert_eq!(
+        read("The vial is 40 mg per mL and the order is 100 mg. How many mL do I draw up?"),
+        "100 / 40"
+    );
+    assert_eq!(
+        read("the syrup is 5 mg in 5 ml and she needs 12 mg how many ml is that"),
+        "12 * 5 / 5"
+    );
+}
+
+#[test]
+fn fuel_for_a_distance_at_an_economy() {
+    assert_eq!(
+        read("okay so its four hundred and twenty miles to my sisters in london and the car does forty five miles to the gallon how many gallons is that one way"),
+        "420 / 45"
+    );
+    assert_eq!(
+        read("The ute does 12 km per litre. How many litres for the 300 km trip?"),
+        "300 / 12"
+    );
+    assert_eq!(
+        read("It's 180 miles each way to Grandma's and the car does 45 miles per gallon. How many gallons do we need for the round trip?"),
+        "2 * 180 / 45"
+    );
+}
+
+#[test]
+fn a_weight_asked_for_what_to_weigh_out() {
+    let asked = conversion(
+        "An NRI customer wants 3 pounds of basmati rice. How many kilos should I weigh out?",
+    )
+    .expect("a conversion");
+    assert_eq!(
+        (asked.value, asked.from.as_str(), asked.to.as_str()),
+        (3.0, "pounds", "kilos")
+    );
+}
+
+#[test]
+fn doses_by_weight_and_costs_for_each_in_a_period() {
+    assert_eq!(
+        read("The order is 15 mg per kg and the kid weighs 44 pounds. How many mg is the dose?"),
+        "15 * 44 * 0.45359237"
+    );
+    assert_eq!(
+        read("the dose is 0.1 ml per kg and she weighs 18 kilos how much do i give"),
+        "0.1 * 18"
+    );
+    assert_eq!(
+        read("My parking pass at the hospital is $115 a month and I work 13 shifts a month. How much does parking cost me per shift?"),
+        "115 / 13"
     );
 }
 

@@ -132,14 +132,15 @@ static MEASURE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// `text` with its gallons, quarts, pints and fluid ounces made imperial
-/// when it says `imperial` (or `UK`, `British`) but not before them: a
-/// gallon is a US gallon otherwise.
+/// when it says `imperial` (or `UK`, `British`) anywhere, before one of
+/// them or apart (`a four pint carton, that's imperial pints`), and `US`
+/// before none: a gallon is a US gallon otherwise.
 fn in_imperial_measures(text: &str) -> std::borrow::Cow<'_, str> {
-    let qualified = MEASURE
+    let us_said = MEASURE
         .captures_iter(text)
         .filter_map(|m| m.get(1))
-        .any(|system| !system.as_str().trim().eq_ignore_ascii_case("us"));
-    if qualified || !IMPERIAL_SAID.is_match(text) {
+        .any(|system| system.as_str().trim().eq_ignore_ascii_case("us"));
+    if us_said || !IMPERIAL_SAID.is_match(text) {
         return text.into();
     }
     MEASURE.replace_all(text, |found: &Captures| match found.get(1) {
@@ -268,7 +269,7 @@ static WHAT_IS_IT: LazyLock<Regex> = LazyLock::new(|| {
 /// Celsius` at its end.
 static WANTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)(?:\bhow\s+many\s+({UNIT})\s+(?:is|are|was|were|would|will|does|do|makes?|equals?|in|to)\b|\b(?:in|into|to)\s+({UNIT})\s*$)"
+        r"(?i)(?:\bhow\s+many\s+({UNIT})\s+(?:is|are|was|were|would|will|does|do|should|could|can|shall|must|makes?|equals?|in|to)\b|\b(?:in|into|to)\s+({UNIT})\s*$)"
     ))
     .expect("a valid regex")
 });
