@@ -61,11 +61,115 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
         .or_else(|| with_more_added(question, &before))
         .or_else(|| on_the_answer(question, conversation))
         .or_else(|| priced_on_the_answer(question, conversation))
+        .or_else(|| an_amount_said_anew(question, &before))
+        .or_else(|| split_anew(question, &before))
+}
+
+/// `split it three ways`, `between the 4 of us`: a sharing said anew.
+static SPLIT_WAYS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:split|share|divide)\b[^?.!]*?\b(\d+)\s+ways\b|\bbetween\s+(?:the\s+)?(\d+)\s+of\s+us\b")
+        .expect("a valid regex")
+});
+
+/// The one amount of `before` shared out as a follow-up says: "And if my
+/// cousin chips in too and we split it three ways?" after "Groceries came
+/// to $86.40 and my roommate and I split it evenly. What's my share?"
+/// asks "What is 86.40 divided by 3?".
+fn split_anew(question: &str, before: &str) -> Option<String> {
+    if !opened(question) {
+        return None;
+    }
+    let question = loopd_tools::numbers::in_digits(question);
+    let found = SPLIT_WAYS.captures(&question)?;
+    let ways = found.get(1).or(found.get(2))?.as_str();
+    let before = loopd_tools::numbers::in_digits(before);
+    let mut amounts = AMOUNT.find_iter(&before);
+    let (Some(amount), None) = (amounts.next(), amounts.next()) else {
+        return None;
+    };
+    Some(format!(
+        "What is {} divided by {ways}?",
+        amount.as_str().replace(',', "")
+    ))
+}
+
+/// Words said before a follow-up's opener (`okay and what about …`).
+const FILLERS: [&str; 6] = ["okay", "ok", "alright", "right", "oh", "um"];
+
+/// `question` without one filler word of [`FILLERS`] before an opener.
+fn without_filler(question: &str) -> &str {
+    let Some((first, rest)) = question.split_once(char::is_whitespace) else {
+        return question;
+    };
+    let first = first.trim_end_matches(',').to_lowercase();
+    let rest = rest.trim_start();
+    let opens = OPENERS
+        .iter()
+        .any(|o| rest.to_lowercase().starts_with(&format!("{o} ")));
+    match FILLERS.contains(&first.as_str()) && opens {
+        true => rest,
+        false => question,
+    }
+}
+
+/// Whether `question` starts with one of [`OPENERS`], after a filler.
+fn opened(question: &str) -> bool {
+    let lower = without_filler(question.trim_start()).to_lowercase();
+    OPENERS.iter().any(|o| {
+        lower
+            .strip_prefix(o)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_whitespace() || c == ','))
+    })
+}
+
+/// Whether the number `amount` of `text` is a percentage.
+fn is_percentage(text: &str, amount: &regex::Match) -> bool {
+    let after = text[amount.end()..].trim_start().to_lowercase();
+    after.starts_with('%') || after.starts_with("percent")
+}
+
+/// `before` with its one amount of a kind replaced by the one amount a
+/// follow-up says anew: a percentage for its one percentage ("okay and
+/// for eighty five percent" after "… how many marks do I need to get
+/// seventy percent"), a number for the one number of a conversion ("And
+/// the overnight low of 24?" after "… said 41 degrees tomorrow … what
+/// that is in Fahrenheit").
+fn an_amount_said_anew(question: &str, before: &str) -> Option<String> {
+    if !opened(question) {
+        return None;
+    }
+    let question = loopd_tools::numbers::in_digits(question);
+    let mut given = AMOUNT.find_iter(&question);
+    let (Some(new), None) = (given.next(), given.next()) else {
+        return None;
+    };
+    let before = loopd_tools::numbers::in_digits(before);
+    let percent = is_percentage(&question, &new);
+    let olds: Vec<regex::Match> = AMOUNT
+        .find_iter(&before)
+        .filter(|old| !percent || is_percentage(&before, old))
+        .collect();
+    let [old] = olds.as_slice() else {
+        return None;
+    };
+    let money = |text: &str, at: usize| text[..at].trim_end().ends_with(['£', '$', '€', '¥', '₹']);
+    if !percent
+        && (money(&question, new.start())
+            || loopd_tools::math::spoken::conversion(&before).is_none())
+    {
+        return None;
+    }
+    Some(format!(
+        "{}{}{}",
+        &before[..old.start()],
+        new.as_str(),
+        &before[old.end()..]
+    ))
 }
 
 /// `at 3.29 a gallon`: a price per unit said at a follow-up's start.
 static AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re))\s+[$£€]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b")
+    Regex::new(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re))\s+[$£€¥₹]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b")
         .expect("a valid regex")
 });
 
@@ -77,7 +181,8 @@ fn answered_value(conversation: &[Message], unit: Option<&str>) -> Option<f64> {
         .rev()
         .find(|m| m.role == Role::Assistant)?;
     if let Some(unit) = unit {
-        if !answer.content.to_lowercase().contains(unit) {
+        let said = answer.content.to_lowercase();
+        if !said_in(unit).iter().any(|name| said.contains(name)) {
             return None;
         }
     }
@@ -98,6 +203,17 @@ fn answered_value(conversation: &[Message], unit: Option<&str>) -> Option<f64> {
     }
 }
 
+/// The names a unit may be said by in an answer (`kilo`: `kilo`, `kg`).
+fn said_in(unit: &str) -> Vec<&str> {
+    match unit {
+        "kilo" | "kg" | "kilogram" => vec!["kilo", "kg"],
+        "pound" | "lb" => vec!["pound", "lb"],
+        "litre" | "liter" => vec!["litre", "liter", " l "],
+        "gallon" | "gal" => vec!["gallon", "gal"],
+        _ => vec![unit],
+    }
+}
+
 /// A price per unit put on the amount of the answer before: "and at 3.29
 /// a gallon what did that cost me" after "You burned 1.5 gallons." asks
 /// "What is 1.5 times 3.29?".
@@ -107,7 +223,7 @@ fn priced_on_the_answer(question: &str, conversation: &[Message]) -> Option<Stri
     let asks_cost = bare_words(&body).any(|w| {
         matches!(
             w.as_str(),
-            "cost" | "much" | "spend" | "spent" | "pay" | "price"
+            "cost" | "much" | "spend" | "spent" | "pay" | "price" | "worth"
         )
     });
     if !asks_cost {
@@ -126,6 +242,10 @@ const ON_TOP: [&str; 5] = ["with", "plus", "adding", "less", "minus"];
 /// question before did not give: "And with 20 percent VAT on top?" after
 /// "That comes to 696." asks "What is 696 with 20 percent VAT on top?".
 fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
+    if let Some(put) = put_on_if(question) {
+        let value = answered_value(conversation, None)?;
+        return Some(format!("What is {value} {put}?"));
+    }
     let body = without_opener(question);
     let body = ASKS_OF_IT.replace(body, "");
     let body = body.as_ref();
@@ -137,6 +257,24 @@ fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
     let value = answered_value(conversation, None)?;
     let body = body.trim_end_matches(['?', '.', '!']).trim();
     Some(format!("What is {value} {body}?"))
+}
+
+/// `if I give her 10 percent discount`, `if there's 15% GST`: a
+/// percentage off or on top, said as a condition.
+static PERCENT_IF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^if\b[^?.!]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(discount|off)|(tax|gst|vat|hst|tip|service))\b")
+        .expect("a valid regex")
+});
+
+/// What a follow-up of [`PERCENT_IF`] puts on the answer before: `less 10
+/// percent off`, `with 15 percent tax`.
+fn put_on_if(question: &str) -> Option<String> {
+    let body = loopd_tools::numbers::in_digits(question);
+    let found = PERCENT_IF.captures(without_opener(&body))?;
+    Some(match found.get(2) {
+        Some(_) => format!("less {} percent off", &found[1]),
+        None => format!("with {} percent {}", &found[1], found[3].to_lowercase()),
+    })
 }
 
 /// Words that ask for the answer before again (`what is it`, `how much
@@ -175,7 +313,7 @@ fn with_more_added(question: &str, before: &str) -> Option<String> {
         .filter(|n| {
             let ahead = before[..n.start()].trim_end();
             let behind = before[n.end()..].trim_start().to_lowercase();
-            let money = ahead.ends_with(['£', '$', '€']);
+            let money = ahead.ends_with(['£', '$', '€', '¥', '₹']);
             let part = behind.starts_with(['%', ':', '/']) || behind.starts_with("percent");
             !money && !part && n.as_str().parse::<u64>().is_ok()
         })
@@ -202,6 +340,9 @@ fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
         return None;
     }
     let question = loopd_tools::numbers::with_parts(&loopd_tools::numbers::in_digits(question));
+    let question = A_NTH.replace(&question, |found: &regex::Captures| {
+        format!("{} ", ordinal(&found[1]))
+    });
     let said = before;
     let before = loopd_tools::numbers::in_digits(before);
     let mut given = AMOUNT.find_iter(&question);
@@ -240,6 +381,27 @@ fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
         count.as_str(),
         &text[old.end()..]
     ))
+}
+
+/// `a fourth roll`: the count one more makes, said as an ordinal.
+static A_NTH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\ba\s+(second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\s+")
+        .expect("a valid regex")
+});
+
+/// The number of an ordinal word of [`A_NTH`].
+fn ordinal(word: &str) -> u32 {
+    match word.to_lowercase().as_str() {
+        "second" => 2,
+        "third" => 3,
+        "fourth" => 4,
+        "fifth" => 5,
+        "sixth" => 6,
+        "seventh" => 7,
+        "eighth" => 8,
+        "ninth" => 9,
+        _ => 10,
+    }
 }
 
 /// The words that say what a number counts (`of us`, `people`, `guests`),
@@ -282,6 +444,7 @@ fn bare_words(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// `question` without the one opener it starts with ("And", "What about").
 fn without_opener(question: &str) -> &str {
+    let question = without_filler(question);
     OPENERS
         .iter()
         .find_map(|opener| {
@@ -335,7 +498,10 @@ fn up_to_the_same_operator(value: &str, operator: &str) -> Option<String> {
 /// `question` as a fragment in the frame of `before` (a preposition's
 /// object or an amount in a unit replaced).
 fn framed(question: &str, before: &str) -> Option<String> {
-    let fragment = loopd_tools::numbers::in_digits(fragment(question)?);
+    let fragment = match fragment(question) {
+        Some(fragment) => loopd_tools::numbers::in_digits(fragment),
+        None => a_place_and_more(question)?,
+    };
     let fragment = loopd_tools::numbers::with_parts(&fragment);
     let fragment = fragment.as_str();
     let words: Vec<&str> = fragment.split_whitespace().collect();
@@ -348,7 +514,7 @@ fn framed(question: &str, before: &str) -> Option<String> {
             &before_body[..said.start()],
             &before_body[said.end()..]
         )
-    } else if FRAMES.contains(&head.as_str()) {
+    } else if FRAMES.contains(&head.as_str()) && find_word(before_body, &head).is_some() {
         let at = find_word(before_body, &head)?;
         let rest = the_question_after(&before_body[at + head.len()..]);
         format!("{} {fragment}{rest}", before_body[..at].trim_end())
@@ -358,6 +524,12 @@ fn framed(question: &str, before: &str) -> Option<String> {
     } else if let Some(price) = the_priced_one(&words, before_body) {
         price
     } else {
+        let words: Vec<&str> = words
+            .iter()
+            .skip_while(|w| FRAMES.contains(&w.to_lowercase().as_str()))
+            .skip_while(|w| matches!(w.to_lowercase().as_str(), "a" | "an" | "the"))
+            .copied()
+            .collect();
         numbers(words.first()?).first()?;
         let before_body = loopd_tools::numbers::in_digits(before_body);
         let before_body = before_body.as_str();
@@ -398,7 +570,7 @@ fn the_priced_one(words: &[&str], before: &str) -> Option<String> {
     let currency = price
         .chars()
         .next()
-        .filter(|c| matches!(c, '£' | '$' | '€'))?;
+        .filter(|c| matches!(c, '£' | '$' | '€' | '¥' | '₹'))?;
     let amount = price[currency.len_utf8()..].trim_end_matches(|c: char| !c.is_ascii_digit());
     let whole_amount = AMOUNT.find(amount).is_some_and(|m| m.as_str() == amount);
     if !matches!(one.to_lowercase().as_str(), "one" | "ones" | "1") || !whole_amount {
@@ -496,10 +668,30 @@ fn place_known_after_in(text: &str) -> Option<(usize, usize)> {
     })
 }
 
+/// `in`, and a place the clock knows, at the start of a follow-up that
+/// goes on with a clause of its own ("and in singapore hes got a stopover
+/// there"): `in singapore`.
+fn a_place_and_more(question: &str) -> Option<String> {
+    if !opened(question) {
+        return None;
+    }
+    let words: Vec<&str> = without_opener(question.trim())
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    if !words.first()?.eq_ignore_ascii_case("in") {
+        return None;
+    }
+    (1..=3.min(words.len() - 1)).rev().find_map(|n| {
+        let place = words[1..=n].join(" ");
+        loopd_tools::clock::knows_place(&place).then(|| format!("in {place}"))
+    })
+}
+
 /// The fragment of a follow-up after its opener ("And in London?" gives
 /// "in London"), when it is short.
 fn fragment(question: &str) -> Option<&str> {
-    let mut rest = question.trim();
+    let mut rest = without_filler(question.trim());
     let mut opened = false;
     while let Some(opener) = OPENERS.iter().find(|o| {
         let lower = rest.to_lowercase();
@@ -921,6 +1113,117 @@ mod tests {
         assert_eq!(
             in_context(&conversation).as_deref(),
             Some("What is 1.5 times 3.29?")
+        );
+        let conversation = [
+            Message::user("We've got 420 cows averaging 1.8 kg of milk solids a day each. How many kilos is that a day for the herd?"),
+            Message::assistant("The herd produces 756 kg of milk solids per day."),
+            Message::user("And at $7.90 a kilo, what's that worth a day?"),
+        ];
+        assert_eq!(
+            in_context(&conversation).as_deref(),
+            Some("What is 756 times 7.90?")
+        );
+    }
+
+    #[test]
+    fn an_amount_said_anew_takes_the_place_of_the_one_of_its_kind() {
+        assert_eq!(
+            asked(
+                "so the final exam is out of eighty marks how many marks do i need to get seventy percent",
+                "okay and for eighty five percent"
+            )
+            .as_deref(),
+            Some("The final exam is out of 80 marks how many marks do i need to get 85 percent?")
+        );
+        assert_eq!(
+            asked(
+                "The forecast said 41 degrees tomorrow. My cousin wants to know what that is in Fahrenheit.",
+                "And the overnight low of 24?"
+            )
+            .as_deref(),
+            Some("The forecast said 24 degrees tomorrow. My cousin wants to know what that is in Fahrenheit.")
+        );
+        assert_eq!(
+            asked(
+                "My sister says it's 41 Fahrenheit there today. What's that in Celsius?",
+                "And tomorrow? She says it will be 50."
+            )
+            .as_deref(),
+            Some("My sister says it's 50 Fahrenheit there today. What's that in Celsius?")
+        );
+        assert_eq!(
+            asked(
+                "I walked 12 miles and 3 more the day after. How far?",
+                "And 20?"
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_count_said_as_an_ordinal_and_a_discount_said_as_a_condition() {
+        assert_eq!(
+            asked(
+                "I need 3 rolls of wallpaper at £14.99 each. How much is that?",
+                "And if I get a fourth roll to be safe?"
+            )
+            .as_deref(),
+            Some("I need 4 rolls of wallpaper at £14.99 each. How much is that?")
+        );
+        let conversation = [
+            Message::user(
+                "kaju katli is 650 rupees a kilo and she wants 3.5 kilos how much is that",
+            ),
+            Message::assistant("That is 2275 rupees."),
+            Message::user("and if i give her ten percent discount"),
+        ];
+        assert_eq!(
+            in_context(&conversation).as_deref(),
+            Some("What is 2275 less 10 percent off?")
+        );
+    }
+
+    #[test]
+    fn a_sharing_said_anew_divides_the_one_amount_before() {
+        assert_eq!(
+            asked(
+                "Groceries after shift came to $86.40 and my roommate and I split it evenly. What's my share?",
+                "And if my cousin chips in too and we split it three ways?"
+            )
+            .as_deref(),
+            Some("What is 86.40 divided by 3?")
+        );
+    }
+
+    #[test]
+    fn an_amount_after_a_frame_the_question_before_lacks() {
+        assert_eq!(
+            asked(
+                "The vial is 40 mg per mL and the order is 60 mg. How many mL do I draw up?",
+                "What about for a 100 mg dose?"
+            )
+            .as_deref(),
+            Some("The vial is 40 mg per mL and the order is 100 mg. How many mL do I draw up?")
+        );
+        assert_eq!(
+            asked(
+                "hey what time is it in manila right now i wanna call my mom",
+                "okay and what about honolulu"
+            )
+            .as_deref(),
+            Some("What time is it in honolulu right now i wanna call my mom?")
+        );
+    }
+
+    #[test]
+    fn a_place_with_a_clause_after_it_takes_the_place_of_the_one_before() {
+        assert_eq!(
+            asked(
+                "what time is it in london my brothers over there",
+                "and in singapore hes got a stopover there on the way home"
+            )
+            .as_deref(),
+            Some("what time is it in singapore")
         );
     }
 
