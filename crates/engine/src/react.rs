@@ -39,7 +39,7 @@ use super::{
     fill, question, tool_list, with_system, CallOptions, Engine, EngineFuture, Finish, Halt,
 };
 use super::{FirstRead, LoopEvent, Route, Run, Termination};
-use loopd_brain::Message;
+use loopd_brain::{Message, Role};
 use loopd_tools::ToolSpec;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -133,6 +133,9 @@ enum Repair {
     /// The answer left out the latest result (its first number): the
     /// answer now, starting with the result.
     UseResult(String),
+    /// The answer repeated a tool's error: the answer now, from what the
+    /// model knows.
+    AnswerNow,
 }
 
 /// The last tool call, to notice the model repeating itself.
@@ -262,6 +265,7 @@ impl React {
             let call = match &repairing {
                 Repair::CallTool => call_now(&run.tools().specs(), inputs),
                 Repair::UseResult(result) => answer_with(result),
+                Repair::AnswerNow => final_answer_now(),
                 Repair::None if round == 1 && answer_at_once => final_answer_now(),
                 Repair::None => stop_at_observation(&run.tools().specs(), inputs),
             };
@@ -277,6 +281,13 @@ impl React {
                     run.format_error("FINAL_ANSWER repeating the loop's error message");
                     "Error: that is an error message, not an answer. Write the answer to the \
                      user's question after FINAL_ANSWER:"
+                        .into()
+                }
+                ReactStep::Final(answer) if repeats_a_tool_error(&answer, &messages) => {
+                    run.format_error("FINAL_ANSWER repeating a tool's error");
+                    repair = Repair::AnswerNow;
+                    "Error: that repeats the tool's error, not an answer. Answer the user's \
+                     question from what you know after FINAL_ANSWER:"
                         .into()
                 }
                 ReactStep::Final(answer) if copies_the_example(&answer, conversation) => {
@@ -516,6 +527,69 @@ fn final_answer_now() -> CallOptions {
     }
 }
 
+/// Words in a row an answer may share with a tool's error before it is
+/// taken as repeating it.
+const ERROR_WORDS_REPEATED: usize = 6;
+
+/// Whether `answer` repeats the last tool error observed in `messages`
+/// ("… is not about the time or the calendar"): six of its words in a
+/// row, not counting what the error quotes (between backticks: the
+/// question, which an answer may echo).
+fn repeats_a_tool_error(answer: &str, messages: &[Message]) -> bool {
+    let Some(error) = messages
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::User)
+        .find_map(|m| m.content.strip_prefix("Observation: Error:"))
+    else {
+        return false;
+    };
+    let words = |text: &str| -> Vec<String> {
+        text.split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+            })
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let unquoted: String = error.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+    let (error, answer) = (words(&unquoted), words(answer));
+    error.len().min(answer.len()) >= ERROR_WORDS_REPEATED
+        && error
+            .windows(ERROR_WORDS_REPEATED)
+            .any(|run| answer.windows(ERROR_WORDS_REPEATED).any(|said| said == run))
+}
+
 fn answer_route() -> Route {
     Route::AnswerAfter(FINAL_ANSWER)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_repeating_a_tools_error_is_noticed() {
+        let messages = [
+            Message::user("Which fruit is the king of fruits?"),
+            Message::assistant("Action: clock"),
+            Message::user(
+                "Observation: Error: `Which fruit is the king of fruits?` is not about the \
+                 time or the calendar: answer it from what you know, or use another tool",
+            ),
+        ];
+        assert!(repeats_a_tool_error(
+            "The king of fruits? is not about the time or the calendar.",
+            &messages
+        ));
+        assert!(!repeats_a_tool_error(
+            "Which fruit is the king of fruits? The durian.",
+            &messages
+        ));
+        assert!(!repeats_a_tool_error(
+            "The durian is the king of fruits.",
+            &messages[..1]
+        ));
+    }
 }

@@ -46,6 +46,7 @@ const TOPICS: &[(&[&str], &str)] = &[
             "tailbacks",
             "congestion",
             "gridlock",
+            "jammed",
         ],
         "check the traffic",
     ),
@@ -273,6 +274,15 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let sports = (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w))
         || (result && (live || just_played));
     let queue = (has("queue") || has("queues")) && live;
+    let draw = ["lottery", "lotto", "powerball", "toto", "4d", "draw"]
+        .iter()
+        .any(|w| has(w))
+        && ["result", "results", "numbers", "winning", "jackpot"]
+            .iter()
+            .any(|w| has(w));
+    let power_cut =
+        (has("shedding") || has("outage") || has("outages") || (has("power") && has("cut")))
+            && (live || has("stage") || has("schedule"));
     let bank = has("bank") || has("account") || has("overdraft");
     let account = !numbers && bank && MONEY_MOVED.iter().any(|w| has(w));
     let vehicle = [
@@ -387,6 +397,8 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .or(sports.then_some("follow sports"))
         .or(account.then_some("see your bank accounts"))
         .or(queue.then_some("see live queues"))
+        .or(draw.then_some("check lottery results"))
+        .or(power_cut.then_some("check power cuts"))
         .or(travel.then_some("look up travel times"))
         .or(message_to.then_some("send messages"))
         .or(exchange.then_some("check exchange rates"))
@@ -545,6 +557,12 @@ mod tests {
             ("hey what are the cowboys winning by right now", "follow sports"),
             ("Did the Braves win last night?", "follow sports"),
             ("did rangers win on saturday", "follow sports"),
+            ("Can you check the 4D results for tonight's draw?", "check lottery results"),
+            ("what stage of load shedding are we on right now", "check power cuts"),
+            (
+                "Check if the PIE is jammed right now, I need to drive to the wholesale market.",
+                "check the traffic",
+            ),
             ("um is the blue line running late right now", "look up travel times"),
             ("who won the derby at the weekend", "follow sports"),
             (
