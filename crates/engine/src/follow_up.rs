@@ -499,7 +499,23 @@ fn up_to_the_same_operator(value: &str, operator: &str) -> Option<String> {
 /// object or an amount in a unit replaced).
 fn framed(question: &str, before: &str) -> Option<String> {
     let fragment = match fragment(question) {
-        Some(fragment) => loopd_tools::numbers::in_digits(fragment),
+        Some(fragment) => {
+            let fragment = loopd_tools::numbers::in_digits(fragment);
+            let head = fragment
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_lowercase();
+            let plain = !FRAMES.contains(&head.as_str()) && !has_numbers(&fragment);
+            match place_within(&fragment) {
+                Some(place)
+                    if plain && !is_a_name(&fragment.split_whitespace().collect::<Vec<_>>()) =>
+                {
+                    place
+                }
+                _ => fragment,
+            }
+        }
         None => a_place_and_more(question)?,
     };
     let fragment = loopd_tools::numbers::with_parts(&fragment);
@@ -668,23 +684,33 @@ fn place_known_after_in(text: &str) -> Option<(usize, usize)> {
     })
 }
 
-/// `in`, and a place the clock knows, at the start of a follow-up that
-/// goes on with a clause of its own ("and in singapore hes got a stopover
-/// there"): `in singapore`.
+/// `in`, and a place the clock knows, in a follow-up that goes on with
+/// words of its own ("and in singapore hes got a stopover there", "okay
+/// and my other cousin in perth"): `in singapore`, `in perth`.
 fn a_place_and_more(question: &str) -> Option<String> {
     if !opened(question) {
         return None;
     }
-    let words: Vec<&str> = without_opener(question.trim())
+    place_within(without_opener(question.trim()))
+}
+
+/// The last `in` and a place the clock knows in `text`: `in perth`.
+fn place_within(text: &str) -> Option<String> {
+    let words: Vec<&str> = text
         .split_whitespace()
         .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
         .collect();
-    if !words.first()?.eq_ignore_ascii_case("in") {
-        return None;
-    }
-    (1..=3.min(words.len() - 1)).rev().find_map(|n| {
-        let place = words[1..=n].join(" ");
-        loopd_tools::clock::knows_place(&place).then(|| format!("in {place}"))
+    let ins = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.eq_ignore_ascii_case("in"))
+        .map(|(at, _)| at);
+    ins.rev().find_map(|at| {
+        let most = 3.min(words.len() - at - 1);
+        (1..=most).rev().find_map(|n| {
+            let place = words[at + 1..=at + n].join(" ");
+            loopd_tools::clock::knows_place(&place).then(|| format!("in {place}"))
+        })
     })
 }
 

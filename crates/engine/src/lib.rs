@@ -470,11 +470,13 @@ pub fn with_system(conversation: &[Message], instructions: &str) -> Vec<Message>
 
 /// The conversation as the engines read it: in its last user message, a
 /// price read out in words with no word between its parts (`eighty nine
-/// ninety nine a month`) is written in digits, so that the model and the
-/// tools both take it as one amount.
+/// ninety nine a month`) is written in digits, and an amount signed by
+/// letters (`R3,795`) as the amount and its currency's name (`3,795
+/// rand`), so that the model and the tools both take it as one amount.
 fn as_read(mut conversation: Vec<Message>) -> Vec<Message> {
     if let Some(last) = conversation.iter_mut().rev().find(|m| m.role == Role::User) {
-        last.content = loopd_tools::numbers::prices_in_digits(&last.content);
+        let named = loopd_tools::numbers::letter_signs_named(&last.content);
+        last.content = loopd_tools::numbers::prices_in_digits(&named);
     }
     conversation
 }

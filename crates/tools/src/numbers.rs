@@ -118,9 +118,26 @@ pub fn prices_in_digits(text: &str) -> String {
     }
 }
 
+/// `R3,795`, `RM 25.90`: an amount after the sign of the rand or the
+/// ringgit, which are letters.
+static LETTER_SIGNED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(R|RM)\s?(\d[\d,]*(?:\.\d+)?)\b").expect("a valid regex"));
+
+/// `text` with amounts signed by letters written as the amount and the
+/// currency's name: `R3,795` → `3,795 rand`, `RM25` → `25 ringgit`
+/// (digits run into a letter sign read as no number).
+pub fn letter_signs_named(text: &str) -> String {
+    LETTER_SIGNED
+        .replace_all(text, |found: &regex::Captures| {
+            let name = if &found[1] == "R" { "rand" } else { "ringgit" };
+            format!("{} {name}", &found[2])
+        })
+        .into_owned()
+}
+
 /// Words that make a text about money.
 static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[$€£¥₹]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|tip|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
+    Regex::new(r"(?i)[$€£¥₹]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|rand|ringgit|tip|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
         .expect("a valid regex")
 });
 
@@ -217,6 +234,8 @@ pub fn is_currency(word: &str) -> bool {
             | "rupees"
             | "rs"
             | "yen"
+            | "rand"
+            | "ringgit"
     )
 }
 

@@ -168,6 +168,10 @@ pub fn result(question: &str, value: f64) -> String {
         } else {
             " rupees"
         }
+    } else if has(&[" rand"]) {
+        " rand"
+    } else if has(&["ringgit"]) {
+        " ringgit"
     } else {
         ""
     };
@@ -226,11 +230,15 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "($1+$2)*$3",
         ),
         (r"(?i)\s+(?:is|equals|makes|comes\s+to)\s+what\s*\??\s*$", ""),
+        (r"(?i)[,\s]*\bplease\s*[.!?]?\s*$", ""),
+        (r"(\d|\))\s*[xX]\s*(\d|\()", "$1 * $2"),
         (r"(?i)^\s*(?:the|a|an)\s+", ""),
         (
             r"(?i)^\s*(?:which(?:\s+one)?\s+is\s+)?(?:the\s+)?(biggest|largest|highest|greatest|smallest|lowest)(?:\s+(?:number|one|value))?\s*[:,]\s*",
             "$1 of ",
         ),
+        (r"[$€£¥₹](\d)", "$1"),
+        (r"(?i)(\d)\s+(?:dollars?|euros?|bucks|rupees?|rand|ringgit)\b", "$1"),
         (
             r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?((?:-?[\d.]+(?:\s*,\s*|\s*,?\s+and\s+))+-?[\d.]+)(?:\s+[a-z]+){0,2}\s*[.?]?\s*$",
             "$1($2)",
@@ -250,7 +258,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"[?$€£¥₹]", ""),
         (r"(?i)\bRs\.?\s*(\d)", "$1"),
         (r"\.\s*$", ""),
-        (r"(?i)\s*\b(dollars?|euros?|cents|bucks|rupees?)\b", ""),
+        (r"(?i)\s*\b(dollars?|euros?|cents|bucks|rupees?|rand|ringgit)\b", ""),
         (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+(?:of|out\s+of)\s+(.+?)\s*$", "($1)/($2)*100"),
         (
             r"(?i)^[^\d]*?\bhow\s+many\s+times\s+(?:does|do|will|can|would)\s+(-?[\d.,]*\d)\s+go\s+into\s+(-?[\d.,]*\d)\s*$",
@@ -582,7 +590,7 @@ pub fn as_arithmetic(
             run.len()
         ));
     }
-    let text = crate::numbers::hundreds_in_lists(text.trim());
+    let text = crate::numbers::hundreds_in_lists(&crate::numbers::letter_signs_named(text.trim()));
     let mut text = crate::numbers::in_digits(&crate::numbers::prices_in_digits(&text));
     text = A_COUPLE_OF.replace_all(&text, "2").into_owned();
     text = THOUSANDS
@@ -590,6 +598,7 @@ pub fn as_arithmetic(
         .into_owned();
     text = crate::numbers::with_parts(&text);
     if LIST_WORD.is_match(&text) {
+        text = without_a_unit_after_each(&text);
         text = THEN_BETWEEN_NUMBERS
             .replace_all(&text, "$1, $2")
             .into_owned();
@@ -625,7 +634,9 @@ pub fn as_arithmetic(
         .or_else(|| a_shift(&text))
         .or_else(|| dose_by_weight(&text))
         .or_else(|| each_in_a_period(&text))
+        .or_else(|| fuel_cost(&text))
         .or_else(|| fuel_for_a_distance(&text))
+        .or_else(|| how_long_it_lasts(&text))
         .or_else(|| scaled(&text))
         .or_else(|| doses(&text))
         .or_else(|| at_a_rate(&text))
@@ -638,6 +649,7 @@ pub fn as_arithmetic(
         .or_else(|| share_of_two(&text))
         .or_else(|| split_between(&text))
         .or_else(|| for_the_group(&text))
+        .or_else(|| tax_included(&text))
         .or_else(|| percent_on_a_price(&text))
     {
         text = asked;
@@ -694,6 +706,36 @@ pub fn as_arithmetic(
     Ok(THOUSANDS
         .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
         .into_owned())
+}
+
+/// `62 grams`: a number and the word after it.
+static NUMBER_AND_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+([a-z]+)\b").expect("a valid regex"));
+
+/// `text` without the unit said after each number of a list (`62 grams
+/// 58 grams 65 grams and 59 grams` → `62 58 65 and 59`): a word after
+/// three numbers or more, dropped after every number.
+fn without_a_unit_after_each(text: &str) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for found in NUMBER_AND_WORD.captures_iter(text) {
+        let word = found[2].to_lowercase();
+        match counts.iter_mut().find(|(w, _)| *w == word) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((word, 1)),
+        }
+    }
+    let joins = |w: &str| matches!(w, "and" | "or" | "then") || is_operator_word(w);
+    let Some((unit, _)) = counts.into_iter().find(|(w, n)| *n >= 3 && !joins(w)) else {
+        return text.to_string();
+    };
+    NUMBER_AND_WORD
+        .replace_all(text, |found: &Captures| {
+            match found[2].eq_ignore_ascii_case(&unit) {
+                true => found[1].to_string(),
+                false => found[0].to_string(),
+            }
+        })
+        .into_owned()
 }
 
 /// Words after a number that name no thing it counts (`makes 12 and …`).

@@ -832,8 +832,20 @@ fn shifts_are_counted_from_start_to_end_less_an_unpaid_break() {
         "(15.75 - 7.25 - 30/60) * 28.40"
     );
     assert_eq!(
+        read("my helper work from six thirty in the morning until two in the afternoon with half hour break how many hours she work"),
+        "(14 - 6.5 - 30/60)"
+    );
+    assert_eq!(
         read("I worked 9:00 to 17:30 with a paid break. How many hours is that?"),
         "(17.5 - 9 - 0/60)"
+    );
+}
+
+#[test]
+fn a_tax_included_said_before_the_price() {
+    assert_eq!(
+        read("the supplier price already include nine percent gst its three hundred and twenty seven dollars how much before gst"),
+        "327/(1+9/100)"
     );
 }
 
@@ -866,6 +878,38 @@ fn readings_said_short_are_hundreds_in_a_list() {
 }
 
 #[test]
+fn a_unit_said_after_each_number_of_a_list() {
+    assert_eq!(
+        read("five eggs weigh sixty two grams fifty eight grams sixty five grams sixty grams and fifty nine grams whats the median weight"),
+        "60"
+    );
+    assert_eq!(read("Work out (920 - 345) x 6 please."), "(920 - 345) * 6");
+}
+
+#[test]
+fn amounts_signed_by_letters() {
+    assert_eq!(
+        read("The mechanic's quote is R3,795 including 15% VAT. What's the amount before VAT?"),
+        "3795/(1+15/100)"
+    );
+    assert_eq!(
+        read("My takings this week were R3,100, R2,850, R3,400, R2,950 and R3,200. What's the average per day?"),
+        "3100"
+    );
+    assert_eq!(
+        crate::numbers::letter_signs_named("takings were R3,100, R2,850 and RM 12.50"),
+        "takings were 3,100 rand, 2,850 rand and 12.50 ringgit"
+    );
+    assert_eq!(
+        result(
+            "Petrol is 23.40 rand a litre and I put in 55 litres",
+            1287.0
+        ),
+        "It's 1287 rand."
+    );
+}
+
+#[test]
 fn overtime_at_time_and_a_half() {
     assert_eq!(
         read("I worked three 12-hour shifts plus 4 hours of overtime this week. Base pay is $42 an hour and overtime is time and a half. What's my gross pay for the week?"),
@@ -894,6 +938,22 @@ fn how_many_of_a_measure_an_amount_takes() {
 }
 
 #[test]
+fn fuel_costs_and_how_long_things_last() {
+    assert_eq!(
+        read("the van does eight point five litres per hundred kilometres and diesel is 1.62 a litre what will a three hundred and forty kilometre trip cost"),
+        "340 * 8.5 / 100 * 1.62"
+    );
+    assert_eq!(
+        read("my scooter gives forty five kilometres a litre and petrol is one hundred and two rupees a litre i ride thirty kilometres every day how much do i spend on petrol in a thirty day month"),
+        "30 / 45 * 30 * 102"
+    );
+    assert_eq!(
+        read("A gas cartridge lasts 3 hours on the camping stove and we cook for 40 minutes a day. How many days does one cartridge last?"),
+        "3 * 60 / (40 * 1)"
+    );
+}
+
+#[test]
 fn fuel_for_a_distance_at_an_economy() {
     assert_eq!(
         read("okay so its four hundred and twenty miles to my sisters in london and the car does forty five miles to the gallon how many gallons is that one way"),
@@ -906,6 +966,18 @@ fn fuel_for_a_distance_at_an_economy() {
     assert_eq!(
         read("It's 180 miles each way to Grandma's and the car does 45 miles per gallon. How many gallons do we need for the round trip?"),
         "2 * 180 / 45"
+    );
+}
+
+#[test]
+fn a_conversion_in_its_own_sentence() {
+    let asked = conversion("Convert 34 degrees Celsius to Fahrenheit. An American passenger asked me how hot it is today.")
+        .expect("a conversion");
+    assert_eq!(asked.value, 34.0);
+    assert!(
+        asked.to.to_lowercase().contains("fahrenheit"),
+        "{}",
+        asked.to
     );
 }
 

@@ -154,6 +154,33 @@ fn in_imperial_measures(text: &str) -> std::borrow::Cow<'_, str> {
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
 /// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
+    as_a_whole(text).or_else(|| in_its_own_sentence(text))
+}
+
+/// The end of a sentence, before the next.
+static SENTENCE_END: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[.!?]\s+").expect("a valid regex"));
+
+/// The conversion the one sentence of `text` that holds its one number
+/// asks for, when the others only say why (`Convert 34 degrees Celsius
+/// to Fahrenheit. A passenger asked me how hot it is today.`).
+fn in_its_own_sentence(text: &str) -> Option<Conversion> {
+    let digits = crate::numbers::in_digits(text);
+    let sentences: Vec<&str> = SENTENCE_END
+        .split(&digits)
+        .filter(|s| !s.trim().is_empty())
+        .collect();
+    if sentences.len() < 2 || NUMBER.find_iter(&digits).count() != 1 {
+        return None;
+    }
+    let with_number = sentences
+        .iter()
+        .find(|s| NUMBER.is_match(s.trim_end_matches(['.', '?', '!'])))?;
+    as_a_whole(with_number.trim())
+}
+
+/// The conversion `text` asks for as a whole.
+fn as_a_whole(text: &str) -> Option<Conversion> {
     let text = WHAT_IS_IT.replace(text, "");
     let text = crate::numbers::in_digits(&text);
     let text = THOUSANDS.replace_all(&text, |found: &Captures| found[1].replace(',', ""));

@@ -549,10 +549,17 @@ fn clock_hours(time: &Captures) -> Option<(f64, bool)> {
     })
 }
 
+/// `6 30 in the morning`, `2 in the afternoon`, `10 at night`: a clock
+/// time with the half of the day said in words.
+static HALF_OF_THE_DAY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d{1,2})(?:[:.\s](\d{2}))?\s+(?:in\s+the\s+(morning|afternoon|evening)|at\s+(night))\b")
+        .expect("a valid regex")
+});
+
 /// `a 30-minute unpaid break`, `half an hour lunch break`, `an hour
 /// break`: the time off in a shift (`paid` or `unpaid` said before it).
 static BREAK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(\d+)[\s-]*min(?:ute)?s?|(half)\s+an\s+hour|(?:an|one)\s+hour)(?:'s)?\s+((?:un)?paid\s+)?(?:lunch\s+|meal\s+)?break\b")
+    Regex::new(r"(?i)\b(?:(\d+)[\s-]*min(?:ute)?s?|(half)[\s-]+(?:an\s+)?hour|(?:an|one)\s+hour)(?:'s)?\s+((?:un)?paid\s+)?(?:lunch\s+|meal\s+)?break\b")
         .expect("a valid regex")
 });
 
@@ -569,6 +576,16 @@ static HOURLY: LazyLock<Regex> = LazyLock::new(|| {
 /// for` is `(31.25 - 18.75 - 30/60)`. A shift that ends at an earlier
 /// hour than it starts goes past noon (no am or pm said) or midnight.
 pub(super) fn a_shift(text: &str) -> Option<String> {
+    let text = &HALF_OF_THE_DAY.replace_all(text, |found: &Captures| {
+        let morning = found
+            .get(3)
+            .is_some_and(|half| half.as_str().eq_ignore_ascii_case("morning"));
+        let half = if morning { "am" } else { "pm" };
+        match found.get(2) {
+            Some(minutes) => format!("{}:{} {half}", &found[1], minutes.as_str()),
+            None => format!("{} {half}", &found[1]),
+        }
+    });
     let lower = text.to_lowercase();
     let worked = [
         "worked", "work ", "shift", "clocked", "clock in", "started", "finished", "on from",
@@ -897,4 +914,172 @@ pub(super) fn with_overtime(text: &str) -> Option<String> {
         "{regular} * {rate} + {} * {rate} * {times}",
         extra.as_str()
     ))
+}
+
+/// `8.5 litres per 100 km`, `6 l/100km`: fuel used over a hundred
+/// kilometres.
+static PER_HUNDRED_KM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(?:l|litres?|liters?)\s*(?:per|/|every|for\s+every)\s*100\s*(?:km|kms|kilomet(?:er|re)s?)\b")
+        .expect("a valid regex")
+});
+
+/// `1.62 a litre`, `102 rupees a litre`, `$3.29 per gallon`: the price of
+/// a litre or gallon (of what is not a distance).
+static FUEL_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*([a-z]+\s+)?(?:a|per|/|for\s+a)\s+(?:litre|liter|gallon)\b")
+        .expect("a valid regex")
+});
+
+/// `30 kilometres every day`, `12 miles a day`: a distance each day.
+static DAILY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^\s*(?:every|a|per|each)\s+day\b").expect("a valid regex"));
+
+/// `in a thirty day month` (in digits), `over 5 days`, `a week`: how many
+/// days a daily distance is asked over.
+static DAYS_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:(\d+)[\s-]*days?(?:\s+month)?|a\s+(week|fortnight))\b")
+        .expect("a valid regex")
+});
+
+/// What the fuel for a distance costs at a car's economy (distance per
+/// litre or gallon, or litres per 100 km) and a price per litre or
+/// gallon, when the question asks what it costs: `the van does 8.5 litres
+/// per 100 km and diesel is 1.62 a litre what will a 340 km trip cost`
+/// is `340 * 8.5 / 100 * 1.62`; a distance each day is taken over the
+/// days asked (`30 km every day … in a 30 day month`).
+pub(super) fn fuel_cost(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let asked = ["cost", "spend", "how much", "pay"]
+        .iter()
+        .any(|w| lower.contains(w));
+    if !asked {
+        return None;
+    }
+    let (used, rate_span, per_hundred) = match PER_HUNDRED_KM.captures(text) {
+        Some(found) => (found.get(1)?, found.get(0)?, true),
+        None => {
+            let found = ECONOMY.captures(text)?;
+            (found.get(1)?, found.get(0)?, false)
+        }
+    };
+    let price = FUEL_PRICE.captures_iter(text).find(|p| {
+        let at = p.get(0).map_or(0, |m| m.start());
+        let named = p.get(2).map_or("", |w| w.as_str().trim());
+        (at < rate_span.start() || at >= rate_span.end())
+            && DISTANCE.find(&format!("1 {named}")).is_none()
+    })?;
+    let price_at = price.get(1)?;
+    let (distance, said) = DISTANCE
+        .captures_iter(text)
+        .filter_map(|d| Some((d.get(1)?, d.get(0)?)))
+        .find(|(d, _)| d.start() < rate_span.start() || d.start() >= rate_span.end())?;
+    let after = &text[said.end()..];
+    let daily = DAILY.is_match(after);
+    let days = match daily {
+        true => {
+            let found = DAYS_ASKED.captures(after)?;
+            Some(match (found.get(1), found.get(2)) {
+                (Some(n), _) => (n.as_str().to_string(), 1),
+                (None, Some(w)) if w.as_str().eq_ignore_ascii_case("week") => ("7".to_string(), 0),
+                _ => ("14".to_string(), 0),
+            })
+        }
+        false => None,
+    };
+    let given = 3 + usize::from(per_hundred) + days.as_ref().map_or(0, |(_, said)| *said);
+    if NUMBER.find_iter(text).count() != given {
+        return None;
+    }
+    let fuel = match per_hundred {
+        true => format!("{} * {} / 100", distance.as_str(), used.as_str()),
+        false => format!("{} / {}", distance.as_str(), used.as_str()),
+    };
+    Some(match days {
+        Some((days, _)) => format!("{fuel} * {days} * {}", price_at.as_str()),
+        None => format!("{fuel} * {}", price_at.as_str()),
+    })
+}
+
+/// `lasts 3 hours`, `will last 10 days`: how long something lasts.
+static LASTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\blasts?\s+(?:for\s+)?(\d+(?:\.\d+)?)\s+(minutes?|hours?|days?|weeks?)\b")
+        .expect("a valid regex")
+});
+
+/// `40 minutes a day`, `2 hours every week`: how much of it is used in a
+/// period.
+static USED_EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(minutes?|hours?)\s+(?:a|per|each|every)\s+(day|week)\b")
+        .expect("a valid regex")
+});
+
+/// Minutes in a unit of [`LASTS`] or [`USED_EACH`].
+fn minutes_in(unit: &str) -> f64 {
+    match unit.to_lowercase().trim_end_matches('s') {
+        "minute" => 1.0,
+        "hour" => 60.0,
+        "day" => 1440.0,
+        _ => 10080.0,
+    }
+}
+
+/// How many days (or weeks) something lasts at so much use a day (or
+/// week), when the question asks how many: `A gas cartridge lasts 3
+/// hours and we cook for 40 minutes a day. How many days does one
+/// cartridge last?` is `3 * 60 / 40`.
+pub(super) fn how_long_it_lasts(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let lasts = LASTS.captures(text)?;
+    let used = USED_EACH.captures(text)?;
+    let period = used[3].to_lowercase();
+    if !lower.contains(&format!("how many {period}s")) {
+        return None;
+    }
+    let counted = NUMBER.find_iter(text).filter(|n| n.as_str() != "1").count();
+    if counted != 2 {
+        return None;
+    }
+    let total = minutes_in(&lasts[2]);
+    let each = minutes_in(&used[2]);
+    Some(format!("{} * {total} / ({} * {each})", &lasts[1], &used[1]))
+}
+
+/// `before gst`, `without the vat`, `excluding tax`: a price asked
+/// without the tax it includes.
+static WITHOUT_TAX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:before|without|excluding|ex|less)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|hst|pst|vat)\b")
+        .expect("a valid regex")
+});
+
+/// `how much is the gst`, `how much of that was the VAT`: the tax asked.
+static TAX_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow\s+much\s+(?:of\s+(?:that|it)\s+)?(?:is|was)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|hst|pst|vat)\b")
+        .expect("a valid regex")
+});
+
+/// A price that includes a tax, said in any order, when the text gives
+/// those two numbers and asks for the price without it or for the tax:
+/// `the supplier price already include 9 percent gst its 327 dollars how
+/// much before gst` is `327/(1+9/100)`.
+pub(super) fn tax_included(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    if !lower.contains("includ") || numbers.len() != 2 {
+        return None;
+    }
+    let found = PERCENT_ON_A_PRICE.captures(text)?;
+    found.get(3)?;
+    let percent = found.get(1)?.as_str();
+    let price = numbers
+        .iter()
+        .find(|n| n.start() != found.get(1).map_or(0, |p| p.start()))?;
+    let price = price.as_str();
+    let tax_asked = TAX_ASKED.is_match(text);
+    if WITHOUT_TAX.is_match(text) {
+        Some(format!("{price}/(1+{percent}/100)"))
+    } else if tax_asked {
+        Some(format!("{price}-{price}/(1+{percent}/100)"))
+    } else {
+        None
+    }
 }
