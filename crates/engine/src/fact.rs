@@ -71,7 +71,7 @@ pub(super) fn tells_time_or_money(answer: &str) -> bool {
     let money = words(answer)
         .iter()
         .any(|w| among("cent cents dollar dollars euro euros pound pounds", w));
-    clock || money || answer.contains(['$', '€', '£', '¥', '₹'])
+    clock || money || answer.contains(loopd_tools::numbers::CURRENCY_SIGNS)
 }
 
 /// The words of `text`, lowercased, split at anything but letters, digits

@@ -7,6 +7,7 @@
 
 use super::parse::{has_numbers, numbers};
 use loopd_brain::{Message, Role};
+use loopd_tools::numbers::CURRENCY_SIGNS;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -152,7 +153,7 @@ fn an_amount_said_anew(question: &str, before: &str) -> Option<String> {
     let [old] = olds.as_slice() else {
         return None;
     };
-    let money = |text: &str, at: usize| text[..at].trim_end().ends_with(['£', '$', '€', '¥', '₹']);
+    let money = |text: &str, at: usize| text[..at].trim_end().ends_with(CURRENCY_SIGNS);
     if !percent
         && (money(&question, new.start())
             || loopd_tools::math::spoken::conversion(&before).is_none())
@@ -313,7 +314,7 @@ fn with_more_added(question: &str, before: &str) -> Option<String> {
         .filter(|n| {
             let ahead = before[..n.start()].trim_end();
             let behind = before[n.end()..].trim_start().to_lowercase();
-            let money = ahead.ends_with(['£', '$', '€', '¥', '₹']);
+            let money = ahead.ends_with(CURRENCY_SIGNS);
             let part = behind.starts_with(['%', ':', '/']) || behind.starts_with("percent");
             !money && !part && n.as_str().parse::<u64>().is_ok()
         })
@@ -586,7 +587,7 @@ fn the_priced_one(words: &[&str], before: &str) -> Option<String> {
     let currency = price
         .chars()
         .next()
-        .filter(|c| matches!(c, '£' | '$' | '€' | '¥' | '₹'))?;
+        .filter(|c| CURRENCY_SIGNS.contains(c))?;
     let amount = price[currency.len_utf8()..].trim_end_matches(|c: char| !c.is_ascii_digit());
     let whole_amount = AMOUNT.find(amount).is_some_and(|m| m.as_str() == amount);
     if !matches!(one.to_lowercase().as_str(), "one" | "ones" | "1") || !whole_amount {

@@ -579,7 +579,7 @@ fn is_arithmetic(c: char) -> bool {
 /// A currency sign, written before amounts in an expression (`$62 + $9.30`)
 /// and left out of it.
 fn is_currency(c: char) -> bool {
-    "$€£¥₹".contains(c)
+    loopd_tools::numbers::CURRENCY_SIGNS.contains(&c)
 }
 
 /// A comma between digits that groups thousands (`1,200`).

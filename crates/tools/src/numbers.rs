@@ -135,6 +135,9 @@ pub fn letter_signs_named(text: &str) -> String {
         .into_owned()
 }
 
+/// The signs written before an amount of money.
+pub const CURRENCY_SIGNS: [char; 5] = ['$', '€', '£', '¥', '₹'];
+
 /// Words that make a text about money.
 static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)[$€£¥₹]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|rand|ringgit|tip|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")

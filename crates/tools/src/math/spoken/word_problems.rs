@@ -609,7 +609,7 @@ pub(super) fn a_shift(text: &str) -> Option<String> {
             let after = t.get(0).map_or(0, |m| m.end());
             let next = text[after..].trim_start().to_lowercase();
             Some(at) != rate_at
-                && !text[..at].ends_with(['$', '£', '€', '¥', '₹'])
+                && !text[..at].ends_with(crate::numbers::CURRENCY_SIGNS)
                 && !next.starts_with(['-', '%'])
                 && !next.starts_with("min")
         })
