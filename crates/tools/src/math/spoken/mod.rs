@@ -455,6 +455,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)([\d.]+)\s*(?:billion)\b", "$1*1000000000"),
         (r"(?i)([\d.]+)\s*(?:lakhs?|lacs?)\b", "$1*100000"),
         (r"(?i)([\d.]+)\s*(?:crores?)\b", "$1*10000000"),
+        (
+            r"(?i)^[^\d]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+of\s+(\d+(?:\.\d+)?)\s+[a-z][^\d]*$",
+            "$1% of $2",
+        ),
         (r"(\d)\s*,?\s+and\s+(\d)", "$1, $2"),
         (r"(\d)\s*,?\s+or\s+(\d)", "$1, $2"),
         (r"(?i)\b(?:biggest|largest|highest|greatest)\s*\(", "max("),

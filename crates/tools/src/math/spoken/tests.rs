@@ -842,6 +842,14 @@ fn shifts_are_counted_from_start_to_end_less_an_unpaid_break() {
 }
 
 #[test]
+fn a_percentage_of_an_amount_with_the_reason_after_it() {
+    assert_eq!(
+        read("hey whats twelve percent of eight hundred and fifty rand i want to leave a tip at the braai place"),
+        "12% of 850"
+    );
+}
+
+#[test]
 fn a_tax_included_said_before_the_price() {
     assert_eq!(
         read("the supplier price already include nine percent gst its three hundred and twenty seven dollars how much before gst"),

@@ -154,7 +154,13 @@ fn in_imperial_measures(text: &str) -> std::borrow::Cow<'_, str> {
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
 /// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
-    as_a_whole(text).or_else(|| in_its_own_sentence(text))
+    let whole = as_a_whole(text);
+    let known =
+        |asked: &Conversion| named_unit(&asked.from).is_some() && named_unit(&asked.to).is_some();
+    match whole {
+        Some(asked) if known(&asked) => Some(asked),
+        whole => in_its_own_sentence(text).or(whole),
+    }
 }
 
 /// The end of a sentence, before the next.
