@@ -170,7 +170,7 @@ fn an_amount_said_anew(question: &str, before: &str) -> Option<String> {
 
 /// `at 3.29 a gallon`: a price per unit said at a follow-up's start.
 static AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re))\s+[$£€¥₹]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b")
+    Regex::new(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re|(?:the\s+)?[a-z]+\s+(?:is|are|costs?)))\s+[$£€¥₹]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b")
         .expect("a valid regex")
 });
 
@@ -1140,6 +1140,15 @@ mod tests {
         assert_eq!(
             in_context(&conversation).as_deref(),
             Some("What is 1.5 times 3.29?")
+        );
+        let conversation = [
+            Message::user("i need 2.4 kilo of pork for one pot of soup how much for three pots"),
+            Message::assistant("You need 7.2 kilos of pork."),
+            Message::user("and if pork is 12.80 a kilo how much does that cost"),
+        ];
+        assert_eq!(
+            in_context(&conversation).as_deref(),
+            Some("What is 7.2 times 12.80?")
         );
         let conversation = [
             Message::user("We've got 420 cows averaging 1.8 kg of milk solids a day each. How many kilos is that a day for the herd?"),
