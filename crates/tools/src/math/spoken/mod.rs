@@ -11,9 +11,11 @@
 
 mod units;
 mod word_problems;
+mod work_and_travel;
 
 pub use units::{conversion, converted, Conversion};
 use word_problems::*;
+use work_and_travel::*;
 
 use regex::{Captures, Regex};
 use std::sync::LazyLock;

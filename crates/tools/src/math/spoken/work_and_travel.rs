@@ -1,0 +1,577 @@
+//! Word problems of work, care and travel read as one sum: a shift and
+//! its pay with overtime, a dose by body weight, a cost for each thing
+//! counted in a period, fuel for a distance and its cost, how long a
+//! supply lasts, a price with a percentage or a tax included.
+
+use super::units::singular;
+use super::word_problems::DISTANCE;
+use super::*;
+
+/// A clock time: `6:45`, `7.15 am`, `6 45 pm` (minutes apart only before
+/// am or pm), `9pm`.
+static CLOCK_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:(\d{1,2})\s+(\d{2})\s*([ap])\.?m\b\.?|(\d{1,2})(?:[:.](\d{2}))?\s*(?:([ap])\.?m\b\.?)?)")
+        .expect("a valid regex")
+});
+
+/// A clock time of [`CLOCK_TIME`] in hours after midnight, and whether it
+/// said am or pm; `None` for a bare number.
+fn clock_hours(time: &Captures) -> Option<(f64, bool)> {
+    let (hour, minutes, half) = match time.get(1) {
+        Some(hour) => (hour, time.get(2), time.get(3)),
+        None => (time.get(4)?, time.get(5), time.get(6)),
+    };
+    if minutes.is_none() && half.is_none() {
+        return None;
+    }
+    let hour: f64 = hour.as_str().parse().ok()?;
+    let minutes: f64 = minutes.map_or(Some(0.0), |m| m.as_str().parse().ok())?;
+    if hour > 23.0 || minutes > 59.0 {
+        return None;
+    }
+    Some(match half {
+        Some(half) => {
+            let pm = half.as_str().eq_ignore_ascii_case("p");
+            (
+                hour % 12.0 + if pm { 12.0 } else { 0.0 } + minutes / 60.0,
+                true,
+            )
+        }
+        None => (hour + minutes / 60.0, false),
+    })
+}
+
+/// `6 30 in the morning`, `2 in the afternoon`, `10 at night`: a clock
+/// time with the half of the day said in words.
+static HALF_OF_THE_DAY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d{1,2})(?:[:.\s](\d{2}))?\s+(?:in\s+the\s+(morning|afternoon|evening)|at\s+(night))\b")
+        .expect("a valid regex")
+});
+
+/// `a 30-minute unpaid break`, `half an hour lunch break`, `an hour
+/// break`: the time off in a shift (`paid` or `unpaid` said before it).
+static BREAK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:(\d+)[\s-]*min(?:ute)?s?|(half)[\s-]+(?:an\s+)?hour|(?:an|one)\s+hour)(?:'s)?\s+((?:un)?paid\s+)?(?:lunch\s+|meal\s+)?break\b")
+        .expect("a valid regex")
+});
+
+/// `$28.40 an hour`, `17.20 per hour`: an hourly rate.
+static HOURLY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s+(?:dollars?\s+|pounds?\s+|euros?\s+|bucks\s+)?(?:an|per|a)\s+hour\b")
+        .expect("a valid regex")
+});
+
+/// The hours worked in a shift from its start to its end, less an unpaid
+/// break, or what they pay at an hourly rate, when the question asks how
+/// many hours or how much is earned: `clocked in at 6:45 pm and out at
+/// 7:15 am with a 30 minute unpaid break, how many hours do I get paid
+/// for` is `(31.25 - 18.75 - 30/60)`. A shift that ends at an earlier
+/// hour than it starts goes past noon (no am or pm said) or midnight.
+pub(super) fn a_shift(text: &str) -> Option<String> {
+    let text = &HALF_OF_THE_DAY.replace_all(text, |found: &Captures| {
+        let morning = found
+            .get(3)
+            .is_some_and(|half| half.as_str().eq_ignore_ascii_case("morning"));
+        let half = if morning { "am" } else { "pm" };
+        match found.get(2) {
+            Some(minutes) => format!("{}:{} {half}", &found[1], minutes.as_str()),
+            None => format!("{} {half}", &found[1]),
+        }
+    });
+    let lower = text.to_lowercase();
+    let worked = [
+        "worked", "work ", "shift", "clocked", "clock in", "started", "finished", "on from",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let hours_asked = lower.contains("how many hours");
+    let rate = HOURLY.captures(text);
+    let pay_asked = rate.is_some()
+        && ["how much", "earn", "make", "paid", "take home"]
+            .iter()
+            .any(|w| lower.contains(w));
+    if !worked || !(hours_asked || pay_asked) {
+        return None;
+    }
+    let rate_at = rate.as_ref().and_then(|r| r.get(1)).map(|m| m.start());
+    let times: Vec<(f64, bool)> = CLOCK_TIME
+        .captures_iter(text)
+        .filter(|t| {
+            let at = t.get(0).map_or(0, |m| m.start());
+            let after = t.get(0).map_or(0, |m| m.end());
+            let next = text[after..].trim_start().to_lowercase();
+            Some(at) != rate_at
+                && !text[..at].ends_with(crate::numbers::CURRENCY_SIGNS)
+                && !next.starts_with(['-', '%'])
+                && !next.starts_with("min")
+        })
+        .filter_map(|t| clock_hours(&t))
+        .collect();
+    let [(from, from_half), (to, to_half)] = times.as_slice() else {
+        return None;
+    };
+    let mut to = *to;
+    if to <= *from {
+        let whole_day = *from_half || *to_half || *from >= 12.0;
+        to += if whole_day { 24.0 } else { 12.0 };
+    }
+    let unpaid = BREAK
+        .captures(text)
+        .filter(|b| {
+            !b.get(4)
+                .is_some_and(|p| p.as_str().to_lowercase().starts_with("paid"))
+        })
+        .map(|b| match (b.get(1), b.get(2)) {
+            (Some(minutes), _) => minutes.as_str().parse::<f64>().unwrap_or(0.0),
+            (None, Some(_)) => 30.0,
+            _ => 60.0,
+        })
+        .unwrap_or(0.0);
+    let worked = format!("({to} - {from} - {unpaid}/60)");
+    Some(match (hours_asked, rate) {
+        (false, Some(rate)) => format!("{worked} * {}", &rate[1]),
+        _ => worked,
+    })
+}
+
+/// `15 mg per kg`, `0.1 mL/kg`, `10 milligrams a kilo`: a dose for each
+/// kilogram the patient weighs.
+static PER_KILO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(mg|mcg|micrograms?|milligrams?|g|grams?|ml|millilit(?:er|re)s?|units?)\s*(?:/|per|a|an|for\s+every|for\s+each)\s*(?:kg|kilos?|kilograms?)\b")
+        .expect("a valid regex")
+});
+
+/// `weighs 44 pounds`, `is 20 kg`, `weight is 18.5 kilos`: what someone
+/// weighs, and in what.
+static WEIGHS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:weighs?|weighing|weight\s+(?:is|of)|is)\s+(\d+(?:\.\d+)?)\s*(pounds?|lbs?|kg|kilos?|kilograms?)\b")
+        .expect("a valid regex")
+});
+
+/// A dose by body weight, when the question asks how much: `The order is
+/// 15 mg per kg and the kid weighs 44 pounds. How many mg is the dose?`
+/// is `15 * 44 * 0.45359237`.
+pub(super) fn dose_by_weight(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    if !lower.contains("how m") && !lower.contains("what") {
+        return None;
+    }
+    let dose = PER_KILO.captures(text)?;
+    let weight = WEIGHS.captures(text)?;
+    if NUMBER.find_iter(text).count() != 2 {
+        return None;
+    }
+    let in_pounds = weight[2].to_lowercase().starts_with(['p', 'l']);
+    Some(match in_pounds {
+        true => format!("{} * {} * 0.45359237", &dose[1], &weight[1]),
+        false => format!("{} * {}", &dose[1], &weight[1]),
+    })
+}
+
+/// `$115 a month`, `40 shifts a month`: an amount in a period.
+static IN_A_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s+(?:([a-z]+)\s+)?(?:a|per|each|every)\s+(day|week|fortnight|month|year)\b")
+        .expect("a valid regex")
+});
+
+/// `per shift`, `a visit`, `for each lesson`: the thing a cost is asked
+/// for one of, at the end of a question.
+static ASKED_PER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:per|a|each|for\s+each|for\s+every)\s+([a-z]+?)s?\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// What an amount in a period comes to for each of the things counted in
+/// the same period: `My parking pass is $115 a month and I work 13 shifts
+/// a month. How much does parking cost me per shift?` is `115 / 13`.
+pub(super) fn each_in_a_period(text: &str) -> Option<String> {
+    let asked = ASKED_PER.captures(text)?;
+    let thing = singular(&asked[1]);
+    let given: Vec<Captures> = IN_A_PERIOD.captures_iter(text).collect();
+    let [first, second] = given.as_slice() else {
+        return None;
+    };
+    if NUMBER.find_iter(text).count() != 2 || !first[3].eq_ignore_ascii_case(&second[3]) {
+        return None;
+    }
+    let counts = |found: &Captures| {
+        found
+            .get(2)
+            .is_some_and(|t| singular(t.as_str()).eq_ignore_ascii_case(&thing))
+    };
+    match (counts(first), counts(second)) {
+        (false, true) => Some(format!("{} / {}", &first[1], &second[1])),
+        (true, false) => Some(format!("{} / {}", &second[1], &first[1])),
+        _ => None,
+    }
+}
+
+/// `15 percent diwali discount`, `20% off`, `13 percent HST`: a
+/// percentage off a price or on top of it (a word or two may name it).
+static PERCENT_ON_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:[a-z]+\s+){0,2}?(?:(discount|off)|((?:sales\s+)?tax|gst|hst|pst|vat|tip|service\s+charge))\b")
+        .expect("a valid regex")
+});
+
+/// What is paid for a price with a percentage off or on top, when the
+/// text gives only those two numbers and asks what is paid: `the mixer
+/// grinder mrp is 3200 and im giving 15 percent diwali discount what will
+/// the customer pay` is `3200*(1-15/100)`.
+pub(super) fn percent_on_a_price(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let paid = [
+        " pay",
+        "cost",
+        "total",
+        "come to",
+        "comes to",
+        "final price",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let included = ["includ", "inclusive", "before", " inc "]
+        .iter()
+        .any(|w| lower.contains(w));
+    if !paid || numbers.len() != 2 || included || lower.contains("what percent") {
+        return None;
+    }
+    let found = PERCENT_ON_A_PRICE.captures(text)?;
+    let percent = found.get(1)?;
+    let price = numbers.iter().find(|n| n.start() != percent.start())?;
+    let of_a_price = text[found.get(0)?.end()..]
+        .trim_start()
+        .to_lowercase()
+        .starts_with("on ");
+    if price.start() > percent.start() || of_a_price {
+        return None;
+    }
+    Some(match found.get(2) {
+        Some(_) => format!("{}*(1-{}/100)", price.as_str(), percent.as_str()),
+        None => format!("{}*(1+{}/100)", price.as_str(), percent.as_str()),
+    })
+}
+
+/// `45 miles to the gallon`, `28 mpg`, `15 km a litre`, `20 km per
+/// liter`: how far a car goes on a gallon or litre of fuel.
+static ECONOMY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(?:mpg|(?:miles?|km|kms|kilomet(?:er|re)s?)\s+(?:to\s+the|to\s+a|per|a|an|on\s+a|for\s+every)\s+(gallon|lit(?:er|re)))\b")
+        .expect("a valid regex")
+});
+
+/// The fuel a distance takes at a car's economy, when the text gives
+/// those two numbers only and asks how many gallons or litres: `its 420
+/// miles to my sisters and the car does 45 miles to the gallon how many
+/// gallons is that one way` is `420 / 45`.
+pub(super) fn fuel_for_a_distance(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let asked = [
+        "how many gallons",
+        "how many litres",
+        "how many liters",
+        "how much fuel",
+        "how much petrol",
+        "how much gas",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let one_way = lower.matches("1 way").count();
+    if !asked || NUMBER.find_iter(text).count() != 2 + one_way {
+        return None;
+    }
+    let economy = ECONOMY.captures(text)?;
+    let rate = economy.get(1)?;
+    let distance = DISTANCE
+        .captures_iter(text)
+        .filter_map(|d| d.get(1))
+        .find(|d| d.start() != rate.start())?;
+    let each_way = ["each way", "one way", "1 way"]
+        .iter()
+        .any(|w| lower.contains(w));
+    let both_ways = ["round trip", "there and back", "both ways", "return trip"]
+        .iter()
+        .any(|w| lower.contains(w));
+    Some(match each_way && both_ways {
+        true => format!("2 * {} / {}", distance.as_str(), rate.as_str()),
+        false => format!("{} / {}", distance.as_str(), rate.as_str()),
+    })
+}
+
+/// `40 mg per mL`, `5 mg in 5 mL`, `12 eggs to a tray`: so much of one
+/// thing in (so many of) another.
+static SO_MUCH_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*([a-z]+)\s+(?:per|a|an|/|in|to|for|in\s+(?:a|each|every)|to\s+(?:a|the|each)|for\s+(?:a|each|every))\s+(?:(\d+(?:\.\d+)?)\s*)?([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// `how many mL`: the thing a question counts.
+static HOW_MANY_OF: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bhow\s+many\s+([a-z]+)").expect("a valid regex"));
+
+/// How many of the second thing an amount of the first takes, when the
+/// text gives that rate and one more amount of the first thing, and asks
+/// how many of the second: `The vial is 40 mg per mL and the order is 100
+/// mg. How many mL do I draw up?` is `100 / 40`.
+pub(super) fn how_many_it_takes(text: &str) -> Option<String> {
+    let asked = HOW_MANY_OF.captures(text)?;
+    let wanted = singular(&asked[1]);
+    let rate = SO_MUCH_IN
+        .captures_iter(text)
+        .find(|r| singular(&r[4]).eq_ignore_ascii_case(&wanted))?;
+    let of = singular(&rate[2]);
+    let whole = rate.get(0)?;
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let outside: Vec<&regex::Match> = numbers
+        .iter()
+        .filter(|n| n.end() <= whole.start() || n.start() >= whole.end())
+        .collect();
+    let [amount] = outside.as_slice() else {
+        return None;
+    };
+    let thing = text[amount.end()..].split_whitespace().next()?;
+    let thing = singular(thing.trim_matches(|c: char| !c.is_alphanumeric()));
+    if !thing.eq_ignore_ascii_case(&of) || of.eq_ignore_ascii_case(&wanted) {
+        return None;
+    }
+    Some(match rate.get(3) {
+        Some(per) => format!("{} * {} / {}", amount.as_str(), per.as_str(), &rate[1]),
+        None => format!("{} / {}", amount.as_str(), &rate[1]),
+    })
+}
+
+/// `three 12-hour shifts`, `5 8 hour shifts`: the hours of so many shifts.
+static SHIFTS_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)\s+(\d+(?:\.\d+)?)[\s-]*hours?\s+(?:shifts?|days?)\b")
+        .expect("a valid regex")
+});
+
+/// `4 hours of overtime`, `6 overtime hours`, `overtime of 3 hours`.
+static OVERTIME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(?:hours?\s+(?:of\s+)?overtime|overtime\s+hours?)\b|\bovertime\s+of\s+(\d+(?:\.\d+)?)\s+hours?\b")
+        .expect("a valid regex")
+});
+
+/// `37.5 hours`: hours worked at the base rate.
+static HOURS_WORKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(?:regular\s+|normal\s+|base\s+)?hours?\b")
+        .expect("a valid regex")
+});
+
+/// Pay at an hourly rate with overtime at time and a half (or double
+/// time), when the question asks what is earned: `I worked three 12-hour
+/// shifts plus 4 hours of overtime. Base pay is $42 an hour and overtime
+/// is time and a half. What's my gross pay?` is `3 * 12 * 42 + 4 * 42 *
+/// 1.5`; `my base rate is 44 an hour whats time and a half on that` is
+/// `44 * 1.5`.
+pub(super) fn with_overtime(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let times = if lower.contains("time and a half") {
+        "1.5"
+    } else if lower.contains("double time") {
+        "2"
+    } else {
+        return None;
+    };
+    let rate = HOURLY.captures(text)?;
+    let rate_at = rate.get(1)?;
+    let numbers = NUMBER.find_iter(text).count();
+    if numbers == 1 {
+        return Some(format!("{} * {times}", rate_at.as_str()));
+    }
+    let earned = [
+        "pay", "earn", "make", "gross", "total", "how much", "come to",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let overtime = OVERTIME.captures(text)?;
+    let extra = overtime.get(1).or(overtime.get(2))?;
+    if !earned {
+        return None;
+    }
+    let (regular, used) = match SHIFTS_OF.captures(text) {
+        Some(shifts) => (format!("{} * {}", &shifts[1], &shifts[2]), 2),
+        None => {
+            let hours = HOURS_WORKED
+                .captures_iter(text)
+                .filter_map(|h| h.get(1))
+                .find(|h| h.start() != extra.start() && h.start() != rate_at.start())?;
+            (hours.as_str().to_string(), 1)
+        }
+    };
+    if numbers != used + 2 {
+        return None;
+    }
+    let rate = rate_at.as_str();
+    Some(format!(
+        "{regular} * {rate} + {} * {rate} * {times}",
+        extra.as_str()
+    ))
+}
+
+/// `8.5 litres per 100 km`, `6 l/100km`: fuel used over a hundred
+/// kilometres.
+static PER_HUNDRED_KM: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(?:l|litres?|liters?)\s*(?:per|/|every|for\s+every)\s*100\s*(?:km|kms|kilomet(?:er|re)s?)\b")
+        .expect("a valid regex")
+});
+
+/// `1.62 a litre`, `102 rupees a litre`, `$3.29 per gallon`: the price of
+/// a litre or gallon (of what is not a distance).
+static FUEL_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*([a-z]+\s+)?(?:a|per|/|for\s+a)\s+(?:litre|liter|gallon)\b")
+        .expect("a valid regex")
+});
+
+/// `30 kilometres every day`, `12 miles a day`: a distance each day.
+static DAILY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^\s*(?:every|a|per|each)\s+day\b").expect("a valid regex"));
+
+/// `in a thirty day month` (in digits), `over 5 days`, `a week`: how many
+/// days a daily distance is asked over.
+static DAYS_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:(\d+)[\s-]*days?(?:\s+month)?|a\s+(week|fortnight))\b")
+        .expect("a valid regex")
+});
+
+/// What the fuel for a distance costs at a car's economy (distance per
+/// litre or gallon, or litres per 100 km) and a price per litre or
+/// gallon, when the question asks what it costs: `the van does 8.5 litres
+/// per 100 km and diesel is 1.62 a litre what will a 340 km trip cost`
+/// is `340 * 8.5 / 100 * 1.62`; a distance each day is taken over the
+/// days asked (`30 km every day … in a 30 day month`).
+pub(super) fn fuel_cost(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let asked = ["cost", "spend", "how much", "pay"]
+        .iter()
+        .any(|w| lower.contains(w));
+    if !asked {
+        return None;
+    }
+    let (used, rate_span, per_hundred) = match PER_HUNDRED_KM.captures(text) {
+        Some(found) => (found.get(1)?, found.get(0)?, true),
+        None => {
+            let found = ECONOMY.captures(text)?;
+            (found.get(1)?, found.get(0)?, false)
+        }
+    };
+    let price = FUEL_PRICE.captures_iter(text).find(|p| {
+        let at = p.get(0).map_or(0, |m| m.start());
+        let named = p.get(2).map_or("", |w| w.as_str().trim());
+        (at < rate_span.start() || at >= rate_span.end())
+            && DISTANCE.find(&format!("1 {named}")).is_none()
+    })?;
+    let price_at = price.get(1)?;
+    let (distance, said) = DISTANCE
+        .captures_iter(text)
+        .filter_map(|d| Some((d.get(1)?, d.get(0)?)))
+        .find(|(d, _)| d.start() < rate_span.start() || d.start() >= rate_span.end())?;
+    let after = &text[said.end()..];
+    let daily = DAILY.is_match(after);
+    let days = match daily {
+        true => {
+            let found = DAYS_ASKED.captures(after)?;
+            Some(match (found.get(1), found.get(2)) {
+                (Some(n), _) => (n.as_str().to_string(), 1),
+                (None, Some(w)) if w.as_str().eq_ignore_ascii_case("week") => ("7".to_string(), 0),
+                _ => ("14".to_string(), 0),
+            })
+        }
+        false => None,
+    };
+    let given = 3 + usize::from(per_hundred) + days.as_ref().map_or(0, |(_, said)| *said);
+    if NUMBER.find_iter(text).count() != given {
+        return None;
+    }
+    let fuel = match per_hundred {
+        true => format!("{} * {} / 100", distance.as_str(), used.as_str()),
+        false => format!("{} / {}", distance.as_str(), used.as_str()),
+    };
+    Some(match days {
+        Some((days, _)) => format!("{fuel} * {days} * {}", price_at.as_str()),
+        None => format!("{fuel} * {}", price_at.as_str()),
+    })
+}
+
+/// `lasts 3 hours`, `will last 10 days`: how long something lasts.
+static LASTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\blasts?\s+(?:for\s+)?(\d+(?:\.\d+)?)\s+(minutes?|hours?|days?|weeks?)\b")
+        .expect("a valid regex")
+});
+
+/// `40 minutes a day`, `2 hours every week`: how much of it is used in a
+/// period.
+static USED_EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(minutes?|hours?)\s+(?:a|per|each|every)\s+(day|week)\b")
+        .expect("a valid regex")
+});
+
+/// Minutes in a unit of [`LASTS`] or [`USED_EACH`].
+fn minutes_in(unit: &str) -> f64 {
+    match unit.to_lowercase().trim_end_matches('s') {
+        "minute" => 1.0,
+        "hour" => 60.0,
+        "day" => 1440.0,
+        _ => 10080.0,
+    }
+}
+
+/// How many days (or weeks) something lasts at so much use a day (or
+/// week), when the question asks how many: `A gas cartridge lasts 3
+/// hours and we cook for 40 minutes a day. How many days does one
+/// cartridge last?` is `3 * 60 / 40`.
+pub(super) fn how_long_it_lasts(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let lasts = LASTS.captures(text)?;
+    let used = USED_EACH.captures(text)?;
+    let period = used[3].to_lowercase();
+    if !lower.contains(&format!("how many {period}s")) {
+        return None;
+    }
+    let counted = NUMBER.find_iter(text).filter(|n| n.as_str() != "1").count();
+    if counted != 2 {
+        return None;
+    }
+    let total = minutes_in(&lasts[2]);
+    let each = minutes_in(&used[2]);
+    Some(format!("{} * {total} / ({} * {each})", &lasts[1], &used[1]))
+}
+
+/// `before gst`, `without the vat`, `excluding tax`: a price asked
+/// without the tax it includes.
+static WITHOUT_TAX: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:before|without|excluding|ex|less)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|hst|pst|vat)\b")
+        .expect("a valid regex")
+});
+
+/// `how much is the gst`, `how much of that was the VAT`: the tax asked.
+static TAX_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow\s+much\s+(?:of\s+(?:that|it)\s+)?(?:is|was)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|hst|pst|vat)\b")
+        .expect("a valid regex")
+});
+
+/// A price that includes a tax, said in any order, when the text gives
+/// those two numbers and asks for the price without it or for the tax:
+/// `the supplier price already include 9 percent gst its 327 dollars how
+/// much before gst` is `327/(1+9/100)`.
+pub(super) fn tax_included(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    if !lower.contains("includ") || numbers.len() != 2 {
+        return None;
+    }
+    let found = PERCENT_ON_A_PRICE.captures(text)?;
+    found.get(3)?;
+    let percent = found.get(1)?.as_str();
+    let price = numbers
+        .iter()
+        .find(|n| n.start() != found.get(1).map_or(0, |p| p.start()))?;
+    let price = price.as_str();
+    let tax_asked = TAX_ASKED.is_match(text);
+    if WITHOUT_TAX.is_match(text) {
+        Some(format!("{price}/(1+{percent}/100)"))
+    } else if tax_asked {
+        Some(format!("{price}-{price}/(1+{percent}/100)"))
+    } else {
+        None
+    }
+}
