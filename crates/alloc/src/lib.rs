@@ -36,6 +36,37 @@ pub fn release_kept() {
     }
 }
 
+/// Marks the end of a forward pass: the blocks that were kept before it
+/// began and not taken during it are given back. A pass frees and asks for
+/// the same sizes layer after layer, and the next pass of the same shape
+/// asks for them again; a block that sat through a whole pass unused was
+/// sized for a pass of another shape (a longer prompt, a draft's check) and
+/// would only add to the resident memory.
+pub fn end_of_pass() {
+    ALLOCATOR.release_idle();
+}
+
+/// `len` zeros whose pages, for a large block, become resident only where
+/// they are written: a kept block is reused with its pages handed back to
+/// the kernel instead of written over. For buffers filled from the front
+/// as they are used (a KV cache sized for more positions than it holds).
+pub fn untouched_zeros(len: usize) -> Vec<u16> {
+    if len == 0 {
+        return Vec::new();
+    }
+    let Ok(layout) = Layout::array::<u16>(len) else {
+        panic!("{len} u16s overflow the address space");
+    };
+    // SAFETY: a layout of non-zero size.
+    let ptr = unsafe { ALLOCATOR.alloc_untouched_zeroed(layout) };
+    if ptr.is_null() {
+        std::alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: `len` zeroed u16s from the global allocator, with the layout
+    // `Vec<u16>` frees them with.
+    unsafe { Vec::from_raw_parts(ptr.cast::<u16>(), len, len) }
+}
+
 /// Gives back every kept block whose size is not `size`: before a run of
 /// allocations of one size (a model file's tensors, read one by one), so
 /// that the blocks of the runs before it are not held beside it.
@@ -59,11 +90,12 @@ pub struct Recycling {
     kept: Mutex<Kept>,
 }
 
-/// Freed blocks, oldest first.
+/// Freed blocks, oldest first: size, address and the pass they were kept in.
 struct Kept {
-    blocks: [(usize, usize); KEPT_BLOCKS],
+    blocks: [(usize, usize, u32); KEPT_BLOCKS],
     len: usize,
     bytes: usize,
+    pass: u32,
 }
 
 impl Recycling {
@@ -72,9 +104,10 @@ impl Recycling {
     pub const fn new() -> Self {
         Recycling {
             kept: Mutex::new(Kept {
-                blocks: [(0, 0); KEPT_BLOCKS],
+                blocks: [(0, 0, 0); KEPT_BLOCKS],
                 len: 0,
                 bytes: 0,
+                pass: 0,
             }),
         }
     }
@@ -87,7 +120,7 @@ impl Recycling {
     /// Gives every kept block back to [`System`].
     pub fn release(&self) {
         let mut kept = self.lock();
-        for &(size, ptr) in &kept.blocks[..kept.len] {
+        for &(size, ptr, _) in &kept.blocks[..kept.len] {
             // SAFETY: blocks kept under `keep`'s contract, handed out no more.
             unsafe { free(ptr as *mut u8, size) };
         }
@@ -98,20 +131,17 @@ impl Recycling {
     /// Gives every kept block of another size than `size` back to
     /// [`System`].
     pub fn release_other_than(&self, size: usize) {
+        self.lock()
+            .release_unless(|block_size, _| block_size == size);
+    }
+
+    /// Gives back the blocks kept before the last call and not taken since,
+    /// and starts a new pass.
+    pub fn release_idle(&self) {
         let mut kept = self.lock();
-        let mut len = 0;
-        for i in 0..kept.len {
-            let (block_size, ptr) = kept.blocks[i];
-            if block_size == size {
-                kept.blocks[len] = (block_size, ptr);
-                len += 1;
-            } else {
-                kept.bytes -= block_size;
-                // SAFETY: blocks kept under `keep`'s contract, handed out no more.
-                unsafe { free(ptr as *mut u8, block_size) };
-            }
-        }
-        kept.len = len;
+        let pass = kept.pass;
+        kept.release_unless(|_, kept_in| kept_in == pass);
+        kept.pass = pass.wrapping_add(1);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
@@ -122,12 +152,33 @@ impl Recycling {
         layout.size() >= LARGE && layout.align() <= MALLOC_ALIGN
     }
 
+    /// `alloc_zeroed`, but a kept block is zeroed by handing its whole pages
+    /// back to the kernel (see [`untouched_zeros`]).
+    ///
+    /// # Safety
+    /// As [`GlobalAlloc::alloc_zeroed`].
+    unsafe fn alloc_untouched_zeroed(&self, layout: Layout) -> *mut u8 {
+        if Self::recycles(layout) {
+            fix_mmap_threshold();
+            if let Some(ptr) = self.take(layout.size()) {
+                // SAFETY: a kept block of exactly this size, ours now.
+                unsafe { zero_untouched(ptr, layout.size()) };
+                return ptr;
+            }
+        }
+        // SAFETY: the caller's layout. glibc maps a large block afresh,
+        // and fresh pages are resident only once touched.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
     /// A kept block of exactly `size` bytes, the most recently freed.
     fn take(&self, size: usize) -> Option<*mut u8> {
         let mut kept = self.lock();
         let len = kept.len;
-        let i = kept.blocks[..len].iter().rposition(|&(s, _)| s == size)?;
-        let (_, ptr) = kept.blocks[i];
+        let i = kept.blocks[..len]
+            .iter()
+            .rposition(|&(s, _, _)| s == size)?;
+        let (_, ptr, _) = kept.blocks[i];
         kept.blocks.copy_within(i + 1..len, i);
         kept.len -= 1;
         kept.bytes -= size;
@@ -147,7 +198,7 @@ impl Recycling {
         }
         let mut kept = self.lock();
         while kept.len == KEPT_BLOCKS || kept.bytes + size > KEPT_BYTES {
-            let (old_size, old) = kept.blocks[0];
+            let (old_size, old, _) = kept.blocks[0];
             let len = kept.len;
             kept.blocks.copy_within(1..len, 0);
             kept.len -= 1;
@@ -156,9 +207,28 @@ impl Recycling {
             unsafe { free(old as *mut u8, old_size) };
         }
         let len = kept.len;
-        kept.blocks[len] = (size, ptr as usize);
+        kept.blocks[len] = (size, ptr as usize, kept.pass);
         kept.len += 1;
         kept.bytes += size;
+    }
+}
+
+impl Kept {
+    /// Gives back every block for which `keep(size, pass kept in)` is false.
+    fn release_unless(&mut self, keep: impl Fn(usize, u32) -> bool) {
+        let mut len = 0;
+        for i in 0..self.len {
+            let (size, ptr, pass) = self.blocks[i];
+            if keep(size, pass) {
+                self.blocks[len] = (size, ptr, pass);
+                len += 1;
+            } else {
+                self.bytes -= size;
+                // SAFETY: blocks kept under `keep`'s contract, handed out no more.
+                unsafe { free(ptr as *mut u8, size) };
+            }
+        }
+        self.len = len;
     }
 }
 
@@ -176,6 +246,38 @@ unsafe fn free(ptr: *mut u8, size: usize) {
     // SAFETY: `System` ignores the alignment of blocks it made with
     // `malloc` (at most `MALLOC_ALIGN`), and the caller vouches for the rest.
     unsafe { System.dealloc(ptr, Layout::from_size_align_unchecked(size, 1)) }
+}
+
+/// Zeroes `size` bytes at `ptr`: the whole pages among them by dropping
+/// them (the next touch maps a zero page), the edges by writing.
+///
+/// # Safety
+/// `ptr..ptr + size` must be private memory of the caller's.
+unsafe fn zero_untouched(ptr: *mut u8, size: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysconf only reads a constant of the system.
+        let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(1) as usize;
+        let first = (ptr as usize).next_multiple_of(page);
+        let end = (ptr as usize + size) / page * page;
+        if end > first {
+            // SAFETY: whole pages inside the caller's block; private
+            // anonymous pages read as zeros once dropped.
+            let dropped = unsafe {
+                libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_DONTNEED)
+            };
+            if dropped == 0 {
+                // SAFETY: the edges of the caller's block.
+                unsafe {
+                    ptr.write_bytes(0, first - ptr as usize);
+                    (end as *mut u8).write_bytes(0, ptr as usize + size - end);
+                }
+                return;
+            }
+        }
+    }
+    // SAFETY: the caller's block.
+    unsafe { ptr.write_bytes(0, size) };
 }
 
 /// Fixes glibc's mmap threshold at 128 KiB, once.
@@ -298,6 +400,41 @@ mod tests {
             a.dealloc(same, large(LARGE));
             a.release();
         }
+    }
+
+    #[test]
+    fn a_block_idle_through_a_whole_pass_is_given_back() {
+        let a = Recycling::new();
+        unsafe {
+            let reused = a.alloc(large(LARGE));
+            let idle = a.alloc(large(2 * LARGE));
+            a.dealloc(reused, large(LARGE));
+            a.dealloc(idle, large(2 * LARGE));
+            a.release_idle();
+            assert_eq!(a.kept_bytes(), 3 * LARGE, "kept in the pass just ended");
+            let again = a.alloc(large(LARGE));
+            assert_eq!(again, reused);
+            a.dealloc(again, large(LARGE));
+            a.release_idle();
+            assert_eq!(a.kept_bytes(), LARGE, "only the block used in this pass");
+            assert_eq!(a.alloc(large(LARGE)), reused);
+            a.dealloc(reused, large(LARGE));
+            a.release();
+        }
+    }
+
+    #[test]
+    fn untouched_zeros_reuse_a_kept_block_as_zeros() {
+        let len = 300_000;
+        let mut first = untouched_zeros(len);
+        assert!(first.iter().all(|&x| x == 0));
+        first.iter_mut().for_each(|x| *x = 0xabcd);
+        let at = first.as_ptr();
+        drop(first);
+        let again = untouched_zeros(len);
+        assert_eq!(again.as_ptr(), at, "the kept block, reused");
+        assert!(again.iter().all(|&x| x == 0));
+        assert!(untouched_zeros(0).is_empty());
     }
 
     #[test]

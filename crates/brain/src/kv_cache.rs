@@ -186,14 +186,27 @@ impl KvCache {
     }
 }
 
+impl Drop for KvCache {
+    /// Gives the buffers back to the system rather than to the allocator's
+    /// kept blocks: the next cache's come back zeroed anyway, and kept they
+    /// would be resident beside the next call's first pass.
+    fn drop(&mut self) {
+        if self.layers.iter().any(Option::is_some) && self.shape.device.is_cpu() {
+            self.layers.clear();
+            loopd_alloc::release_kept();
+        }
+    }
+}
+
 /// A zeroed buffer whose pages, on the CPU, are only resident once written:
-/// a cache's room for positions it never reaches costs no memory. (Candle
-/// fills f16 zeros element by element, touching every page.)
+/// a cache's room for positions it never reaches costs no memory, also when
+/// the buffer is a freed cache's, reused. (Candle fills f16 zeros element
+/// by element, touching every page.)
 fn zeros(dims: (usize, usize, usize, usize), dtype: DType, device: &Device) -> Result<Tensor> {
     if dtype == DType::F16 && device.is_cpu() {
         use half::vec::HalfBitsVecExt;
         let (b, h, n, d) = dims;
-        let bits: Vec<u16> = vec![0; b * h * n * d];
+        let bits = loopd_alloc::untouched_zeros(b * h * n * d);
         return Tensor::from_vec(bits.reinterpret_into::<half::f16>(), dims, device);
     }
     Tensor::zeros(dims, dtype, device)
@@ -232,7 +245,8 @@ fn regrow_on_cpu(buffer: &Tensor, keep: usize, capacity: usize) -> Result<Option
         return Ok(None);
     };
     let source = &data[start..end];
-    let mut grown = vec![0u16; b * h * capacity * d].reinterpret_into::<half::f16>();
+    let mut grown =
+        loopd_alloc::untouched_zeros(b * h * capacity * d).reinterpret_into::<half::f16>();
     for (to, from) in grown
         .chunks_exact_mut(capacity * d)
         .zip(source.chunks_exact(old * d))

@@ -374,7 +374,9 @@ impl Model {
     /// one pass).
     pub fn forward_rows(&self, tokens: &[u32], cache: &mut KvCache, rows: usize) -> Result<Tensor> {
         if self.device.is_cpu() {
-            quant::install(|| self.forward_here(tokens, cache, rows))
+            let logits = quant::install(|| self.forward_here(tokens, cache, rows));
+            loopd_alloc::end_of_pass();
+            logits
         } else {
             self.forward_here(tokens, cache, rows)
         }

@@ -1,8 +1,8 @@
 //! The parallel product of activation rows with several weight matrices that
 //! share them (q/k/v, gate/up), as one batch of work.
 //!
-//! Few rows (decode): each work item is a chunk of one matrix's output
-//! columns for all rows. Many rows (prefill): each work item is a tile of
+//! Few rows (decode, a draft's check): each work item is a chunk of one
+//! matrix's output columns for all rows. Many rows (prefill): each work item is a tile of
 //! [`Kernel::tile_rows`] activation rows against every matrix, so each
 //! weight block is read and unpacked once per tile rather than once per row.
 //! The few-row products run on the team (`super::team`), whose helpers do
@@ -89,41 +89,41 @@ fn run<T: Send>(few_rows: bool, items: Vec<T>, work: impl Fn(T) + Send + Sync) {
     }
 }
 
-/// Work items are chunks of output columns; results are computed column-major
-/// and transposed when there is more than one row.
+/// Work items are chunks of output columns, each for every row: one slice
+/// of the chunk's columns per row, written where the row-major result
+/// keeps them.
 fn by_columns(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<f32>]) {
     let m = x.rows;
-    let mut transposed: Vec<Vec<f32>> = if m == 1 {
-        outs.iter_mut().map(std::mem::take).collect()
-    } else {
-        outs.iter().map(|o| vec![0f32; o.len()]).collect()
-    };
-    let items: Vec<(&QMatrix, usize, &mut [f32])> = weights
-        .iter()
-        .zip(transposed.iter_mut())
-        .flat_map(|(w, out)| {
-            out.chunks_mut(8 * CHUNK * m)
-                .enumerate()
-                .map(move |(i, chunk)| (*w, i * 8 * CHUNK, chunk))
-        })
-        .collect();
-    run(true, items, |(w, first, out)| {
-        let cols = first..first + out.len() / m;
-        rectangle(kernel, w, cols, x, 0..m, |r, c, v| out[c * m + r] = v);
-    });
+    let width = 8 * CHUNK;
     if m == 1 {
-        for (out, t) in outs.iter_mut().zip(transposed) {
-            *out = t;
-        }
-    } else {
-        for ((out, t), w) in outs.iter_mut().zip(&transposed).zip(weights) {
-            for (c, column) in t.chunks_exact(m).enumerate() {
-                for (r, &v) in column.iter().enumerate() {
-                    out[r * w.rows() + c] = v;
-                }
-            }
+        let items: Vec<(&QMatrix, usize, &mut [f32])> = weights
+            .iter()
+            .zip(outs.iter_mut())
+            .flat_map(|(w, out)| {
+                out.chunks_mut(width)
+                    .enumerate()
+                    .map(move |(i, chunk)| (*w, i * width, chunk))
+            })
+            .collect();
+        run(true, items, |(w, first, out)| {
+            rectangle(kernel, w, first..first + out.len(), x, 0..1, |_, c, v| {
+                out[c] = v
+            });
+        });
+        return;
+    }
+    let mut items: Vec<(&QMatrix, usize, Vec<&mut [f32]>)> = Vec::new();
+    for (w, out) in weights.iter().zip(outs.iter_mut()) {
+        let n = w.rows();
+        let mut rows: Vec<_> = out.chunks_mut(n).map(|row| row.chunks_mut(width)).collect();
+        for first in (0..n).step_by(width) {
+            items.push((*w, first, rows.iter_mut().flat_map(|r| r.next()).collect()));
         }
     }
+    run(true, items, |(w, first, mut out)| {
+        let cols = first..first + out[0].len();
+        rectangle(kernel, w, cols, x, 0..m, |r, c, v| out[r][c] = v);
+    });
 }
 
 /// Work items are tiles of rows, each against all matrices. Where the
