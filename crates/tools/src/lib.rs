@@ -14,6 +14,7 @@
 
 pub mod calendar;
 pub mod clock;
+pub mod clock_time;
 pub mod external;
 pub mod files;
 pub mod limits;

@@ -11,6 +11,7 @@
 //! unheard.
 
 use super::clock::{local_at, spoken_time};
+use super::clock_time::{ClockTime, Half, Minutes};
 use super::numbers;
 use super::{typed_tool, Tool, ToolConfig, ToolError};
 use chrono::{DateTime, Duration as Span, FixedOffset, NaiveTime, Timelike, Utc};
@@ -805,68 +806,32 @@ fn length_s(words: &[&str]) -> Option<i64> {
 }
 
 /// A time of day after `at`, `for` or `to`: `7:30`, `7 am`, `seven thirty
-/// pm`, `noon`, a bare hour (`at 7`: its next occurrence).
+/// pm`, `noon`, a bare hour (`at 7`: its next occurrence, or the evening's
+/// when `tonight` is said).
 fn time_of_day(words: &[&str]) -> Option<When> {
     for (i, word) in words.iter().enumerate() {
         if !matches!(*word, "at" | "for" | "to" | "until" | "till") {
             continue;
         }
         let rest = &words[i + 1..];
-        match rest.first() {
-            Some(&"noon") | Some(&"midday") => {
-                return Some(When::Exact(NaiveTime::from_hms_opt(12, 0, 0)?))
-            }
-            Some(&"midnight") => return Some(When::Exact(NaiveTime::MIN)),
-            _ => {}
-        }
-        let Some(first) = rest.first() else { continue };
-        let (hour, minute, used) = if let Some((h, m)) = first.split_once(':') {
-            (h.parse::<u32>().ok(), m.parse::<u32>().ok(), 1)
-        } else {
-            let hour = first
-                .parse::<u32>()
-                .ok()
-                .or_else(|| number_word(first).map(|n| n as u32));
-            let minute = rest.get(1).and_then(|w| match w.parse::<u32>() {
-                Ok(m) if m < 60 && w.len() == 2 => Some(m),
-                _ => number_word(w)
-                    .map(|n| n as u32)
-                    .filter(|m| *m >= 10 && *m < 60),
-            });
-            match minute {
-                Some(m) => (hour, Some(m), 2),
-                None => (hour, Some(0), 1),
-            }
-        };
-        let (Some(hour), Some(minute)) = (hour, minute) else {
+        let Some(mut time) = ClockTime::read(rest) else {
             continue;
         };
-        if rest.get(used).is_some_and(|w| unit_seconds(w).is_some()) {
+        if rest
+            .get(time.words)
+            .is_some_and(|w| unit_seconds(w).is_some())
+        {
             continue;
         }
-        let half = match rest.get(used) {
-            Some(&"am") => Some(0),
-            Some(&"pm") => Some(12),
-            Some(&"in") => match rest.get(used + 2) {
-                Some(&"morning") => Some(0),
-                Some(&"afternoon") | Some(&"evening") => Some(12),
-                _ => None,
-            },
-            _ if words.contains(&"tonight") => Some(12),
-            _ => None,
-        };
-        let clock = first.contains(':');
-        return match half {
-            Some(half) if (1..=12).contains(&hour) && minute < 60 => {
-                NaiveTime::from_hms_opt(hour % 12 + half, minute, 0).map(When::Exact)
-            }
-            None if clock && hour < 24 && (hour == 0 || hour > 12) => {
-                NaiveTime::from_hms_opt(hour, minute, 0).map(When::Exact)
-            }
-            None if (1..=12).contains(&hour) && minute < 60 => {
-                NaiveTime::from_hms_opt(hour, minute, 0).map(When::EitherHalf)
-            }
-            _ => None,
+        if time.half.is_none() && (1..=12).contains(&time.hour) && words.contains(&"tonight") {
+            time.half = Some(Half::Pm);
+        }
+        let joined = time.minutes == Some(Minutes::Joined);
+        return match time.half {
+            Some(_) => time.time().map(When::Exact),
+            None if joined && (time.hour == 0 || time.hour > 12) => time.time().map(When::Exact),
+            None if (1..=12).contains(&time.hour) => time.time().map(When::EitherHalf),
+            None => None,
         };
     }
     None
@@ -1297,6 +1262,13 @@ mod tests {
             ("set an alarm for noon", alarm(2 * 3600)),
             ("Wake me up at 6 in the morning", alarm(20 * 3600)),
             ("set an alarm for 10 minutes", alarm(600)),
+            ("wake me up at 7pm", alarm(9 * 3600)),
+            (
+                "set an alarm for seven oh five am tomorrow",
+                alarm(21 * 3600 + 300),
+            ),
+            ("set an alarm for ten oclock tonight", alarm(12 * 3600)),
+            ("set an alarm for 19:30 tonight", alarm(9 * 3600 + 1800)),
         ];
         for (text, expected) in cases {
             assert_eq!(set_for(text), expected, "{text:?}");

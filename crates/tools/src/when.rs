@@ -6,6 +6,7 @@
 //! (`7:30 pm`, `19:30`, `noon`). A date without a year is its next
 //! occurrence from today on.
 
+use crate::clock_time::{ClockTime, Minutes};
 use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, TimeDelta};
 use chrono::{Month, Weekday};
 
@@ -181,36 +182,13 @@ fn day_name(day: Weekday) -> &'static str {
     }
 }
 
-/// A time of day alone: `7:30 pm`, `7pm`, `19:30`, `noon`, `midnight`.
+/// A time of day alone: `7:30 pm`, `7pm`, `19:30`, `noon`, `midnight`;
+/// an hour needs its minutes joined to it or a half of the day.
 fn time_of_day(words: &[&str]) -> Option<NaiveTime> {
-    let joined = words.join(" ");
-    let joined = joined.strip_prefix("at ").unwrap_or(&joined);
-    match joined {
-        "noon" | "midday" => return NaiveTime::from_hms_opt(12, 0, 0),
-        "midnight" => return NaiveTime::from_hms_opt(0, 0, 0),
-        _ => {}
-    }
-    let compact = joined.replace(['.', ' '], "");
-    let (clock, half) = if let Some(clock) = compact.strip_suffix("pm") {
-        (clock, Some(12))
-    } else if let Some(clock) = compact.strip_suffix("am") {
-        (clock, Some(0))
-    } else if compact.contains(':') {
-        (compact.as_str(), None)
-    } else {
-        return None;
-    };
-    let (hour, minute) = match clock.split_once(':') {
-        Some((h, m)) if m.len() == 2 => (h.parse::<u32>().ok()?, m.parse::<u32>().ok()?),
-        Some(_) => return None,
-        None => (clock.parse::<u32>().ok()?, 0),
-    };
-    let hour = match half {
-        None if hour < 24 => hour,
-        Some(half) if (1..=12).contains(&hour) => hour % 12 + half,
-        _ => return None,
-    };
-    NaiveTime::from_hms_opt(hour, minute, 0)
+    let words = words.strip_prefix(&["at"]).unwrap_or(words);
+    let time = ClockTime::read(words)?;
+    let said = time.half.is_some() || time.minutes == Some(Minutes::Joined);
+    (said && time.words == words.len()).then(|| time.time())?
 }
 
 /// The words of a date and the time of day after `at`, if any

@@ -839,6 +839,10 @@ fn shifts_are_counted_from_start_to_end_less_an_unpaid_break() {
         read("I worked 9:00 to 17:30 with a paid break. How many hours is that?"),
         "(17.5 - 9 - 0/60)"
     );
+    assert_eq!(
+        read("on from 10 at night till 6.30 in the morning, how many hours is that shift"),
+        "(30.5 - 22 - 0/60)"
+    );
 }
 
 #[test]

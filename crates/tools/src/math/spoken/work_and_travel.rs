@@ -6,47 +6,44 @@
 use super::units::singular;
 use super::word_problems::DISTANCE;
 use super::*;
+use crate::clock_time::{ClockTime, Minutes};
 
-/// A clock time: `6:45`, `7.15 am`, `6 45 pm` (minutes apart only before
-/// am or pm), `9pm`.
-static CLOCK_TIME: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(\d{1,2})\s+(\d{2})\s*([ap])\.?m\b\.?|(\d{1,2})(?:[:.](\d{2}))?\s*(?:([ap])\.?m\b\.?)?)")
-        .expect("a valid regex")
-});
-
-/// A clock time of [`CLOCK_TIME`] in hours after midnight, and whether it
-/// said am or pm; `None` for a bare number.
-fn clock_hours(time: &Captures) -> Option<(f64, bool)> {
-    let (hour, minutes, half) = match time.get(1) {
-        Some(hour) => (hour, time.get(2), time.get(3)),
-        None => (time.get(4)?, time.get(5), time.get(6)),
-    };
-    if minutes.is_none() && half.is_none() {
-        return None;
-    }
-    let hour: f64 = hour.as_str().parse().ok()?;
-    let minutes: f64 = minutes.map_or(Some(0.0), |m| m.as_str().parse().ok())?;
-    if hour > 23.0 || minutes > 59.0 {
-        return None;
-    }
-    Some(match half {
-        Some(half) => {
-            let pm = half.as_str().eq_ignore_ascii_case("p");
-            (
-                hour % 12.0 + if pm { 12.0 } else { 0.0 } + minutes / 60.0,
-                true,
-            )
+/// The clock times in `lower` (a lower-case text), in hours after
+/// midnight and whether am or pm was said with them: those with minutes
+/// or a half of the day, minutes apart (`6 45`) only with a half, none at
+/// `rate_at` (an hourly rate's byte offset) or before a `-`, `%` or
+/// minutes.
+fn clock_times(lower: &str, rate_at: Option<usize>) -> Vec<(f64, bool)> {
+    let spans: Vec<(usize, &str)> = lower
+        .split_whitespace()
+        .map(|w| {
+            let at = w.as_ptr() as usize - lower.as_ptr() as usize;
+            (at, w.trim_end_matches([',', ';', '!', '?', '.']))
+        })
+        .collect();
+    let words: Vec<&str> = spans.iter().map(|(_, w)| *w).collect();
+    let mut times = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let (at, word) = spans[i];
+        let Some(time) = ClockTime::read(&words[i..]) else {
+            i += 1;
+            continue;
+        };
+        let next = words.get(i + time.words).copied().unwrap_or_default();
+        let counted = match time.minutes {
+            Some(Minutes::Apart) | None => time.half.is_some(),
+            Some(Minutes::Joined) => true,
+        } && !rate_at.is_some_and(|r| (at..at + word.len()).contains(&r))
+            && !next.starts_with(['-', '%'])
+            && !next.starts_with("min");
+        if let (true, Some(hours)) = (counted, time.hours()) {
+            times.push((hours, time.half.is_some()));
         }
-        None => (hour + minutes / 60.0, false),
-    })
+        i += time.words;
+    }
+    times
 }
-
-/// `6 30 in the morning`, `2 in the afternoon`, `10 at night`: a clock
-/// time with the half of the day said in words.
-static HALF_OF_THE_DAY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d{1,2})(?:[:.\s](\d{2}))?\s+(?:in\s+the\s+(morning|afternoon|evening)|at\s+(night))\b")
-        .expect("a valid regex")
-});
 
 /// `a 30-minute unpaid break`, `half an hour lunch break`, `an hour
 /// break`: the time off in a shift (`paid` or `unpaid` said before it).
@@ -68,16 +65,6 @@ static HOURLY: LazyLock<Regex> = LazyLock::new(|| {
 /// for` is `(31.25 - 18.75 - 30/60)`. A shift that ends at an earlier
 /// hour than it starts goes past noon (no am or pm said) or midnight.
 pub(super) fn a_shift(text: &str) -> Option<String> {
-    let text = &HALF_OF_THE_DAY.replace_all(text, |found: &Captures| {
-        let morning = found
-            .get(3)
-            .is_some_and(|half| half.as_str().eq_ignore_ascii_case("morning"));
-        let half = if morning { "am" } else { "pm" };
-        match found.get(2) {
-            Some(minutes) => format!("{}:{} {half}", &found[1], minutes.as_str()),
-            None => format!("{} {half}", &found[1]),
-        }
-    });
     let lower = text.to_lowercase();
     let worked = [
         "worked", "work ", "shift", "clocked", "clock in", "started", "finished", "on from",
@@ -85,7 +72,7 @@ pub(super) fn a_shift(text: &str) -> Option<String> {
     .iter()
     .any(|w| lower.contains(w));
     let hours_asked = lower.contains("how many hours");
-    let rate = HOURLY.captures(text);
+    let rate = HOURLY.captures(&lower);
     let pay_asked = rate.is_some()
         && ["how much", "earn", "make", "paid", "take home"]
             .iter()
@@ -94,19 +81,7 @@ pub(super) fn a_shift(text: &str) -> Option<String> {
         return None;
     }
     let rate_at = rate.as_ref().and_then(|r| r.get(1)).map(|m| m.start());
-    let times: Vec<(f64, bool)> = CLOCK_TIME
-        .captures_iter(text)
-        .filter(|t| {
-            let at = t.get(0).map_or(0, |m| m.start());
-            let after = t.get(0).map_or(0, |m| m.end());
-            let next = text[after..].trim_start().to_lowercase();
-            Some(at) != rate_at
-                && !text[..at].ends_with(crate::numbers::CURRENCY_SIGNS)
-                && !next.starts_with(['-', '%'])
-                && !next.starts_with("min")
-        })
-        .filter_map(|t| clock_hours(&t))
-        .collect();
+    let times = clock_times(&lower, rate_at);
     let [(from, from_half), (to, to_half)] = times.as_slice() else {
         return None;
     };
