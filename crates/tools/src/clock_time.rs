@@ -161,7 +161,7 @@ fn minutes_word(words: &[&str]) -> Option<(u32, usize)> {
     }
     let tens = numbers::small(first).filter(|n| (10..60).contains(n))? as u32;
     match words.get(1).and_then(|w| numbers::small(w)) {
-        Some(ones) if tens % 10 == 0 && tens >= 20 && (1..10).contains(&ones) => {
+        Some(ones) if tens.is_multiple_of(10) && tens >= 20 && (1..10).contains(&ones) => {
             Some((tens + ones as u32, 2))
         }
         _ => Some((tens, 1)),

@@ -1,0 +1,183 @@
+//! A count said anew in the question before: more people ("if another 5
+//! join"), a new number of them ("so there are 6 of us", "a fourth roll"),
+//! a sharing ("we split it three ways").
+
+use super::*;
+
+/// `split it three ways`, `between the 4 of us`: a sharing said anew.
+static SPLIT_WAYS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:split|share|divide)\b[^?.!]*?\b(\d+)\s+ways\b|\bbetween\s+(?:the\s+)?(\d+)\s+of\s+us\b")
+        .expect("a valid regex")
+});
+
+/// The one amount of `before` shared out as a follow-up says: "And if my
+/// cousin chips in too and we split it three ways?" after "Groceries came
+/// to $86.40 and my roommate and I split it evenly. What's my share?"
+/// asks "What is 86.40 divided by 3?".
+pub(super) fn split_anew(question: &str, before: &str) -> Option<String> {
+    if !opened(question) {
+        return None;
+    }
+    let question = loopd_tools::numbers::in_digits(question);
+    let found = SPLIT_WAYS.captures(&question)?;
+    let ways = found.get(1).or(found.get(2))?.as_str();
+    let before = loopd_tools::numbers::in_digits(before);
+    let mut amounts = AMOUNT.find_iter(&before);
+    let (Some(amount), None) = (amounts.next(), amounts.next()) else {
+        return None;
+    };
+    Some(format!(
+        "What is {} divided by {ways}?",
+        amount.as_str().replace(',', "")
+    ))
+}
+
+/// `another 5`, `3 more`, `an extra 2`: a count grown by so many.
+static MORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:another|an\s+extra|extra)\s+(\d+)\b|\b(\d+)\s+(?:more|extra)\b")
+        .expect("a valid regex")
+});
+
+/// `before` with its one count grown by the number a follow-up adds: "And
+/// if another 5 join?" after "The meal is £23.50 a head and 14 have
+/// booked. What's the total?" asks it with 19. The count is the one whole
+/// number of `before` that is no price, percentage or part of a date or
+/// time; `None` when there is not exactly one.
+pub(super) fn with_more_added(question: &str, before: &str) -> Option<String> {
+    let question = loopd_tools::numbers::in_digits(question);
+    let mut given = AMOUNT.find_iter(&question);
+    let (Some(_), None) = (given.next(), given.next()) else {
+        return None;
+    };
+    let added: u64 = MORE
+        .captures(&question)
+        .and_then(|more| more.get(1).or(more.get(2)))?
+        .as_str()
+        .parse()
+        .ok()?;
+    let before = loopd_tools::numbers::in_digits(before);
+    let counts: Vec<regex::Match> = AMOUNT
+        .find_iter(&before)
+        .filter(|n| {
+            let ahead = before[..n.start()].trim_end();
+            let behind = before[n.end()..].trim_start().to_lowercase();
+            let money = ahead.ends_with(CURRENCY_SIGNS);
+            let part = behind.starts_with(['%', ':', '/']) || behind.starts_with("percent");
+            !money && !part && n.as_str().parse::<u64>().is_ok()
+        })
+        .collect();
+    let [count] = counts.as_slice() else {
+        return None;
+    };
+    let grown = count.as_str().parse::<u64>().ok()?.checked_add(added)?;
+    Some(format!(
+        "{}{grown}{}",
+        &before[..count.start()],
+        &before[count.end()..]
+    ))
+}
+
+/// `before` with the count of the things a follow-up counts anew: "And if
+/// two more come, so there are 6 of us?" after "… split between the 4 of
+/// us. How much each?" asks "… split between the 6 of us. How much
+/// each?". Only when the follow-up gives one number and `before` one of
+/// the same things.
+pub(super) fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
+    let lower = question.trim_start().to_lowercase();
+    if !OPENERS.iter().any(|o| lower.starts_with(&format!("{o} "))) && !lower.starts_with("so ") {
+        return None;
+    }
+    let question = loopd_tools::numbers::with_parts(&loopd_tools::numbers::in_digits(question));
+    let question = A_NTH.replace(&question, |found: &regex::Captures| {
+        format!("{} ", ordinal(&found[1]))
+    });
+    let said = before;
+    let before = loopd_tools::numbers::in_digits(before);
+    let mut given = AMOUNT.find_iter(&question);
+    let (Some(count), None) = (given.next(), given.next()) else {
+        return None;
+    };
+    let things = counted(&question[count.end()..])?;
+    let same: Vec<regex::Match> = AMOUNT
+        .find_iter(&before)
+        .filter(|amount| counted(&before[amount.end()..]).as_deref() == Some(things.as_str()))
+        .collect();
+    let period = per_period(&question[count.end()..]);
+    let old = match same.as_slice() {
+        [old] => *old,
+        _ if period.is_some() => {
+            let mut at_the_rate = same
+                .iter()
+                .filter(|amount| per_period(&before[amount.end()..]) == period);
+            match (at_the_rate.next(), at_the_rate.next()) {
+                (Some(old), None) => *old,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let mut in_said = AMOUNT
+        .find_iter(said)
+        .filter(|n| n.as_str() == old.as_str());
+    let (text, old) = match (in_said.next(), in_said.next()) {
+        (Some(old), None) => (said, old),
+        _ => (before.as_str(), old),
+    };
+    Some(format!(
+        "{}{}{}",
+        &text[..old.start()],
+        count.as_str(),
+        &text[old.end()..]
+    ))
+}
+
+/// `a fourth roll`: the count one more makes, said as an ordinal.
+static A_NTH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\ba\s+(second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\s+")
+        .expect("a valid regex")
+});
+
+/// The number of an ordinal word of [`A_NTH`].
+fn ordinal(word: &str) -> u32 {
+    match word.to_lowercase().as_str() {
+        "second" => 2,
+        "third" => 3,
+        "fourth" => 4,
+        "fifth" => 5,
+        "sixth" => 6,
+        "seventh" => 7,
+        "eighth" => 8,
+        "ninth" => 9,
+        _ => 10,
+    }
+}
+
+/// The words that say what a number counts (`of us`, `people`, `guests`),
+/// lower case, without a plural `s`.
+fn counted(after: &str) -> Option<String> {
+    let words: Vec<String> = bare_words(after)
+        .skip_while(|w| loopd_tools::numbers::is_currency(w))
+        .take(2)
+        .collect();
+    let thing = match words.as_slice() {
+        [of, who, ..] if of == "of" => format!("of {who}"),
+        [a, unit, ..] if matches!(a.as_str(), "a" | "an" | "per") => {
+            format!("per {}", unit.trim_end_matches('s'))
+        }
+        [thing, ..] if thing.len() > 2 && !thing.chars().any(|c| c.is_ascii_digit()) => {
+            thing.trim_end_matches('s').to_string()
+        }
+        _ => return None,
+    };
+    Some(thing)
+}
+
+/// The period a count is said per within the few words after it (`bales
+/// of silage a day`: day), singular.
+fn per_period(after: &str) -> Option<String> {
+    let words: Vec<String> = bare_words(after).take(5).collect();
+    words.windows(2).find_map(|pair| {
+        matches!(pair[0].as_str(), "a" | "an" | "per" | "every" | "each")
+            .then(|| pair[1].trim_end_matches('s').to_string())
+    })
+}

@@ -1,0 +1,286 @@
+//! A fragment in the frame of the question before: a place, date or
+//! thing after the same preposition ("And in London?"), an amount in the
+//! same unit ("And 20 miles?"), a thing named by its price, a year.
+
+use super::*;
+
+/// Words a follow-up's fragment may start with that frame a part of the
+/// question before it ("in Tokyo", "until Christmas", "of Spain").
+const FRAMES: [&str; 11] = [
+    "in", "until", "till", "to", "of", "for", "from", "on", "at", "by", "as",
+];
+
+/// `question` as a fragment in the frame of `before` (a preposition's
+/// object or an amount in a unit replaced).
+pub(super) fn framed(question: &str, before: &str) -> Option<String> {
+    let fragment = match fragment(question) {
+        Some(fragment) => {
+            let fragment = loopd_tools::numbers::in_digits(fragment);
+            let head = fragment
+                .split_whitespace()
+                .next()
+                .unwrap_or("")
+                .to_lowercase();
+            let plain = !FRAMES.contains(&head.as_str()) && !has_numbers(&fragment);
+            match place_within(&fragment) {
+                Some(place)
+                    if plain && !is_a_name(&fragment.split_whitespace().collect::<Vec<_>>()) =>
+                {
+                    place
+                }
+                _ => fragment,
+            }
+        }
+        None => a_place_and_more(question)?,
+    };
+    let fragment = loopd_tools::numbers::with_parts(&fragment);
+    let fragment = fragment.as_str();
+    let words: Vec<&str> = fragment.split_whitespace().collect();
+    let head = words.first()?.to_lowercase();
+    let before_body = before.trim_end_matches(['?', '.', '!']);
+    let rewritten = if let Some(year) = a_year(fragment) {
+        let said = YEAR_SAID.find(before_body)?;
+        format!(
+            "{}{year}{}",
+            &before_body[..said.start()],
+            &before_body[said.end()..]
+        )
+    } else if FRAMES.contains(&head.as_str()) && find_word(before_body, &head).is_some() {
+        let at = find_word(before_body, &head)?;
+        let rest = the_question_after(&before_body[at + head.len()..]);
+        format!("{} {fragment}{rest}", before_body[..at].trim_end())
+    } else if is_a_name(&words) {
+        let (start, end) = place_named(before_body)?;
+        format!("{}{fragment}{}", &before_body[..start], &before_body[end..])
+    } else if let Some(price) = the_priced_one(&words, before_body) {
+        price
+    } else {
+        let words: Vec<&str> = words
+            .iter()
+            .skip_while(|w| FRAMES.contains(&w.to_lowercase().as_str()))
+            .skip_while(|w| matches!(w.to_lowercase().as_str(), "a" | "an" | "the"))
+            .copied()
+            .collect();
+        numbers(words.first()?).first()?;
+        let before_body = loopd_tools::numbers::in_digits(before_body);
+        let before_body = before_body.as_str();
+        let (start, end, said) = match words.get(1) {
+            Some(unit) => {
+                let unit = unit.to_lowercase();
+                match amount_before(before_body, &unit) {
+                    Some((start, end)) => (start, end, words[0].to_string()),
+                    None => {
+                        let (start, end) = one_before(before_body, &unit)?;
+                        (start, end, format!("{} {}", words[0], words[1]))
+                    }
+                }
+            }
+            None => {
+                let (start, end) = only_amount(before_body)?;
+                (start, end, words[0].to_string())
+            }
+        };
+        format!("{}{said}{}", &before_body[..start], &before_body[end..])
+    };
+    let ending = if before.ends_with('?') { "?" } else { "" };
+    Some(format!("{rewritten}{ending}"))
+}
+
+/// `before` with its one price in the fragment's currency replaced by the
+/// fragment's, when the fragment names a thing by its price only ("And
+/// the £22 one?" after "What's a £14 coat now?"; the fragment comes with
+/// its `one` written `1`).
+fn the_priced_one(words: &[&str], before: &str) -> Option<String> {
+    let words = match words.first()?.to_lowercase().as_str() {
+        "the" | "a" | "an" => &words[1..],
+        _ => words,
+    };
+    let [price, one] = words else {
+        return None;
+    };
+    let currency = price
+        .chars()
+        .next()
+        .filter(|c| CURRENCY_SIGNS.contains(c))?;
+    let amount = price[currency.len_utf8()..].trim_end_matches(|c: char| !c.is_ascii_digit());
+    let whole_amount = AMOUNT.find(amount).is_some_and(|m| m.as_str() == amount);
+    if !matches!(one.to_lowercase().as_str(), "one" | "ones" | "1") || !whole_amount {
+        return None;
+    }
+    let mut priced = AMOUNT
+        .find_iter(before)
+        .filter(|n| before[..n.start()].ends_with(currency));
+    let (Some(old), None) = (priced.next(), priced.next()) else {
+        return None;
+    };
+    Some(format!(
+        "{}{amount}{}",
+        &before[..old.start()],
+        &before[old.end()..]
+    ))
+}
+
+/// `this year`, `next year` or `last year` in a question.
+static YEAR_SAID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:this|next|last)\s+year\b").expect("a valid regex"));
+
+/// The fragment when it is only a year said so (`next year`), lower case.
+fn a_year(fragment: &str) -> Option<String> {
+    let whole = YEAR_SAID.find(fragment)?;
+    (whole.as_str().len() == fragment.trim().len()).then(|| whole.as_str().to_lowercase())
+}
+
+/// What follows a place in a question that names it first: `after dinner
+/// what time is it there` after `kuala lumpur` gives ` what time is it
+/// there`; nothing when no question word follows.
+fn the_question_after(text: &str) -> &str {
+    let lower = text.to_lowercase();
+    lower
+        .match_indices(' ')
+        .map(|(at, _)| at)
+        .find(|&at| {
+            let next = lower[at + 1..].split_whitespace().next().unwrap_or("");
+            matches!(
+                next,
+                "what" | "whats" | "what's" | "how" | "when" | "which" | "is"
+            )
+        })
+        .map_or("", |at| &text[at..])
+}
+
+/// Whether the words are a name: one to four, each capitalized but an
+/// `in` between them (`Kathmandu`, `Buenos Aires`, `Santiago in Chile`).
+fn is_a_name(words: &[&str]) -> bool {
+    let last = words.len().saturating_sub(1);
+    (1..=4).contains(&words.len())
+        && (words.iter().enumerate().all(|(i, w)| {
+            w.starts_with(|c: char| c.is_uppercase()) || (*w == "in" && i != 0 && i != last)
+        }) || loopd_tools::clock::knows_place(&words.join(" ")))
+}
+
+/// Where the last place named after `in` is in `text` (`my friend in Lima`,
+/// `the time in New York`), as a byte range.
+fn place_named(text: &str) -> Option<(usize, usize)> {
+    let Some(start) = text.rmatch_indices(" in ").find_map(|(at, found)| {
+        let name = at + found.len();
+        text[name..]
+            .starts_with(|c: char| c.is_uppercase())
+            .then_some(name)
+    }) else {
+        return place_known_after_in(text);
+    };
+    let (mut end, mut at) = (start, start);
+    for word in text[start..].split(' ') {
+        let bare = word.trim_end_matches([',', '.', '?', '!']);
+        if !bare.starts_with(|c: char| c.is_uppercase()) {
+            break;
+        }
+        end = at + bare.len();
+        if bare.len() != word.len() {
+            break;
+        }
+        at += word.len() + 1;
+    }
+    Some((start, end))
+}
+
+/// Where the last place the clock knows is named after `in` in `text`,
+/// written in any case (`is in seoul what time is it there`), as a byte
+/// range.
+fn place_known_after_in(text: &str) -> Option<(usize, usize)> {
+    text.rmatch_indices(" in ").find_map(|(at, found)| {
+        let start = at + found.len();
+        let words: Vec<&str> = text[start..].split(' ').take(3).collect();
+        (1..=words.len()).rev().find_map(|n| {
+            let said = words[..n].join(" ");
+            let bare = said.trim_end_matches([',', '.', '?', '!']);
+            loopd_tools::clock::knows_place(bare).then(|| (start, start + bare.len()))
+        })
+    })
+}
+
+/// `in`, and a place the clock knows, in a follow-up that goes on with
+/// words of its own ("and in singapore hes got a stopover there", "okay
+/// and my other cousin in perth"): `in singapore`, `in perth`.
+fn a_place_and_more(question: &str) -> Option<String> {
+    if !opened(question) {
+        return None;
+    }
+    place_within(without_opener(question.trim()))
+}
+
+/// The last `in` and a place the clock knows in `text`: `in perth`.
+fn place_within(text: &str) -> Option<String> {
+    let words: Vec<&str> = text
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .collect();
+    let ins = words
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.eq_ignore_ascii_case("in"))
+        .map(|(at, _)| at);
+    ins.rev().find_map(|at| {
+        let most = 3.min(words.len() - at - 1);
+        (1..=most).rev().find_map(|n| {
+            let place = words[at + 1..=at + n].join(" ");
+            loopd_tools::clock::knows_place(&place).then(|| format!("in {place}"))
+        })
+    })
+}
+
+/// The byte range of the one number written in `text`, when it has only
+/// one ("25" in "What's 25 kilometers in miles"): what a bare number
+/// ("And 42?") takes the place of.
+fn only_amount(text: &str) -> Option<(usize, usize)> {
+    let mut found = AMOUNT.find_iter(text);
+    let amount = found.next()?;
+    found
+        .next()
+        .is_none()
+        .then_some((amount.start(), amount.end()))
+}
+
+/// The byte range of `a stick` (`an`, `one`) in `text`, for the plural
+/// `sticks`: the one thing a follow-up ("And 2.5 sticks?") counts anew.
+fn one_before(text: &str, unit: &str) -> Option<(usize, usize)> {
+    let one = unit
+        .strip_suffix("es")
+        .filter(|u| u.ends_with(['s', 'x', 'h']));
+    let one = one.or_else(|| unit.strip_suffix('s'))?;
+    let at = find_word(text, one)?;
+    let head = text[..at].trim_end();
+    let article = head.rsplit(' ').next()?;
+    matches!(article.to_lowercase().as_str(), "a" | "an" | "one")
+        .then(|| (head.len() - article.len(), at + one.len()))
+}
+
+/// The byte range of the number written just before the word `unit` in
+/// `text`, or before one word that describes it ("10 miles", "1380
+/// business miles" for `miles`).
+fn amount_before(text: &str, unit: &str) -> Option<(usize, usize)> {
+    let at = find_word(text, unit)?;
+    let last_word = |head: &str| {
+        head.rfind(|c: char| c.is_whitespace())
+            .map_or(0, |space| space + 1)
+    };
+    let is_number = |word: &str| {
+        !word.is_empty()
+            && word.starts_with(|c: char| c.is_ascii_digit() || c == '$' || c == '-')
+            && word
+                .chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '$'))
+    };
+    let head = text[..at].trim_end();
+    let start = last_word(head);
+    if is_number(&head[start..]) {
+        return Some((start, head.len()));
+    }
+    let described = &head[start..];
+    if !described.chars().all(char::is_alphabetic) {
+        return None;
+    }
+    let head = head[..start].trim_end();
+    let start = last_word(head);
+    is_number(&head[start..]).then_some((start, head.len()))
+}

@@ -1,0 +1,144 @@
+//! A short follow-up read in the light of the question before it: "And in
+//! London?" after "What time is it in Tokyo?" asks "What time is it in
+//! London?"; "And what is that divided by 8?" after "What is 25 times 4?"
+//! asks "what is (25 times 4) divided by 8?". The rewritten question is
+//! what the tools that read questions are offered when the follow-up alone
+//! means nothing to them.
+
+use super::parse::{has_numbers, numbers};
+use loopd_brain::{Message, Role};
+use loopd_tools::numbers::CURRENCY_SIGNS;
+use regex::Regex;
+use std::sync::LazyLock;
+
+mod counts;
+mod frame;
+mod on_the_answer;
+#[cfg(test)]
+mod tests;
+mod value_before;
+
+use counts::{split_anew, with_a_count_changed, with_more_added};
+use frame::framed;
+use on_the_answer::{an_amount_said_anew, on_the_answer, priced_on_the_answer};
+use value_before::with_value_before;
+
+/// How a follow-up may start.
+const OPENERS: [&str; 4] = ["what about", "how about", "and", "also"];
+
+/// Most words a follow-up fragment may have.
+const MAX_FRAGMENT_WORDS: usize = 6;
+
+/// The conversation's last question rewritten with the frame of the user
+/// question before it, when it is a short follow-up that fits it: a place,
+/// date or thing after the same preposition ("And in London?"), an amount
+/// in the same unit ("And 20 miles?"), or "that" for the value a question
+/// with numbers asked for ("And what is that divided by 8?"). `None`
+/// otherwise.
+pub fn in_context(conversation: &[Message]) -> Option<String> {
+    let mut asked = conversation.iter().rev().filter(|m| m.role == Role::User);
+    let question = asked.next()?.content.trim();
+    let before = asked.next()?.content.trim();
+    let before = super::heard::request(before).unwrap_or_else(|| before.to_string());
+    framed(question, &before)
+        .or_else(|| with_value_before(question, &before))
+        .or_else(|| with_a_count_changed(question, &before))
+        .or_else(|| with_more_added(question, &before))
+        .or_else(|| on_the_answer(question, conversation))
+        .or_else(|| priced_on_the_answer(question, conversation))
+        .or_else(|| an_amount_said_anew(question, &before))
+        .or_else(|| split_anew(question, &before))
+}
+
+/// Words said before a follow-up's opener (`okay and what about …`).
+const FILLERS: [&str; 6] = ["okay", "ok", "alright", "right", "oh", "um"];
+
+/// `question` without one filler word of [`FILLERS`] before an opener.
+fn without_filler(question: &str) -> &str {
+    let Some((first, rest)) = question.split_once(char::is_whitespace) else {
+        return question;
+    };
+    let first = first.trim_end_matches(',').to_lowercase();
+    let rest = rest.trim_start();
+    let opens = OPENERS
+        .iter()
+        .any(|o| rest.to_lowercase().starts_with(&format!("{o} ")));
+    match FILLERS.contains(&first.as_str()) && opens {
+        true => rest,
+        false => question,
+    }
+}
+
+/// Whether `question` starts with one of [`OPENERS`], after a filler.
+fn opened(question: &str) -> bool {
+    let lower = without_filler(question.trim_start()).to_lowercase();
+    OPENERS.iter().any(|o| {
+        lower
+            .strip_prefix(o)
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_whitespace() || c == ','))
+    })
+}
+
+/// The words of `text`, lower case, without the punctuation around them.
+fn bare_words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split_whitespace().map(|w| {
+        w.trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase()
+    })
+}
+
+/// `question` without the one opener it starts with ("And", "What about").
+fn without_opener(question: &str) -> &str {
+    let question = without_filler(question);
+    OPENERS
+        .iter()
+        .find_map(|opener| {
+            let head = question.get(..opener.len())?;
+            let rest = question[opener.len()..].strip_prefix(' ')?;
+            head.eq_ignore_ascii_case(opener).then(|| rest.trim_start())
+        })
+        .unwrap_or(question)
+}
+
+/// The fragment of a follow-up after its opener ("And in London?" gives
+/// "in London"), when it is short.
+fn fragment(question: &str) -> Option<&str> {
+    let mut rest = without_filler(question.trim());
+    let mut opened = false;
+    while let Some(opener) = OPENERS.iter().find(|o| {
+        let lower = rest.to_lowercase();
+        lower.starts_with(*o)
+            && lower[o.len()..].starts_with(|c: char| c.is_whitespace() || c == ',')
+    }) {
+        rest = rest[opener.len()..].trim_start_matches(|c: char| c.is_whitespace() || c == ',');
+        opened = true;
+    }
+    if !opened {
+        return None;
+    }
+    let rest = rest.trim_end_matches(['?', '.', '!']).trim();
+    let count = loopd_tools::numbers::in_digits(rest)
+        .split_whitespace()
+        .count();
+    (1..=MAX_FRAGMENT_WORDS).contains(&count).then_some(rest)
+}
+
+/// The byte offset of the last whole word `word` (any case) in `text`.
+fn find_word(text: &str, word: &str) -> Option<usize> {
+    let lower = text.to_lowercase();
+    lower.rmatch_indices(word).map(|(at, _)| at).find(|&at| {
+        let before_ok = lower[..at]
+            .chars()
+            .last()
+            .is_none_or(|c| !c.is_alphanumeric());
+        let after_ok = lower[at + word.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !c.is_alphanumeric());
+        before_ok && after_ok
+    })
+}
+
+/// A number as written in a question: `25`, `1,500`, `-3.5`.
+static AMOUNT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"-?\d[\d,]*(?:\.\d+)?").expect("a valid regex"));

@@ -1,0 +1,168 @@
+//! What a follow-up puts on the answer before or says anew of its kind:
+//! a percentage on top or off ("And with 20 percent VAT?"), a price per
+//! unit ("and at 3.29 a gallon"), a new percentage or reading ("okay and
+//! for eighty five percent").
+
+use super::*;
+
+/// Whether the number `amount` of `text` is a percentage.
+fn is_percentage(text: &str, amount: &regex::Match) -> bool {
+    let after = text[amount.end()..].trim_start().to_lowercase();
+    after.starts_with('%') || after.starts_with("percent")
+}
+
+/// `before` with its one amount of a kind replaced by the one amount a
+/// follow-up says anew: a percentage for its one percentage ("okay and
+/// for eighty five percent" after "… how many marks do I need to get
+/// seventy percent"), a number for the one number of a conversion ("And
+/// the overnight low of 24?" after "… said 41 degrees tomorrow … what
+/// that is in Fahrenheit").
+pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String> {
+    if !opened(question) {
+        return None;
+    }
+    let question = loopd_tools::numbers::in_digits(question);
+    let mut given = AMOUNT.find_iter(&question);
+    let (Some(new), None) = (given.next(), given.next()) else {
+        return None;
+    };
+    let before = loopd_tools::numbers::in_digits(before);
+    let percent = is_percentage(&question, &new);
+    let olds: Vec<regex::Match> = AMOUNT
+        .find_iter(&before)
+        .filter(|old| !percent || is_percentage(&before, old))
+        .collect();
+    let [old] = olds.as_slice() else {
+        return None;
+    };
+    let money = |text: &str, at: usize| text[..at].trim_end().ends_with(CURRENCY_SIGNS);
+    if !percent
+        && (money(&question, new.start())
+            || loopd_tools::math::spoken::conversion(&before).is_none())
+    {
+        return None;
+    }
+    Some(format!(
+        "{}{}{}",
+        &before[..old.start()],
+        new.as_str(),
+        &before[old.end()..]
+    ))
+}
+
+/// `at 3.29 a gallon`: a price per unit said at a follow-up's start.
+static AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re|(?:the\s+)?[a-z]+\s+(?:is|are|costs?)))\s+[$£€¥₹]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// The one new number of the answer before (one the question before did
+/// not give), of `unit` when the answer names it.
+fn answered_value(conversation: &[Message], unit: Option<&str>) -> Option<f64> {
+    let answer = conversation
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant)?;
+    if let Some(unit) = unit {
+        let said = answer.content.to_lowercase();
+        if !said_in(unit).iter().any(|name| said.contains(name)) {
+            return None;
+        }
+    }
+    let asked_before = conversation
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::User)
+        .nth(1)
+        .map(|m| numbers(&loopd_tools::numbers::in_digits(&m.content)))
+        .unwrap_or_default();
+    let values: Vec<_> = numbers(&answer.content)
+        .into_iter()
+        .filter(|n| !asked_before.iter().any(|given| given.value == n.value))
+        .collect();
+    match values.as_slice() {
+        [value] => Some(value.value),
+        _ => None,
+    }
+}
+
+/// The names a unit may be said by in an answer (`kilo`: `kilo`, `kg`).
+fn said_in(unit: &str) -> Vec<&str> {
+    match unit {
+        "kilo" | "kg" | "kilogram" => vec!["kilo", "kg"],
+        "pound" | "lb" => vec!["pound", "lb"],
+        "litre" | "liter" => vec!["litre", "liter", " l "],
+        "gallon" | "gal" => vec!["gallon", "gal"],
+        _ => vec![unit],
+    }
+}
+
+/// A price per unit put on the amount of the answer before: "and at 3.29
+/// a gallon what did that cost me" after "You burned 1.5 gallons." asks
+/// "What is 1.5 times 3.29?".
+pub(super) fn priced_on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
+    let body = without_opener(&loopd_tools::numbers::in_digits(question)).to_string();
+    let found = AT_A_PRICE.captures(&body)?;
+    let asks_cost = bare_words(&body).any(|w| {
+        matches!(
+            w.as_str(),
+            "cost" | "much" | "spend" | "spent" | "pay" | "price" | "worth"
+        )
+    });
+    if !asks_cost {
+        return None;
+    }
+    let unit = found[2].to_lowercase();
+    let value = answered_value(conversation, Some(unit.trim_end_matches('s')))?;
+    Some(format!("What is {value} times {}?", &found[1]))
+}
+
+/// Words a follow-up may start with that put a percentage on the answer
+/// before ("And with 20 percent VAT on top?", "Less 10 percent?").
+const ON_TOP: [&str; 5] = ["with", "plus", "adding", "less", "minus"];
+
+/// A percentage put on the one number of the answer before that the
+/// question before did not give: "And with 20 percent VAT on top?" after
+/// "That comes to 696." asks "What is 696 with 20 percent VAT on top?".
+pub(super) fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
+    if let Some(put) = put_on_if(question) {
+        let value = answered_value(conversation, None)?;
+        return Some(format!("What is {value} {put}?"));
+    }
+    let body = without_opener(question);
+    let body = ASKS_OF_IT.replace(body, "");
+    let body = body.as_ref();
+    let first = body.split_whitespace().next()?.to_lowercase();
+    let percent = body.contains('%') || body.to_lowercase().contains("percent");
+    if !ON_TOP.contains(&first.as_str()) || !percent {
+        return None;
+    }
+    let value = answered_value(conversation, None)?;
+    let body = body.trim_end_matches(['?', '.', '!']).trim();
+    Some(format!("What is {value} {body}?"))
+}
+
+/// `if I give her 10 percent discount`, `if there's 15% GST`: a
+/// percentage off or on top, said as a condition.
+static PERCENT_IF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^if\b[^?.!]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(discount|off)|(tax|gst|vat|hst|tip|service))\b")
+        .expect("a valid regex")
+});
+
+/// What a follow-up of [`PERCENT_IF`] puts on the answer before: `less 10
+/// percent off`, `with 15 percent tax`.
+fn put_on_if(question: &str) -> Option<String> {
+    let body = loopd_tools::numbers::in_digits(question);
+    let found = PERCENT_IF.captures(without_opener(&body))?;
+    Some(match found.get(2) {
+        Some(_) => format!("less {} percent off", &found[1]),
+        None => format!("with {} percent {}", &found[1], found[3].to_lowercase()),
+    })
+}
+
+/// Words that ask for the answer before again (`what is it`, `how much
+/// is that`) ahead of what is put on it.
+static ASKS_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:what(?:'s|\s+is|\s+would\s+it\s+be|s)|how\s+much\s+is)\s+(?:it|that)\s+")
+        .expect("a valid regex")
+});

@@ -1,0 +1,462 @@
+use super::*;
+
+fn asked(before: &str, question: &str) -> Option<String> {
+    in_context(&[
+        Message::user(before),
+        Message::assistant("…"),
+        Message::user(question),
+    ])
+}
+
+#[test]
+fn a_place_said_in_lower_case_takes_the_place_of_the_one_before() {
+    assert_eq!(
+        asked(
+            "what time is it in los angeles right now my brother just moved out there",
+            "and what about chicago"
+        )
+        .as_deref(),
+        Some("what time is it in chicago right now my brother just moved out there")
+    );
+    assert_eq!(
+        asked(
+            "my pen pal class is in seoul what time is it there right now",
+            "and what about beijing"
+        )
+        .as_deref(),
+        Some("my pen pal class is in beijing what time is it there right now")
+    );
+    assert_eq!(
+        asked("What time is it in Los Angeles?", "and what about chicago").as_deref(),
+        Some("What time is it in chicago?")
+    );
+}
+
+#[test]
+fn a_place_named_takes_the_place_of_the_one_before() {
+    assert_eq!(
+        asked(
+            "I'm about to ring my friend in Lima. What time is it there?",
+            "And what about Kathmandu?"
+        )
+        .as_deref(),
+        Some("I'm about to ring my friend in Kathmandu. What time is it there?")
+    );
+    assert_eq!(
+        asked(
+            "What's the time in New York right now?",
+            "What about Buenos Aires?"
+        )
+        .as_deref(),
+        Some("What's the time in Buenos Aires right now?")
+    );
+    assert_eq!(asked("What is 5 plus 5?", "And Paris?"), None);
+    assert_eq!(
+        asked(
+            "My coffee supplier is in Bogotá. What time is it there?",
+            "And Santiago in Chile?"
+        )
+        .as_deref(),
+        Some("My coffee supplier is in Santiago in Chile. What time is it there?")
+    );
+    assert_eq!(
+        asked(
+            "we're ringing aunt mei in kuala lumpur after dinner what time is it there",
+            "and in sydney"
+        )
+        .as_deref(),
+        Some("we're ringing aunt mei in sydney what time is it there")
+    );
+}
+
+#[test]
+fn a_place_date_or_thing_takes_the_place_of_the_one_before() {
+    assert_eq!(
+        asked(
+            "For my grandson's homework, what's three eighths as a decimal?",
+            "And as a percentage?"
+        )
+        .as_deref(),
+        Some("What's three eighths as a percentage?")
+    );
+    assert_eq!(
+        asked("What time is it in Tokyo right now?", "And in London?").as_deref(),
+        Some("What time is it in London?")
+    );
+    assert_eq!(
+        asked(
+            "How many days until Christmas?",
+            "And until New Year's Day?"
+        )
+        .as_deref(),
+        Some("How many days until New Year's Day?")
+    );
+    assert_eq!(
+        asked("What is the capital of Spain?", "And of Portugal?").as_deref(),
+        Some("What is the capital of Portugal?")
+    );
+}
+
+#[test]
+fn an_amount_in_the_same_unit_takes_the_place_of_the_one_before() {
+    assert_eq!(
+        asked("How many kilometers is 10 miles?", "And 20 miles?").as_deref(),
+        Some("How many kilometers is 20 miles?")
+    );
+    assert_eq!(
+        asked(
+            "What is 50 degrees Fahrenheit in Celsius?",
+            "And 86 degrees?"
+        )
+        .as_deref(),
+        Some("What is 86 degrees Fahrenheit in Celsius?")
+    );
+    assert_eq!(
+        asked("What is 15 percent of 200?", "and 20 percent?").as_deref(),
+        Some("What is 20 percent of 200?")
+    );
+    assert_eq!(
+        asked("What's 25 kilometers in miles?", "And 42?").as_deref(),
+        Some("What's 42 kilometers in miles?")
+    );
+    assert_eq!(asked("What is 15 percent of 200?", "And 30?"), None);
+    assert_eq!(
+        asked(
+            "How many grams is a stick of butter?",
+            "And two and a half sticks?"
+        )
+        .as_deref(),
+        Some("How many grams is 2.5 sticks of butter?")
+    );
+    assert_eq!(
+        asked(
+            "if i claim forty five p a mile whats one thousand three hundred and eighty business miles worth",
+            "and two thousand one hundred and fifty miles"
+        )
+        .as_deref(),
+        Some("if i claim 45 p a mile whats 2150 business miles worth")
+    );
+    assert_eq!(
+        asked(
+            "hey how many miles is a hundred and sixty kilometres",
+            "what about two hundred and forty"
+        )
+        .as_deref(),
+        Some("How many miles is 240 kilometres?")
+    );
+    assert_eq!(
+        asked(
+            "My birthday's September 23. What day of the week does it fall on this year?",
+            "And next year?"
+        )
+        .as_deref(),
+        Some("My birthday's September 23. What day of the week does it fall on next year?")
+    );
+    assert_eq!(
+        asked("Um, what's eighteen times twelve?", "And times thirteen?").as_deref(),
+        Some("What is eighteen times thirteen?")
+    );
+    assert_eq!(
+        asked(
+            "What's 45 degrees Fahrenheit in Celsius?",
+            "And what about sixty?"
+        )
+        .as_deref(),
+        Some("What's 60 degrees Fahrenheit in Celsius?")
+    );
+}
+
+#[test]
+fn that_is_the_value_asked_for_before() {
+    assert_eq!(
+        asked("What is 25 times 4?", "And what is that divided by 8?").as_deref(),
+        Some("what is (25 times 4) divided by 8?")
+    );
+    assert_eq!(
+        asked("What's 1234 plus 5678?", "What's half of it?").as_deref(),
+        Some("What's half of (1234 plus 5678)?")
+    );
+    assert_eq!(
+        asked(
+            "What is the capital of France?",
+            "And what is that in German?"
+        ),
+        None
+    );
+    assert_eq!(
+        asked("What is 25 times 4?", "And what is this about?"),
+        None
+    );
+    assert_eq!(
+        asked("What is 15 times 4?", "And plus 40?").as_deref(),
+        Some("What is (15 times 4) plus 40?")
+    );
+    assert_eq!(
+        asked("What's 90 minus 18?", "Divided by 3?").as_deref(),
+        Some("What is (90 minus 18) Divided by 3?")
+    );
+    assert_eq!(
+        asked("What is the capital of France?", "And plus 40?"),
+        None
+    );
+}
+
+#[test]
+fn a_count_said_anew_takes_the_place_of_the_one_before() {
+    assert_eq!(
+        asked(
+            "The villa costs 1540 euros for the fortnight, split between the 4 of us. How much each?",
+            "And if Tom and Jess come too, so there are 6 of us?"
+        )
+        .as_deref(),
+        Some("The villa costs 1540 euros for the fortnight, split between the 6 of us. How much each?")
+    );
+    assert_eq!(
+        asked(
+            "Pizza for 8 people needs 3 pizzas, how many slices each?",
+            "And if 2 more people come?"
+        ),
+        None
+    );
+    assert_eq!(
+        asked(
+            "The walking group's Christmas meal is £23.50 a head and 14 have booked. What's the total?",
+            "And if another 5 join?"
+        )
+        .as_deref(),
+        Some("The walking group's Christmas meal is £23.50 a head and 19 have booked. What's the total?")
+    );
+    assert_eq!(
+        asked(
+            "Tickets are £18 each and 34 pupils are going. What's the total?",
+            "what if three more sign up"
+        )
+        .as_deref(),
+        Some("Tickets are £18 each and 37 pupils are going. What's the total?")
+    );
+    assert_eq!(
+        asked(
+            "We need 24 scones and each one takes 45 grams of butter. How much butter is that?",
+            "And if they want 36 scones instead?"
+        )
+        .as_deref(),
+        Some("We need 36 scones and each one takes 45 grams of butter. How much butter is that?")
+    );
+    assert_eq!(
+        asked(
+            "I'm feeding 3 bales of silage a day. How many days will 180 bales last?",
+            "And if I go up to 4 bales a day?"
+        )
+        .as_deref(),
+        Some("I'm feeding 4 bales of silage a day. How many days will 180 bales last?")
+    );
+    assert_eq!(
+        asked(
+            "whats 25 dollars an hour times 38 hours",
+            "and what if she gets bumped up to 27.50 an hour"
+        )
+        .as_deref(),
+        Some("whats 27.50 dollars an hour times 38 hours")
+    );
+    assert_eq!(
+        asked(
+            "Mangoes are $4.40 a kilo and I grabbed 1.75 kilos. How much is that?",
+            "and what if i got two and a half kilos instead"
+        )
+        .as_deref(),
+        Some("Mangoes are $4.40 a kilo and I grabbed 2.5 kilos. How much is that?")
+    );
+}
+
+#[test]
+fn a_thing_named_by_its_price_takes_the_place_of_the_one_before() {
+    assert_eq!(
+        asked(
+            "Everything on the winter coat rail is 30 percent off. What's a £14 coat now?",
+            "And the £22 one?"
+        )
+        .as_deref(),
+        Some("Everything on the winter coat rail is 30 percent off. What's a £22 coat now?")
+    );
+    assert_eq!(
+        asked("Is £14 or £20 the better deal?", "And the £22 one?"),
+        None
+    );
+}
+
+#[test]
+fn an_opener_is_dropped_only_as_written() {
+    assert_eq!(without_opener("And plus 40?"), "plus 40?");
+    assert_eq!(without_opener("what about that"), "that");
+    assert_eq!(without_opener("Andorra?"), "Andorra?");
+    assert_eq!(without_opener("\u{212A}nd plus"), "\u{212A}nd plus");
+}
+
+#[test]
+fn a_percentage_goes_on_the_answer_before() {
+    let conversation = [
+        Message::user("I'm billing 14.5 hours at £48 an hour. What does that come to?"),
+        Message::assistant("That comes to £696."),
+        Message::user("And with 20 percent VAT on top?"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 696 with 20 percent VAT on top?")
+    );
+    let conversation = [
+        Message::user("24 shirts at $13.50 each. What's the total?"),
+        Message::assistant("The total cost of 24 T-shirts at $13.50 each is $324.00."),
+        Message::user("And what is it with 8.25 percent sales tax?"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 324 with 8.25 percent sales tax?")
+    );
+    let conversation = [
+        Message::user(
+            "I drove 42 miles and my car gets 28 miles per gallon. How many gallons did I burn?",
+        ),
+        Message::assistant("You burned 1.5 gallons."),
+        Message::user("and at 3.29 a gallon what did that cost me"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 1.5 times 3.29?")
+    );
+    let conversation = [
+        Message::user("i need 2.4 kilo of pork for one pot of soup how much for three pots"),
+        Message::assistant("You need 7.2 kilos of pork."),
+        Message::user("and if pork is 12.80 a kilo how much does that cost"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 7.2 times 12.80?")
+    );
+    let conversation = [
+        Message::user("We've got 420 cows averaging 1.8 kg of milk solids a day each. How many kilos is that a day for the herd?"),
+        Message::assistant("The herd produces 756 kg of milk solids per day."),
+        Message::user("And at $7.90 a kilo, what's that worth a day?"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 756 times 7.90?")
+    );
+}
+
+#[test]
+fn an_amount_said_anew_takes_the_place_of_the_one_of_its_kind() {
+    assert_eq!(
+        asked(
+            "so the final exam is out of eighty marks how many marks do i need to get seventy percent",
+            "okay and for eighty five percent"
+        )
+        .as_deref(),
+        Some("The final exam is out of 80 marks how many marks do i need to get 85 percent?")
+    );
+    assert_eq!(
+        asked(
+            "The forecast said 41 degrees tomorrow. My cousin wants to know what that is in Fahrenheit.",
+            "And the overnight low of 24?"
+        )
+        .as_deref(),
+        Some("The forecast said 24 degrees tomorrow. My cousin wants to know what that is in Fahrenheit.")
+    );
+    assert_eq!(
+        asked(
+            "My sister says it's 41 Fahrenheit there today. What's that in Celsius?",
+            "And tomorrow? She says it will be 50."
+        )
+        .as_deref(),
+        Some("My sister says it's 50 Fahrenheit there today. What's that in Celsius?")
+    );
+    assert_eq!(
+        asked(
+            "I walked 12 miles and 3 more the day after. How far?",
+            "And 20?"
+        ),
+        None
+    );
+}
+
+#[test]
+fn a_count_said_as_an_ordinal_and_a_discount_said_as_a_condition() {
+    assert_eq!(
+        asked(
+            "I need 3 rolls of wallpaper at £14.99 each. How much is that?",
+            "And if I get a fourth roll to be safe?"
+        )
+        .as_deref(),
+        Some("I need 4 rolls of wallpaper at £14.99 each. How much is that?")
+    );
+    let conversation = [
+        Message::user("kaju katli is 650 rupees a kilo and she wants 3.5 kilos how much is that"),
+        Message::assistant("That is 2275 rupees."),
+        Message::user("and if i give her ten percent discount"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 2275 less 10 percent off?")
+    );
+}
+
+#[test]
+fn a_sharing_said_anew_divides_the_one_amount_before() {
+    assert_eq!(
+        asked(
+            "Groceries after shift came to $86.40 and my roommate and I split it evenly. What's my share?",
+            "And if my cousin chips in too and we split it three ways?"
+        )
+        .as_deref(),
+        Some("What is 86.40 divided by 3?")
+    );
+}
+
+#[test]
+fn an_amount_after_a_frame_the_question_before_lacks() {
+    assert_eq!(
+        asked(
+            "The vial is 40 mg per mL and the order is 60 mg. How many mL do I draw up?",
+            "What about for a 100 mg dose?"
+        )
+        .as_deref(),
+        Some("The vial is 40 mg per mL and the order is 100 mg. How many mL do I draw up?")
+    );
+    assert_eq!(
+        asked(
+            "hey what time is it in manila right now i wanna call my mom",
+            "okay and what about honolulu"
+        )
+        .as_deref(),
+        Some("What time is it in honolulu right now i wanna call my mom?")
+    );
+}
+
+#[test]
+fn a_place_with_a_clause_after_it_takes_the_place_of_the_one_before() {
+    assert_eq!(
+        asked(
+            "what time is it in london my brothers over there",
+            "and in singapore hes got a stopover there on the way home"
+        )
+        .as_deref(),
+        Some("what time is it in singapore")
+    );
+}
+
+#[test]
+fn other_questions_are_left_alone() {
+    assert_eq!(
+        asked("What time is it in Tokyo?", "What is 2 plus 2?"),
+        None
+    );
+    assert_eq!(asked("What time is it in Tokyo?", "And 20 miles?"), None);
+    assert_eq!(asked("What is 5 plus 5?", "And in London?"), None);
+    assert_eq!(
+        asked(
+            "Hi",
+            "And then tell me a very long story about dragons and knights please"
+        ),
+        None
+    );
+    assert_eq!(in_context(&[Message::user("And in London?")]), None);
+}
