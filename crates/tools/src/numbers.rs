@@ -65,7 +65,7 @@ pub fn in_digits(text: &str) -> String {
             i += 1;
             continue;
         }
-        match run(&words[i..]) {
+        match run(&words[i..]).filter(|(_, used)| !one_as_a_pronoun(&words, i, *used)) {
             Some((number, used)) => {
                 let first = words[i];
                 let last = words[i + used - 1];
@@ -81,6 +81,23 @@ pub fn in_digits(text: &str) -> String {
         }
     }
     out.join(" ")
+}
+
+/// Words after which `one` stands for a thing, not a number (`quick one`,
+/// `this one`, `the red one`).
+const BEFORE_ONE_AS_A_THING: &[&str] = &[
+    "quick", "this", "that", "which", "the", "other", "each", "every", "no", "any", "big",
+    "little", "small", "new", "old", "same", "right", "wrong", "easy", "last",
+];
+
+/// Whether the number of one word at `words[at]` is `one` said for a
+/// thing (`quick one:`, `the one we celebrate`).
+fn one_as_a_pronoun(words: &[&str], at: usize, used: usize) -> bool {
+    used == 1
+        && core(words[at]).eq_ignore_ascii_case("one")
+        && at.checked_sub(1).is_some_and(|before| {
+            BEFORE_ONE_AS_A_THING.contains(&core(words[before]).to_ascii_lowercase().as_str())
+        })
 }
 
 /// `text` with each price said the way people read one out, whole
@@ -140,7 +157,7 @@ pub const CURRENCY_SIGNS: [char; 5] = ['$', '€', '£', '¥', '₹'];
 
 /// Words that make a text about money.
 static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[$€£¥₹]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|rand|ringgit|tip|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
+    Regex::new(r"(?i)[$€£¥₹]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|rand|ringgit|shillings?|bob|ksh|pesos?|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
         .expect("a valid regex")
 });
 
@@ -154,6 +171,7 @@ const AFTER_A_TIME: &[&str] = &["am", "pm", "a.m.", "p.m.", "o'clock", "oclock"]
 fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
     let (dollars, used) = run(&words[at..])?;
     let dollars: u64 = dollars.parse().ok()?;
+    let (dollars, used) = hundreds_said_short(words, at, dollars, used).unwrap_or((dollars, used));
     let mut cents_at = at + used;
     let last = words[cents_at - 1];
     if core(last) != last || dollars >= 10_000 {
@@ -183,6 +201,10 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
         [word, ..] if small(core(word)).is_some_and(|n| n >= 10) => (small(core(word))?, 1),
         _ => return None,
     };
+    let cents_named = words
+        .get(cents_at + cents_used)
+        .is_some_and(|w| matches!(w.to_ascii_lowercase().as_str(), "cents" | "cent" | "pence"));
+    let cents_used = cents_used + usize::from(cents_named);
     let after = words
         .get(cents_at + cents_used)
         .map(|w| w.to_ascii_lowercase());
@@ -220,6 +242,42 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
     ))
 }
 
+/// `one twenty eight` before cents (`fifty`): the hundreds said as one
+/// digit before the tens, as a price is read out (128), with the words
+/// it took; `None` unless two-digit cents follow.
+fn hundreds_said_short(
+    words: &[&str],
+    at: usize,
+    hundreds: u64,
+    used: usize,
+) -> Option<(u64, usize)> {
+    if used != 1 || !(1..=9).contains(&hundreds) || core(words[at]) != words[at] {
+        return None;
+    }
+    let (tens, tens_used) = two_digits(words, at + 1)?;
+    let last = words[at + tens_used];
+    if core(last) != last {
+        return None;
+    }
+    two_digits(words, at + 1 + tens_used)?;
+    Some((hundreds * 100 + tens, 1 + tens_used))
+}
+
+/// A number from 10 to 99 said at `words[at..]` (`twenty eight`,
+/// `fifteen`, `forty`), with the words it took.
+fn two_digits(words: &[&str], at: usize) -> Option<(u64, usize)> {
+    let first = small(core(words.get(at)?)).filter(|n| (10..100).contains(n))?;
+    let unit = words
+        .get(at + 1)
+        .filter(|_| first >= 20 && first.is_multiple_of(10) && core(words[at]) == words[at])
+        .and_then(|w| small(core(w)))
+        .filter(|n| (1..10).contains(n));
+    Some(match unit {
+        Some(unit) => (first + unit, 2),
+        None => (first, 1),
+    })
+}
+
 /// Whether `word` (any case) names money (`dollars`, `euro`, `quid`), as
 /// said after an amount.
 pub fn is_currency(word: &str) -> bool {
@@ -239,6 +297,11 @@ pub fn is_currency(word: &str) -> bool {
             | "yen"
             | "rand"
             | "ringgit"
+            | "shilling"
+            | "shillings"
+            | "bob"
+            | "peso"
+            | "pesos"
     )
 }
 

@@ -565,6 +565,38 @@ const DIMENSIONS: &[Dimension] = &[
         ],
     },
     Dimension {
+        name: "pressure",
+        units: &[
+            unit("Pa", &["pascal"], 1.0),
+            unit("hPa", &["hectopascal"], 100.0),
+            unit("kPa", &["kilopascal"], 1000.0),
+            unit("MPa", &["megapascal"], 1e6),
+            unit("bar", &[], 100_000.0),
+            unit("mbar", &["millibar"], 100.0),
+            unit(
+                "psi",
+                &["pound per square inch", "pounds per square inch"],
+                6_894.757_293_168,
+            ),
+            unit("atm", &["atmosphere"], 101_325.0),
+            unit(
+                "mmHg",
+                &[
+                    "millimeter of mercury",
+                    "millimetre of mercury",
+                    "millimeters of mercury",
+                    "millimetres of mercury",
+                ],
+                133.322_387_415,
+            ),
+            unit(
+                "inHg",
+                &["inch of mercury", "inches of mercury"],
+                3_386.388_666,
+            ),
+        ],
+    },
+    Dimension {
         name: "data size",
         units: &[
             unit("B", &["byte"], 1.0),
@@ -889,6 +921,23 @@ mod tests {
         assert_eq!(calc("one hundred and five minus forty-two").unwrap(), 63.0);
         assert_eq!(calc("two point five squared").unwrap(), 6.25);
         assert!(calc("Why is the sky blue?").is_err());
+    }
+
+    #[test]
+    fn pressures_convert_between_their_units() {
+        assert_eq!(
+            convert(65.0, "psi", "bar").unwrap(),
+            (4.48159, "bar".into())
+        );
+        assert_eq!(convert(2.2, "bar", "psi").unwrap(), (31.9083, "psi".into()));
+        assert_eq!(
+            convert(1.0, "atmosphere", "kPa").unwrap(),
+            (101.325, "kPa".into())
+        );
+        assert_eq!(
+            convert(1013.0, "millibars", "inHg").unwrap(),
+            (29.9139, "inHg".into())
+        );
     }
 
     #[test]

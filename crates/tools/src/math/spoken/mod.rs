@@ -206,6 +206,13 @@ fn numerator(word: &str) -> Option<u64> {
     }
 }
 
+/// `345 * 12 then + 800`: a computation going on from what came before
+/// `then`, which is computed first.
+static THEN_ON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)((?:\(|\d)[\d\s.+\-*/^()]*?)\s+(?:and\s+)?then\s+([+\-*/^])")
+        .expect("a valid regex")
+});
+
 /// Word rewrites, applied in order (case-insensitive).
 static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
@@ -240,7 +247,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1 of ",
         ),
         (r"[$€£¥₹](\d)", "$1"),
-        (r"(?i)(\d)\s+(?:dollars?|euros?|bucks|rupees?|rand|ringgit)\b", "$1"),
+        (r"(?i)(\d)\s+(?:dollars?|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)\b", "$1"),
         (
             r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?((?:-?[\d.]+(?:\s*,\s*|\s*,?\s+and\s+))+-?[\d.]+)(?:\s+[a-z]+){0,2}\s*[.?]?\s*$",
             "$1($2)",
@@ -260,7 +267,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"[?$€£¥₹]", ""),
         (r"(?i)\bRs\.?\s*(\d)", "$1"),
         (r"\.\s*$", ""),
-        (r"(?i)\s*\b(dollars?|euros?|cents|bucks|rupees?|rand|ringgit)\b", ""),
+        (r"(?i)\s*\b(dollars?|euros?|cents|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)\b", ""),
         (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+(?:of|out\s+of)\s+(.+?)\s*$", "($1)/($2)*100"),
         (
             r"(?i)^[^\d]*?\bhow\s+many\s+times\s+(?:does|do|will|can|would)\s+(-?[\d.,]*\d)\s+go\s+into\s+(-?[\d.,]*\d)\s*$",
@@ -296,6 +303,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         ),
         (
             r"(?i)^[^\d]*\bfrom\s+(\d+(?:\.\d+)?)\b[^\d]*?\bto\s+(\d+(?:\.\d+)?)\b[^\d]*\bpercent(?:age)?\s+(?:increase|decrease|rise|drop|change|difference)(?:\s+is\s+(?:that|it))?\s*$",
+            "abs($2-$1)/$1*100",
+        ),
+        (
+            r"(?i)^[^\d]*\bfrom\s+(\d+(?:\.\d+)?)\b[^\d]*?\bto\s+(\d+(?:\.\d+)?)\b[^\d]*\b(?:by\s+)?(?:what|how\s+many)\s+(?:%|percent(?:age)?)\s+(?:did|has|have|does|do|is|was)\s+(?:it|that|they|the\s+[a-z]+|prices?)\s+(?:go(?:ne)?\s+(?:up|down)|ris(?:e|en)|increased?|drop(?:ped)?|f[ae]ll(?:en)?|changed?)(?:\s+by)?\s*$",
             "abs($2-$1)/$1*100",
         ),
         (
@@ -526,14 +537,14 @@ static THEN_BETWEEN_NUMBERS: LazyLock<Regex> =
 
 /// `32 pounds 50`, `4 dollars 99`: a price said in two parts.
 static POUNDS_AND_PENCE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|quid|bucks)\s+(\d{2})\b(?:\s*(?:p|pence|cents?)\b)?(\s+[a-z]+|[.,?!]|$)")
+    Regex::new(r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|quid|bucks|shillings?|bob|pesos?|rupees?|rand)\s+(\d{2})\b(?:\s*(?:p|pence|cents?)\b)?(\s+[a-z]+|[.,?!]|$)")
         .expect("a valid regex")
 });
 
 /// `58 dollars and 75 cents`: 58.75.
 static DOLLARS_AND_CENTS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|bucks)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p)\b",
+        r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|bucks|shillings?|pesos?|rupees?|rand)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p)\b",
     )
     .expect("a valid regex")
 });
@@ -688,6 +699,13 @@ pub fn as_arithmetic(
         .into_owned();
     for (pattern, to) in WORDS.iter() {
         text = pattern.replace_all(&text, *to).into_owned();
+    }
+    loop {
+        let sequenced = THEN_ON.replace(&text, "($1) $2");
+        if sequenced == text {
+            break;
+        }
+        text = sequenced.into_owned();
     }
     loop {
         let mut failure = None;

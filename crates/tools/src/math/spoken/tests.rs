@@ -1118,3 +1118,65 @@ fn prices_taxes_and_lists_as_people_say_them() {
         "17"
     );
 }
+
+#[test]
+fn then_computes_what_came_before_it_first() {
+    assert_eq!(
+        read("okay so three hundred and forty five times twelve then plus eight hundred"),
+        "(345 * 12) + 800"
+    );
+    assert_eq!(
+        read("5 plus 3 then times 2 then minus 1"),
+        "((5 + 3) * 2) - 1"
+    );
+}
+
+#[test]
+fn one_said_for_a_thing_is_no_number() {
+    assert_eq!(
+        read("Quick one: what's 1,350 times 18?"),
+        "Quick one: what's 1350 * 18"
+    );
+    assert_eq!(read("one hundred and five minus forty-two"), "105 - 42");
+}
+
+#[test]
+fn a_percentage_asked_of_a_change_from_one_amount_to_another() {
+    assert_eq!(
+        read("diesel went from one hundred and sixty to one hundred and eighty shillings a litre by what percent did it go up"),
+        "abs(180-160)/160*100"
+    );
+}
+
+#[test]
+fn prices_read_out_with_the_hundreds_short_and_in_shillings() {
+    assert_eq!(
+        read("okay so we made one twenty eight fifty in tips tonight split evenly between five of us how much does each person get"),
+        "128.50 / 5"
+    );
+    assert_eq!(
+        read("i put sixty five litres of diesel at one hundred and seventy one bob fifty cents a litre how much is that"),
+        "65 * 171.50"
+    );
+}
+
+#[test]
+fn a_temperature_with_no_scale_is_on_the_other_one() {
+    let asked = |text: &str| conversion(text).map(|c| (c.value, c.from, c.to));
+    assert_eq!(
+        asked("okay its minus fifteen out here in toronto whats that in fahrenheit"),
+        Some((-15.0, "celsius".into(), "fahrenheit".into()))
+    );
+    assert_eq!(
+        asked("it's 86 out, what's that in Celsius?"),
+        Some((86.0, "fahrenheit".into(), "Celsius".into()))
+    );
+    assert_eq!(
+        asked("its 5 kilometres to town whats that in fahrenheit"),
+        None
+    );
+    assert_eq!(
+        asked("My tyre gauge only reads in psi. Convert 65 psi to bar."),
+        Some((65.0, "psi".into(), "bar".into()))
+    );
+}

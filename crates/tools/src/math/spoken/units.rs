@@ -159,7 +159,14 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         |asked: &Conversion| named_unit(&asked.from).is_some() && named_unit(&asked.to).is_some();
     match whole {
         Some(asked) if known(&asked) => Some(asked),
-        whole => in_its_own_sentence(text).or(whole),
+        whole => in_its_own_sentence(text).or(whole).or_else(|| {
+            let digits = crate::numbers::in_digits(text);
+            a_temperature_unnamed(
+                BELOW_ZERO
+                    .replace_all(&digits, "-$1")
+                    .trim_end_matches(['?', '.', '!']),
+            )
+        }),
     }
 }
 
@@ -183,6 +190,44 @@ fn in_its_own_sentence(text: &str) -> Option<Conversion> {
         .iter()
         .find(|s| NUMBER.is_match(s.trim_end_matches(['.', '?', '!'])))?;
     as_a_whole(with_number.trim())
+}
+
+/// `… what's that in Fahrenheit` (or Celsius) at the end of a text whose
+/// one number has no unit: a temperature said on the other scale (`it's
+/// minus 15 out here in Toronto, what's that in Fahrenheit`).
+static TEMPERATURE_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:what(?:'s|s|\s+is)|how\s+(?:much|cold|hot|warm)\s+is)\s+(?:that|it|this)\s+in\s+(?:degrees\s+)?(fahrenheit|celsius|centigrade)\s*$")
+        .expect("a valid regex")
+});
+
+/// The conversion of [`TEMPERATURE_ASKED`].
+fn a_temperature_unnamed(text: &str) -> Option<Conversion> {
+    let to = TEMPERATURE_ASKED.captures(text)?[1].to_string();
+    let mut numbers = NUMBER.find_iter(text);
+    let (number, None) = (numbers.next()?, numbers.next()) else {
+        return None;
+    };
+    let after = text[number.end()..].trim_start_matches(['°', ' ']);
+    let unit_after = after
+        .split_whitespace()
+        .take(2)
+        .map(|w| w.trim_end_matches(['.', ',', '?', '!', ';']))
+        .find(|w| !w.starts_with("degree"))
+        .is_some_and(|w| named_unit(w).is_some());
+    if unit_after {
+        return None;
+    }
+    let negative = text[..number.start()].trim_end().ends_with('-');
+    let value: f64 = number.as_str().parse().ok()?;
+    let from = match to.to_lowercase().as_str() {
+        "fahrenheit" => "celsius",
+        _ => "fahrenheit",
+    };
+    Some(Conversion {
+        value: if negative { -value } else { value },
+        from: from.into(),
+        to,
+    })
 }
 
 /// The conversion `text` asks for as a whole.

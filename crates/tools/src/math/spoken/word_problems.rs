@@ -110,7 +110,7 @@ pub(super) fn doses(text: &str) -> Option<String> {
 /// `45 p a mile`, `3.45 a gallon`, `12 dollars per hour`: a price or
 /// rate for one of something.
 static RATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks|rupees?|rand|ringgit)?\s+(?:a|an|per|each)\s+([a-z]+)\b")
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)?\s+(?:a|an|per|each)\s+([a-z]+)\b")
         .expect("a valid regex")
 });
 
@@ -156,7 +156,7 @@ pub(super) fn at_a_rate(text: &str) -> Option<String> {
 /// `at 12 pounds each`, `for 3.50 apiece`: the price of one of the things
 /// counted before it.
 static EACH_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:at|for|costing|cost)\s+[£$€¥₹]?(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks)?\s+(?:each|apiece|a\s+piece)\b")
+    Regex::new(r"(?i)\b(?:at|for|costing|cost)\s+[£$€¥₹]?(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)?\s+(?:each|apiece|a\s+piece)\b")
         .expect("a valid regex")
 });
 
