@@ -121,6 +121,13 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
         ));
     }
     let text = words.join(" ");
+    if asks_a_year_in_history(&words) {
+        return Err(format!(
+            "`{}` asks in what year something happened: that is history, not the calendar; \
+             answer it from what you know",
+            question.trim()
+        ));
+    }
     let found = moments(&words, now);
     let asked = asked(&text);
     let today = now.date_naive();
@@ -249,6 +256,18 @@ fn moments(words: &[String], now: DateTime<FixedOffset>) -> Vec<(usize, Moment)>
 /// many days from now`, a lone `day`).
 fn is_filler(span: &[String]) -> bool {
     matches!(span, [w] if w == "now")
+}
+
+/// Whether the words ask in what year something happened (`in what year
+/// did Confederation happen`, `which year was the tower built`), not what
+/// year it was or will be (`what year was it 30 years ago`).
+fn asks_a_year_in_history(words: &[String]) -> bool {
+    words.windows(4).any(|w| {
+        matches!(w[0].as_str(), "what" | "which")
+            && w[1] == "year"
+            && matches!(w[2].as_str(), "did" | "was" | "were" | "had" | "has")
+            && !matches!(w[3].as_str(), "it" | "that")
+    })
 }
 
 fn asked(text: &str) -> Asked {
@@ -747,6 +766,15 @@ mod tests {
 
     fn ask(question: &str) -> CalendarAnswer {
         answer(question, now()).unwrap_or_else(|e| panic!("{question}: {e}"))
+    }
+
+    #[test]
+    fn the_year_something_happened_is_history() {
+        let confederation =
+            "In what year did Canadian Confederation happen? The one we celebrate on Canada Day.";
+        assert!(answer(confederation, now()).is_err());
+        assert!(answer("which year was the eiffel tower built", now()).is_err());
+        assert!(ask("what year was it 30 years ago").answer.contains("1996"));
     }
 
     #[test]

@@ -700,22 +700,42 @@ const CITIES: &[(&str, &str)] = &[
 ];
 
 /// The cities of 200,000 people or more, with their timezones (GeoNames,
-/// made by `data/make-cities.py`), by lowercase name.
+/// made by `data/make-cities.py`), by [`gazetteer_key`]; of two cities
+/// of one name, the first listed (the most populous).
 static GAZETTEER: std::sync::LazyLock<std::collections::HashMap<String, Tz>> =
     std::sync::LazyLock::new(|| {
-        include_str!("../data/cities.tsv")
+        let mut cities = std::collections::HashMap::new();
+        let rows = include_str!("../data/cities.tsv")
             .lines()
             .filter(|line| !line.starts_with('#'))
             .filter_map(|line| {
                 let (city, zone) = line.split_once('\t')?;
-                Some((city.to_lowercase(), zone.parse::<Tz>().ok()?))
-            })
-            .collect()
+                Some((gazetteer_key(city), zone.parse::<Tz>().ok()?))
+            });
+        for (city, zone) in rows {
+            cities.entry(city).or_insert(zone);
+        }
+        cities
     });
 
 /// The timezone of a city of the gazetteer, its name without accents.
 fn city_zone(name: &str) -> Option<Tz> {
-    GAZETTEER.get(&name.to_lowercase()).copied()
+    GAZETTEER.get(&gazetteer_key(name)).copied()
+}
+
+/// A city's name as the gazetteer is searched by: lower case, without
+/// stops or apostrophes, `saint` as `st` (`St. John's`, `st johns`,
+/// `Saint John's` alike).
+fn gazetteer_key(name: &str) -> String {
+    let key: String = name
+        .to_lowercase()
+        .chars()
+        .filter(|c| !matches!(c, '.' | '\'' | '’'))
+        .collect();
+    match key.strip_prefix("saint ") {
+        Some(rest) => format!("st {rest}"),
+        None => key,
+    }
 }
 
 /// City names of timezones that are also everyday words: never taken as
@@ -1203,6 +1223,10 @@ mod tests {
             (
                 "one of my lads wants to ring home what time is it in krakow",
                 "14:00",
+            ),
+            (
+                "What's the current time in St. John's, Newfoundland? My roommate's parents live there.",
+                "09:30",
             ),
             (
                 "my brother just landed in johannesburg whats the time there",

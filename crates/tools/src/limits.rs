@@ -65,6 +65,13 @@ const TOPICS: &[(&[&str], &str)] = &[
     ),
 ];
 
+/// `line 1`, `route 66`, `platform 9`: a number that names a thing, not
+/// an amount given.
+static NAMED_BY_NUMBER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\b(line|route|platform|bus|tram|gate|terminal)\s+\d+\b")
+        .expect("a valid regex")
+});
+
 /// Goods whose price changes from day to day.
 const COMMODITIES: &[&str] = &[
     "gold", "silver", "oil", "gas", "gasoline", "petrol", "diesel",
@@ -224,6 +231,7 @@ const MAX_REQUEST_WORDS: usize = 20;
 pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError> {
     let long = args.request.split_whitespace().count() > MAX_REQUEST_WORDS;
     let in_digits = crate::numbers::in_digits(&args.request);
+    let in_digits = NAMED_BY_NUMBER.replace_all(&in_digits, "$1");
     let given = in_digits
         .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == ','))
         .filter(|n| n.chars().any(|c| c.is_ascii_digit()))
@@ -387,7 +395,12 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let lacking = TOPICS
         .iter()
         .find(|(cues, _)| cues.iter().any(|cue| has(cue)))
-        .or_else(|| ACTIONS.iter().find(|(verbs, _)| verbs.contains(&verb)))
+        .or_else(|| {
+            ACTIONS
+                .iter()
+                .find(|(verbs, _)| verbs.contains(&verb))
+                .filter(|_| after_verb.is_some())
+        })
         .map(|(_, what)| *what)
         .or((weather_now || uv_index).then_some("check the weather"))
         .or(backed_up.then_some("check the traffic"))
@@ -452,6 +465,10 @@ mod tests {
             ("Call my mom.", "make calls"),
             ("Send a text to John saying I'm late.", "send messages"),
             ("Order me a pizza.", "order or book things"),
+            (
+                "is line one running right now or is there a delay at bloor",
+                "look up travel times",
+            ),
             ("Find a good Italian restaurant nearby.", "look up places"),
             ("How is Tesla stock doing?", "check prices or markets"),
             ("What's the price of gold today?", "check prices or markets"),
@@ -624,6 +641,8 @@ mod tests {
             "I had 900 in my account and spent 340. How much is left?",
             "How many players are on a soccer team?",
             "Tell me a joke.",
+            "book",
+            "who wrote the book things fall apart",
             "Doing a stock count at work, what's 1,248 minus 379?",
             "Who won the World Cup in 1966?",
             "Who won the World Cup last year?",
