@@ -18,10 +18,10 @@ pub(super) fn split_anew(question: &str, before: &str) -> Option<String> {
     if !opened(question) {
         return None;
     }
-    let question = loopd_tools::numbers::in_digits(question);
+    let question = in_digits(question);
     let found = SPLIT_WAYS.captures(&question)?;
     let ways = found.get(1).or(found.get(2))?.as_str();
-    let before = loopd_tools::numbers::in_digits(before);
+    let before = in_digits(before);
     let mut amounts = AMOUNT.find_iter(&before);
     let (Some(amount), None) = (amounts.next(), amounts.next()) else {
         return None;
@@ -44,7 +44,7 @@ static MORE: LazyLock<Regex> = LazyLock::new(|| {
 /// number of `before` that is no price, percentage or part of a date or
 /// time; `None` when there is not exactly one.
 pub(super) fn with_more_added(question: &str, before: &str) -> Option<String> {
-    let question = loopd_tools::numbers::in_digits(question);
+    let question = in_digits(question);
     let mut given = AMOUNT.find_iter(&question);
     let (Some(_), None) = (given.next(), given.next()) else {
         return None;
@@ -55,7 +55,7 @@ pub(super) fn with_more_added(question: &str, before: &str) -> Option<String> {
         .as_str()
         .parse()
         .ok()?;
-    let before = loopd_tools::numbers::in_digits(before);
+    let before = in_digits(before);
     let counts: Vec<regex::Match> = AMOUNT
         .find_iter(&before)
         .filter(|n| {
@@ -87,12 +87,12 @@ pub(super) fn with_a_count_changed(question: &str, before: &str) -> Option<Strin
     if !OPENERS.iter().any(|o| lower.starts_with(&format!("{o} "))) && !lower.starts_with("so ") {
         return None;
     }
-    let question = loopd_tools::numbers::with_parts(&loopd_tools::numbers::in_digits(question));
+    let question = loopd_tools::numbers::with_parts(&in_digits(question));
     let question = A_NTH.replace(&question, |found: &regex::Captures| {
         format!("{} ", ordinal(&found[1]))
     });
     let said = before;
-    let before = loopd_tools::numbers::in_digits(before);
+    let before = in_digits(before);
     let mut given = AMOUNT.find_iter(&question);
     let (Some(count), None) = (given.next(), given.next()) else {
         return None;

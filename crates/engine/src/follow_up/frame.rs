@@ -15,7 +15,7 @@ const FRAMES: [&str; 11] = [
 pub(super) fn framed(question: &str, before: &str) -> Option<String> {
     let fragment = match fragment(question) {
         Some(fragment) => {
-            let fragment = loopd_tools::numbers::in_digits(fragment);
+            let fragment = in_digits(fragment);
             let head = fragment
                 .split_whitespace()
                 .next()
@@ -62,7 +62,7 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
             .copied()
             .collect();
         numbers(words.first()?).first()?;
-        let before_body = loopd_tools::numbers::in_digits(before_body);
+        let before_body = in_digits(before_body);
         let before_body = before_body.as_str();
         let (start, end, said) = match words.get(1) {
             Some(unit) => {
@@ -200,10 +200,10 @@ fn place_known_after_in(text: &str) -> Option<(usize, usize)> {
 }
 
 /// `in`, and a place the clock knows, in a follow-up that goes on with
-/// words of its own ("and in singapore hes got a stopover there", "okay
+/// words of its own but no number (a number said anew is what it asks) ("and in singapore hes got a stopover there", "okay
 /// and my other cousin in perth"): `in singapore`, `in perth`.
 fn a_place_and_more(question: &str) -> Option<String> {
-    if !opened(question) {
+    if !opened(question) || has_numbers(&in_digits(question)) {
         return None;
     }
     place_within(without_opener(question.trim()))

@@ -23,6 +23,12 @@ use frame::framed;
 use on_the_answer::{an_amount_said_anew, on_the_answer, priced_on_the_answer};
 use value_before::with_value_before;
 
+/// `text` with its numbers in digits, a price read out (`one twenty eight
+/// fifty`) as one amount.
+fn in_digits(text: &str) -> String {
+    loopd_tools::numbers::in_digits(&loopd_tools::numbers::prices_in_digits(text))
+}
+
 /// How a follow-up may start.
 const OPENERS: [&str; 4] = ["what about", "how about", "and", "also"];
 
@@ -117,9 +123,7 @@ fn fragment(question: &str) -> Option<&str> {
         return None;
     }
     let rest = rest.trim_end_matches(['?', '.', '!']).trim();
-    let count = loopd_tools::numbers::in_digits(rest)
-        .split_whitespace()
-        .count();
+    let count = in_digits(rest).split_whitespace().count();
     (1..=MAX_FRAGMENT_WORDS).contains(&count).then_some(rest)
 }
 

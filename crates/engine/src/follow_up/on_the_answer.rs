@@ -21,12 +21,12 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
     if !opened(question) {
         return None;
     }
-    let question = loopd_tools::numbers::in_digits(question);
+    let question = in_digits(question);
     let mut given = AMOUNT.find_iter(&question);
     let (Some(new), None) = (given.next(), given.next()) else {
         return None;
     };
-    let before = loopd_tools::numbers::in_digits(before);
+    let before = in_digits(before);
     let percent = is_percentage(&question, &new);
     let olds: Vec<regex::Match> = AMOUNT
         .find_iter(&before)
@@ -74,7 +74,7 @@ fn answered_value(conversation: &[Message], unit: Option<&str>) -> Option<f64> {
         .rev()
         .filter(|m| m.role == Role::User)
         .nth(1)
-        .map(|m| numbers(&loopd_tools::numbers::in_digits(&m.content)))
+        .map(|m| numbers(&in_digits(&m.content)))
         .unwrap_or_default();
     let values: Vec<_> = numbers(&answer.content)
         .into_iter()
@@ -101,7 +101,7 @@ fn said_in(unit: &str) -> Vec<&str> {
 /// a gallon what did that cost me" after "You burned 1.5 gallons." asks
 /// "What is 1.5 times 3.29?".
 pub(super) fn priced_on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
-    let body = without_opener(&loopd_tools::numbers::in_digits(question)).to_string();
+    let body = without_opener(&in_digits(question)).to_string();
     let found = AT_A_PRICE.captures(&body)?;
     let asks_cost = bare_words(&body).any(|w| {
         matches!(
@@ -152,7 +152,7 @@ static PERCENT_IF: LazyLock<Regex> = LazyLock::new(|| {
 /// What a follow-up of [`PERCENT_IF`] puts on the answer before: `less 10
 /// percent off`, `with 15 percent tax`.
 fn put_on_if(question: &str) -> Option<String> {
-    let body = loopd_tools::numbers::in_digits(question);
+    let body = in_digits(question);
     let found = PERCENT_IF.captures(without_opener(&body))?;
     Some(match found.get(2) {
         Some(_) => format!("less {} percent off", &found[1]),

@@ -460,3 +460,27 @@ fn other_questions_are_left_alone() {
     );
     assert_eq!(in_context(&[Message::user("And in London?")]), None);
 }
+
+#[test]
+fn a_number_said_anew_beside_a_place_is_what_is_asked() {
+    assert_eq!(
+        asked(
+            "okay its minus fifteen out here in toronto whats that in fahrenheit",
+            "and my cousin in calgary says its minus twenty five there"
+        )
+        .as_deref(),
+        Some("Its minus 25 out here in toronto whats that in fahrenheit?")
+    );
+}
+
+#[test]
+fn a_price_read_out_stays_one_amount_when_the_count_changes() {
+    assert_eq!(
+        asked(
+            "okay so we made one twenty eight fifty in tips tonight split evenly between five of us how much does each person get",
+            "and if only four of us split it"
+        )
+        .as_deref(),
+        Some("We made 128.50 in tips tonight split evenly between 4 of us how much does each person get?")
+    );
+}
