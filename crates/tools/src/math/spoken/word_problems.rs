@@ -109,7 +109,7 @@ pub(super) fn doses(text: &str) -> Option<String> {
 
 /// `45 p a mile`, `3.45 a gallon`, `12 dollars per hour`: a price or
 /// rate for one of something.
-static RATE: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static RATE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)?\s+(?:a|an|per|each)\s+([a-z]+)\b")
         .expect("a valid regex")
 });

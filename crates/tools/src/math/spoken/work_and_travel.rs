@@ -4,7 +4,7 @@
 //! supply lasts, a price with a percentage or a tax included.
 
 use super::units::singular;
-use super::word_problems::DISTANCE;
+use super::word_problems::{DISTANCE, RATE};
 use super::*;
 use crate::clock_time::{ClockTime, Minutes};
 
@@ -52,11 +52,12 @@ static BREAK: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// `$28.40 an hour`, `17.20 per hour`: an hourly rate.
-static HOURLY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s+(?:dollars?\s+|pounds?\s+|euros?\s+|bucks\s+)?(?:an|per|a)\s+hour\b")
-        .expect("a valid regex")
-});
+/// `$28.40 an hour`, `17.20 per hour`: an hourly rate, the number its
+/// first group.
+fn hourly(text: &str) -> Option<Captures<'_>> {
+    RATE.captures_iter(text)
+        .find(|rate| rate[3].eq_ignore_ascii_case("hour"))
+}
 
 /// The hours worked in a shift from its start to its end, less an unpaid
 /// break, or what they pay at an hourly rate, when the question asks how
@@ -72,7 +73,7 @@ pub(super) fn a_shift(text: &str) -> Option<String> {
     .iter()
     .any(|w| lower.contains(w));
     let hours_asked = lower.contains("how many hours");
-    let rate = HOURLY.captures(&lower);
+    let rate = hourly(&lower);
     let pay_asked = rate.is_some()
         && ["how much", "earn", "make", "paid", "take home"]
             .iter()
@@ -234,6 +235,20 @@ static ECONOMY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// How many numbers `text` gives as amounts: not the `1` of `one way`,
+/// written in digits.
+fn amounts_given(text: &str) -> usize {
+    NUMBER
+        .find_iter(text)
+        .filter(|n| {
+            !text[n.end()..]
+                .trim_start()
+                .to_lowercase()
+                .starts_with("way")
+        })
+        .count()
+}
+
 /// The fuel a distance takes at a car's economy, when the text gives
 /// those two numbers only and asks how many gallons or litres: `its 420
 /// miles to my sisters and the car does 45 miles to the gallon how many
@@ -250,8 +265,7 @@ pub(super) fn fuel_for_a_distance(text: &str) -> Option<String> {
     ]
     .iter()
     .any(|w| lower.contains(w));
-    let one_way = lower.matches("1 way").count();
-    if !asked || NUMBER.find_iter(text).count() != 2 + one_way {
+    if !asked || amounts_given(text) != 2 {
         return None;
     }
     let economy = ECONOMY.captures(text)?;
@@ -347,7 +361,7 @@ pub(super) fn with_overtime(text: &str) -> Option<String> {
     } else {
         return None;
     };
-    let rate = HOURLY.captures(text)?;
+    let rate = hourly(text)?;
     let rate_at = rate.get(1)?;
     let numbers = NUMBER.find_iter(text).count();
     if numbers == 1 {
