@@ -668,6 +668,7 @@ pub fn as_arithmetic(
         .or_else(|| for_the_group(&text))
         .or_else(|| tax_included(&text))
         .or_else(|| percent_on_a_price(&text))
+        .or_else(|| a_cut_of_an_amount(&text))
     {
         text = asked;
     }

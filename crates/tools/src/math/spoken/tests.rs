@@ -1180,3 +1180,19 @@ fn a_temperature_with_no_scale_is_on_the_other_one() {
         Some((65.0, "psi".into(), "bar".into()))
     );
 }
+
+#[test]
+fn a_share_taken_of_an_amount_said_elsewhere() {
+    assert_eq!(
+        read("The sacco takes 12% of my daily collection. I collected KSh 9,500 today, so how much goes to the sacco?"),
+        "9500*12/100"
+    );
+    assert_ne!(
+        read("The sacco takes 12% of my daily collection. I collected KSh 9,500 today, so how much do I keep?"),
+        "9500*12/100"
+    );
+    assert_ne!(
+        read("I save 10 percent of my pay and I earn 3000 a month, how much do I save in a year?"),
+        "3000*10/100"
+    );
+}

@@ -182,6 +182,49 @@ pub(super) fn each_in_a_period(text: &str) -> Option<String> {
     }
 }
 
+/// `takes 12% of my`, `puts 10 percent of the`: a share that someone
+/// takes or sets aside of an amount said elsewhere.
+static A_CUT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:takes?|took|keeps?|charges?|gets?|deducts?|collects?|gives?|pays?|contributes?|saves?|puts?\s+(?:in|aside|away)|sets?\s+aside)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+of\s+(?:my|the|our|his|her|their|your|each|every)\b")
+        .expect("a valid regex")
+});
+
+/// The share of [`A_CUT`] of the one other amount the text gives, when it
+/// asks how much that share is: `The sacco takes 12% of my daily
+/// collection. I collected KSh 9500 today, so how much goes to the
+/// sacco?` is `9500*12/100`. Not when it asks what is left, or over a
+/// period (`how much do I save in a year`).
+pub(super) fn a_cut_of_an_amount(text: &str) -> Option<String> {
+    let cut = A_CUT.captures(text)?;
+    let percent = cut.get(1)?;
+    let lower = text.to_lowercase();
+    let asked = &lower[lower.rfind("how much")?..];
+    let left = [
+        "left",
+        "keep",
+        "remain",
+        "after",
+        "take home",
+        "net",
+        "end up",
+        "rest",
+        "year",
+        "month",
+        "week",
+        "day",
+    ]
+    .iter()
+    .any(|w| asked.contains(w));
+    let amounts: Vec<regex::Match> = NUMBER
+        .find_iter(text)
+        .filter(|n| n.start() != percent.start())
+        .collect();
+    let [amount] = amounts.as_slice() else {
+        return None;
+    };
+    (!left).then(|| format!("{}*{}/100", amount.as_str(), percent.as_str()))
+}
+
 /// `15 percent diwali discount`, `20% off`, `13 percent HST`: a
 /// percentage off a price or on top of it (a word or two may name it).
 static PERCENT_ON_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
