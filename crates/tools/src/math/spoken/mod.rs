@@ -220,6 +220,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|yo|well|now|hang\s+on)\b[\s,.]*)+",
             "",
         ),
+        (
+            r"(?i)^\s*(?:(?:a\s+)?quick\s+(?:one|question|sum)|hey|ok(?:ay)?|so|right|um|uh|question)\s*[:,.!-]?\s+((?:what|how)\b)",
+            "$1",
+        ),
         // "What a 17 times 23": speech recognition's "what's".
         (
             r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+is|calculate|compute|work\s+out)\s+",
