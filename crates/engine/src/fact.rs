@@ -21,7 +21,8 @@ const COMPUTES: &str = "\
 
 /// Signs that write arithmetic or money.
 const SIGNS: &[char] = &[
-    '%', '$', '€', '£', '¥', '₹', '+', '*', '/', '=', '^', '×', '÷',
+    '%', '$', '€', '£', '¥', '₹', '₱', '₦', '₩', '₺', '₽', '₫', '₪', '+', '*', '/', '=', '^', '×',
+    '÷',
 ];
 
 /// How a question of fact begins.

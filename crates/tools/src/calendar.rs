@@ -79,7 +79,7 @@ static ARITHMETIC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
 /// An amount of money given, in digits.
 static MONEY_GIVEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)[$€£¥₹]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b|\d\s+(?:an|per)\s+hour\b",
+        r"(?i)[$€£¥₹₱₦₩₺₽₫₪]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b|\d\s+(?:an|per)\s+hour\b",
     )
     .expect("a valid regex")
 });
@@ -195,12 +195,17 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
             question.trim()
         ));
     }
-    if !counting && dates.len() > 1 && dates.len() == found.len() {
+    let from_one_to_another = words
+        .iter()
+        .any(|w| matches!(w.as_str(), "from" | "between" | "since" | "and"));
+    if (!counting || !from_one_to_another) && dates.len() > 1 && dates.len() == found.len() {
         if let Some(numbered) = told_in_numbers(&words, &found) {
             dates = vec![dates[numbered]];
         }
     }
-    // A day named beside its date ("the 25th, Burns Night") is one date to count to.
+    // A day named beside its date ("the 25th, Burns Night") is one date to
+    // count to; of a holiday and another date beside it ("independence day
+    // june twelve"), the date told in numbers is the user's (above).
     if counting {
         dates.dedup();
     }
@@ -824,6 +829,10 @@ mod tests {
         assert_eq!(
             ask("how many days until christmas the twenty fifth of december").days,
             Some(30)
+        );
+        assert_eq!(
+            ask("how many days until independence day june twelve").days,
+            Some(199)
         );
     }
 

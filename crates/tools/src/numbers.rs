@@ -153,11 +153,11 @@ pub fn letter_signs_named(text: &str) -> String {
 }
 
 /// The signs written before an amount of money.
-pub const CURRENCY_SIGNS: [char; 5] = ['$', '€', '£', '¥', '₹'];
+pub const CURRENCY_SIGNS: [char; 12] = ['$', '€', '£', '¥', '₹', '₱', '₦', '₩', '₺', '₽', '₫', '₪'];
 
 /// Words that make a text about money.
 static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[$€£¥₹]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|rand|ringgit|shillings?|bob|ksh|pesos?|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
+    Regex::new(r"(?i)[$€£¥₹₱₦₩₺₽₫₪]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|rand|ringgit|shillings?|bob|ksh|pesos?|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
         .expect("a valid regex")
 });
 

@@ -11,7 +11,9 @@ const FRAMES: [&str; 11] = [
 ];
 
 /// `question` as a fragment in the frame of `before` (a preposition's
-/// object or an amount in a unit replaced).
+/// object or an amount in a unit replaced). Not a frame with a number
+/// after a conversion ("and in baguio its only eighteen"): the number said
+/// anew is what it asks.
 pub(super) fn framed(question: &str, before: &str) -> Option<String> {
     let fragment = match fragment(question) {
         Some(fragment) => {
@@ -21,6 +23,12 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
                 .next()
                 .unwrap_or("")
                 .to_lowercase();
+            let framed_number = FRAMES.contains(&head.as_str())
+                && has_numbers(&fragment)
+                && loopd_tools::math::spoken::conversion(before).is_some();
+            if framed_number {
+                return None;
+            }
             let plain = !FRAMES.contains(&head.as_str()) && !has_numbers(&fragment);
             match place_within(&fragment) {
                 Some(place)

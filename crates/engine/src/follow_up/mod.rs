@@ -20,7 +20,7 @@ mod value_before;
 
 use counts::{split_anew, with_a_count_changed, with_more_added};
 use frame::framed;
-use on_the_answer::{an_amount_said_anew, on_the_answer, priced_on_the_answer};
+use on_the_answer::{an_amount_said_anew, on_the_answer, priced_on_the_answer, the_total_with_it};
 use value_before::with_value_before;
 
 /// `text` with its numbers in digits, a price read out (`one twenty eight
@@ -50,6 +50,7 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
         .or_else(|| with_value_before(question, &before))
         .or_else(|| with_a_count_changed(question, &before))
         .or_else(|| with_more_added(question, &before))
+        .or_else(|| the_total_with_it(question, &before))
         .or_else(|| on_the_answer(question, conversation))
         .or_else(|| priced_on_the_answer(question, conversation))
         .or_else(|| an_amount_said_anew(question, &before))

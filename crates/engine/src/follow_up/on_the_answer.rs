@@ -52,7 +52,7 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
 
 /// `at 3.29 a gallon`: a price per unit said at a follow-up's start.
 static AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re|(?:the\s+)?[a-z]+\s+(?:is|are|costs?)))\s+[$£€¥₹]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b")
+    Regex::new(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re|(?:the\s+)?[a-z]+\s+(?:is|are|costs?)))\s+[$£€¥₹₱₦₩₺₽₫₪]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b")
         .expect("a valid regex")
 });
 
@@ -166,3 +166,30 @@ static ASKS_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^(?:what(?:'s|\s+is|\s+would\s+it\s+be|s)|how\s+much\s+is)\s+(?:it|that)\s+")
         .expect("a valid regex")
 });
+
+/// `12% VAT on ₱1,500`, `15 percent tip on $80`: a percentage of an amount.
+static PERCENT_ON_AN_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+((?:sales\s+)?tax|vat|gst|hst|tip|service\s+charge)\s+(?:on|of|for)\s+(?:an?\s+|the\s+)?[$€£¥₹₱₦₩₺₽₫₪]?(\d[\d,]*(?:\.\d+)?)")
+        .expect("a valid regex")
+});
+
+/// The total with the percentage the question before asked of an
+/// amount: "And what's the total with the VAT?" after "How much is 12% VAT
+/// on ₱1,500?" asks "What is 1500 with 12% VAT?".
+pub(super) fn the_total_with_it(question: &str, before: &str) -> Option<String> {
+    let lower = question.to_lowercase();
+    let total = ["total", "altogether", "in all", "all in", "all together"]
+        .iter()
+        .any(|w| lower.contains(w));
+    if !opened(question) || !total || has_numbers(&in_digits(question)) {
+        return None;
+    }
+    let before = in_digits(before);
+    let found = PERCENT_ON_AN_AMOUNT.captures(&before)?;
+    Some(format!(
+        "What is {} with {}% {}?",
+        found[3].replace(',', ""),
+        &found[1],
+        found[2].to_lowercase()
+    ))
+}

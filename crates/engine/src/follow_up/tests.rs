@@ -484,3 +484,34 @@ fn a_price_read_out_stays_one_amount_when_the_count_changes() {
         Some("We made 128.50 in tips tonight split evenly between 4 of us how much does each person get?")
     );
 }
+
+#[test]
+fn a_frame_with_a_number_after_a_conversion_is_the_number_said_anew() {
+    assert_eq!(
+        asked(
+            "its thirty six degrees celsius in manila today whats that in fahrenheit",
+            "and in baguio its only eighteen"
+        )
+        .as_deref(),
+        Some("its 18 degrees celsius in manila today whats that in fahrenheit")
+    );
+}
+
+#[test]
+fn the_total_with_the_percentage_asked_before() {
+    assert_eq!(
+        asked(
+            "How much is 12% VAT on ₱1,500?",
+            "And what's the total with the VAT?"
+        )
+        .as_deref(),
+        Some("What is 1500 with 12% vat?")
+    );
+    assert_eq!(
+        asked(
+            "How much is 12% VAT on ₱1,500?",
+            "And what's the total for 3?"
+        ),
+        None
+    );
+}

@@ -138,8 +138,9 @@ pub fn number(value: f64) -> String {
 pub fn result(question: &str, value: f64) -> String {
     let lower = question.to_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
-    let money = has(&["$", "dollar", "€", "euro", "£", "quid", "₹", "rupee"])
-        && !has(&["what percent", "as a percent"]);
+    let money = has(&[
+        "$", "dollar", "€", "euro", "£", "quid", "₹", "rupee", "₱", "peso", "shilling", "bob",
+    ]) && !has(&["what percent", "as a percent"]);
     let said = match money && value.fract() != 0.0 && value.abs() >= 0.01 {
         true => format!("{value:.2}"),
         false => number(value),
@@ -169,6 +170,18 @@ pub fn result(question: &str, value: f64) -> String {
             " rupee"
         } else {
             " rupees"
+        }
+    } else if has(&["₱", "peso"]) {
+        if said == "1" {
+            " peso"
+        } else {
+            " pesos"
+        }
+    } else if has(&["shilling", " bob"]) {
+        if said == "1" {
+            " shilling"
+        } else {
+            " shillings"
         }
     } else if has(&[" rand"]) {
         " rand"
@@ -221,9 +234,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "",
         ),
         (
-            r"(?i)^\s*(?:(?:a\s+)?quick\s+(?:one|question|sum)|hey|ok(?:ay)?|so|right|um|uh|question)\s*[:,.!-]?\s+((?:what|how)\b)",
+            r"(?i)^\s*(?:(?:a\s+)?quick\s+(?:one|question|sum)|hey|ok(?:ay)?|so|right|um|uh|question|sige|sasa)\s*[:,.!-]?\s+((?:what|how)[a-z']*)",
             "$1",
         ),
+        (r"(?i)\s+po\s*([.?!]?)\s*$", "$1"),
+        (r"(?i)\b\d+-in-\d+\b", "all-in-one"),
         // "What a 17 times 23": speech recognition's "what's".
         (
             r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+is|calculate|compute|work\s+out)\s+",
@@ -250,7 +265,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^\s*(?:which(?:\s+one)?\s+is\s+)?(?:the\s+)?(biggest|largest|highest|greatest|smallest|lowest)(?:\s+(?:number|one|value))?\s*[:,]\s*",
             "$1 of ",
         ),
-        (r"[$€£¥₹](\d)", "$1"),
+        (r"[$€£¥₹₱₦₩₺₽₫₪](\d)", "$1"),
         (r"(?i)(\d)\s+(?:dollars?|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)\b", "$1"),
         (
             r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?((?:-?[\d.]+(?:\s*,\s*|\s*,?\s+and\s+))+-?[\d.]+)(?:\s+[a-z]+){0,2}\s*[.?]?\s*$",
@@ -268,7 +283,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^.*?\b((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*(?:,?\s*and\s+|,\s*)-?[\d.]+)\b.*?\b(average|mean|median|total|sum|range)\b.*$",
             "$2($1)",
         ),
-        (r"[?$€£¥₹]", ""),
+        (r"[?$€£¥₹₱₦₩₺₽₫₪]", ""),
         (r"(?i)\bRs\.?\s*(\d)", "$1"),
         (r"\.\s*$", ""),
         (r"(?i)\s*\b(dollars?|euros?|cents|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)\b", ""),

@@ -1197,3 +1197,21 @@ fn a_share_taken_of_an_amount_said_elsewhere() {
         "3000*10/100"
     );
 }
+
+#[test]
+fn pesos_and_particles_around_a_sum() {
+    assert_eq!(read("Calculate 48 times 35 po."), "48 * 35");
+    assert_eq!(read("What is 1500 with 12% vat?"), "1500*(1+12/100)");
+    assert_eq!(
+        read("sige whats seven thousand five hundred sixty divided by forty five"),
+        "7560 / 45"
+    );
+    assert_eq!(
+        read("A sachet of 3-in-1 coffee is ₱7. How much for 35 sachets?"),
+        "sachet of all-in-one coffee is 7. How much for 35 sachets"
+    );
+    assert_eq!(
+        read("My sales this week: ₱2,350, ₱1,980, ₱2,640, ₱2,100, ₱3,050, ₱3,420 and ₱2,760. What's my average daily sales?"),
+        "2614.285714285714"
+    );
+}

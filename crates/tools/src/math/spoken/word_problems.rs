@@ -156,7 +156,7 @@ pub(super) fn at_a_rate(text: &str) -> Option<String> {
 /// `at 12 pounds each`, `for 3.50 apiece`: the price of one of the things
 /// counted before it.
 static EACH_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:at|for|costing|cost)\s+[£$€¥₹]?(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)?\s+(?:each|apiece|a\s+piece)\b")
+    Regex::new(r"(?i)\b(?:at|for|costing|cost)\s+[£$€¥₹₱₦₩₺₽₫₪]?(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)?\s+(?:each|apiece|a\s+piece)\b")
         .expect("a valid regex")
 });
 
