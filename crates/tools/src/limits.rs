@@ -257,8 +257,20 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .unwrap_or("");
     let now_outside =
         NOW_OUTSIDE.iter().any(|w| has(w)) || words.iter().any(|w| super::when::is_day_name(w));
-    let weather_now =
-        now_outside && (has("temperature") || (!numbers && DRESSED_OR_FELT.iter().any(|w| has(w))));
+    let storm = [
+        "typhoon",
+        "hurricane",
+        "cyclone",
+        "storm",
+        "tornado",
+        "monsoon",
+        "flood",
+        "flooding",
+    ]
+    .iter()
+    .any(|w| has(w));
+    let weather_now = now_outside
+        && (has("temperature") || storm || (!numbers && DRESSED_OR_FELT.iter().any(|w| has(w))));
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
     let uv_index = has("uv") && !has("rays");
     let backed_up = has("backed") && has("up") && (has("road") || has("motorway") || has("now"));
@@ -466,6 +478,10 @@ mod tests {
             ("Send a text to John saying I'm late.", "send messages"),
             ("Order me a pizza.", "order or book things"),
             (
+                "Is there a typhoon signal in Quezon City right now? Will classes be suspended tomorrow?",
+                "check the weather",
+            ),
+            (
                 "is line one running right now or is there a delay at bloor",
                 "look up travel times",
             ),
@@ -641,6 +657,7 @@ mod tests {
             "I had 900 in my account and spent 340. How much is left?",
             "How many players are on a soccer team?",
             "Tell me a joke.",
+            "what's the difference between a typhoon and a hurricane",
             "book",
             "who wrote the book things fall apart",
             "Doing a stock count at work, what's 1,248 minus 379?",

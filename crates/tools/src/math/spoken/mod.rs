@@ -238,7 +238,6 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1",
         ),
         (r"(?i)\s+po\s*([.?!]?)\s*$", "$1"),
-        (r"(?i)\b\d+-in-\d+\b", "all-in-one"),
         // "What a 17 times 23": speech recognition's "what's".
         (
             r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+is|calculate|compute|work\s+out)\s+",
@@ -685,6 +684,7 @@ pub fn as_arithmetic(
         .or_else(|| share_of_two(&text))
         .or_else(|| split_between(&text))
         .or_else(|| for_the_group(&text))
+        .or_else(|| many_at_the_price_of_one(&text))
         .or_else(|| tax_included(&text))
         .or_else(|| percent_on_a_price(&text))
         .or_else(|| a_cut_of_an_amount(&text))

@@ -1208,10 +1208,16 @@ fn pesos_and_particles_around_a_sum() {
     );
     assert_eq!(
         read("A sachet of 3-in-1 coffee is ₱7. How much for 35 sachets?"),
-        "sachet of all-in-one coffee is 7. How much for 35 sachets"
+        "35 * 7"
     );
     assert_eq!(
         read("My sales this week: ₱2,350, ₱1,980, ₱2,640, ₱2,100, ₱3,050, ₱3,420 and ₱2,760. What's my average daily sales?"),
         "2614.285714285714"
     );
+}
+
+#[test]
+fn many_at_the_price_of_one_said_before() {
+    assert_eq!(read("A coffee is $4. How much for 6 coffees?"), "6 * 4");
+    assert_ne!(read("A coffee is $4. How much for 6 muffins?"), "6 * 4");
 }

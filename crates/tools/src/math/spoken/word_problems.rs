@@ -514,3 +514,28 @@ pub(super) fn for_the_group(text: &str) -> Option<String> {
     let whole = !people.as_str().contains('.');
     whole.then(|| format!("{} * {}", each.as_str(), people.as_str()))
 }
+
+/// `A sachet of coffee is ₱7. How much for 35 sachets?`: the price of
+/// one thing, then how much so many of them come to.
+static ONE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:an?|one|each)\s+([a-z0-9' -]+?)\s+(?:is|costs?|sells\s+for|goes\s+for)\s+[$€£¥₹₱₦₩₺₽₫₪]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|are\s+|would\s+|will\s+|do\s+|does\s+)?(?:[a-z]+\s+){0,3}?for\s+(\d+)\s+([a-z]+)\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// So many things at the price of one said before: `A sachet of 3-in-1
+/// coffee is ₱7. How much for 35 sachets?` is `35 * 7`, when the things
+/// counted are the thing priced.
+pub(super) fn many_at_the_price_of_one(text: &str) -> Option<String> {
+    let text = NAMED_WITH_NUMBERS.replace_all(text, "combo");
+    let found = ONE_THEN_MANY.captures(&text)?;
+    let counted = singular(&found[4].to_lowercase());
+    let named = found[1]
+        .to_lowercase()
+        .split_whitespace()
+        .any(|w| singular(w) == counted);
+    named.then(|| format!("{} * {}", &found[3], &found[2]))
+}
+
+/// `3-in-1`, `2-in-1`: a name with numbers in it.
+static NAMED_WITH_NUMBERS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b\d+-in-\d+\b").expect("a valid regex"));
