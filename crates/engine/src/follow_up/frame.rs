@@ -10,6 +10,11 @@ const FRAMES: [&str; 11] = [
     "in", "until", "till", "to", "of", "for", "from", "on", "at", "by", "as",
 ];
 
+/// `35 sachets`: a count and what it counts, at the start of a frame's
+/// object.
+static COUNT_OF: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^\s*\d+(?:\.\d+)?\s+([a-z]+)\b").expect("a valid regex"));
+
 /// `question` as a fragment in the frame of `before` (a preposition's
 /// object or an amount in a unit replaced). Not a frame with a number
 /// after a conversion ("and in baguio its only eighteen"): the number said
@@ -55,8 +60,13 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
         )
     } else if FRAMES.contains(&head.as_str()) && find_word(before_body, &head).is_some() {
         let at = find_word(before_body, &head)?;
-        let rest = the_question_after(&before_body[at + head.len()..]);
-        format!("{} {fragment}{rest}", before_body[..at].trim_end())
+        let object = &before_body[at + head.len()..];
+        let rest = the_question_after(object);
+        let counted = match (words.as_slice(), COUNT_OF.captures(&in_digits(object))) {
+            ([_, n], Some(count)) if n.parse::<f64>().is_ok() => format!(" {}", &count[1]),
+            _ => String::new(),
+        };
+        format!("{} {fragment}{counted}{rest}", before_body[..at].trim_end())
     } else if is_a_name(&words) {
         let (start, end) = place_named(before_body)?;
         format!("{}{fragment}{}", &before_body[..start], &before_body[end..])

@@ -515,3 +515,15 @@ fn the_total_with_the_percentage_asked_before() {
         None
     );
 }
+
+#[test]
+fn a_count_in_a_frame_keeps_what_it_counts() {
+    assert_eq!(
+        asked(
+            "A sachet of 3-in-1 coffee is ₱7. How much for 35 sachets?",
+            "And for 50?"
+        )
+        .as_deref(),
+        Some("A sachet of 3-in-1 coffee is ₱7. How much for 50 sachets?")
+    );
+}
