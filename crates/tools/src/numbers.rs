@@ -201,9 +201,12 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
         [word, ..] if small(core(word)).is_some_and(|n| n >= 10) => (small(core(word))?, 1),
         _ => return None,
     };
-    let cents_named = words
-        .get(cents_at + cents_used)
-        .is_some_and(|w| matches!(w.to_ascii_lowercase().as_str(), "cents" | "cent" | "pence"));
+    let cents_named = words.get(cents_at + cents_used).is_some_and(|w| {
+        matches!(
+            w.to_ascii_lowercase().as_str(),
+            "cents" | "cent" | "pence" | "centavos"
+        )
+    });
     let cents_used = cents_used + usize::from(cents_named);
     let after = words
         .get(cents_at + cents_used)

@@ -562,7 +562,7 @@ static POUNDS_AND_PENCE: LazyLock<Regex> = LazyLock::new(|| {
 /// `58 dollars and 75 cents`: 58.75.
 static DOLLARS_AND_CENTS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|bucks|shillings?|pesos?|rupees?|rand)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p)\b",
+        r"(?i)\b(\d+)\s+(?:dollars?|euros?|pounds?|bucks|shillings?|pesos?|rupees?|rand)\s+and\s+(\d{1,2})\s+(?:cents?|centavos?|centimos?|pence|p)\b",
     )
     .expect("a valid regex")
 });

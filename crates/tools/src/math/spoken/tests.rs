@@ -1201,6 +1201,10 @@ fn a_share_taken_of_an_amount_said_elsewhere() {
 #[test]
 fn pesos_and_particles_around_a_sum() {
     assert_eq!(read("Calculate 48 times 35 po."), "48 * 35");
+    assert_eq!(
+        read("okay so twelve pesos and fifty centavos times eighteen"),
+        "12.50 * 18"
+    );
     assert_eq!(read("What is 1500 with 12% vat?"), "1500*(1+12/100)");
     assert_eq!(
         read("sige whats seven thousand five hundred sixty divided by forty five"),
