@@ -7,6 +7,7 @@
 
 use super::parse::{number_words, numbers};
 use super::sentences::sentence_end;
+use loopd_tools::numbers::CURRENCY_SIGNS;
 
 /// Words that ask for a computation, a quantity of money or time, or a
 /// date: a question holding one of them is worked out with the tools.
@@ -19,11 +20,13 @@ const COMPUTES: &str = "\
     tax than this times tip today tomorrow total triple twice until will \
     yesterday";
 
-/// Signs that write arithmetic or money.
-const SIGNS: &[char] = &[
-    '%', '$', '€', '£', '¥', '₹', '₱', '₦', '₩', '₺', '₽', '₫', '₪', '+', '*', '/', '=', '^', '×',
-    '÷',
-];
+/// Signs that write arithmetic (money's are [`CURRENCY_SIGNS`]).
+const OPERATOR_SIGNS: &[char] = &['%', '+', '*', '/', '=', '^', '×', '÷'];
+
+/// Whether `text` holds a sign of arithmetic or money.
+fn has_signs(text: &str) -> bool {
+    text.contains(OPERATOR_SIGNS) || text.contains(CURRENCY_SIGNS)
+}
 
 /// How a question of fact begins.
 const ASKS: &str = "\
@@ -36,7 +39,7 @@ const ASKS: &str = "\
 pub(super) fn asks_about_a_number(question: &str) -> bool {
     let question = question.trim();
     let given = numbers(question).len() + number_words(question).len();
-    if given != 1 || sentence_end(question).is_some() || question.contains(SIGNS) {
+    if given != 1 || sentence_end(question).is_some() || has_signs(question) {
         return false;
     }
     let words = words(question);
@@ -60,7 +63,7 @@ const CHANGES: &str = "\
 /// remembered, not computed.
 pub(super) fn asks_nothing_worked_out(question: &str) -> bool {
     let words = words(question);
-    !question.contains(SIGNS) && !computes(&words) && !words.iter().any(|w| among(CHANGES, w))
+    !has_signs(question) && !computes(&words) && !words.iter().any(|w| among(CHANGES, w))
 }
 
 /// Whether `answer` tells a clock time ("3:42") or an amount of money.
@@ -72,7 +75,7 @@ pub(super) fn tells_time_or_money(answer: &str) -> bool {
     let money = words(answer)
         .iter()
         .any(|w| among("cent cents dollar dollars euro euros pound pounds", w));
-    clock || money || answer.contains(loopd_tools::numbers::CURRENCY_SIGNS)
+    clock || money || answer.contains(CURRENCY_SIGNS)
 }
 
 /// The words of `text`, lowercased, split at anything but letters, digits

@@ -33,8 +33,12 @@ static LONG_DECIMAL: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// An amount of money with one decimal (`$0.7`), said with two.
-static MONEY_ONE_DECIMAL: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"^[$€£¥₹₱₦₩₺₽₫₪]-?\d[\d,]*\.\d$").expect("a valid regex"));
+static MONEY_ONE_DECIMAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&loopd_tools::numbers::with_currency_signs(
+        r"^[SIGNS]-?\d[\d,]*\.\d$",
+    ))
+    .expect("a valid regex")
+});
 
 static UNSAYABLE: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [

@@ -78,9 +78,9 @@ static ARITHMETIC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
 
 /// An amount of money given, in digits.
 static MONEY_GIVEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(
-        r"(?i)[$€£¥₹₱₦₩₺₽₫₪]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b|\d\s+(?:an|per)\s+hour\b",
-    )
+    regex::Regex::new(&crate::numbers::with_currency_signs(
+        r"(?i)[SIGNS]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b|\d\s+(?:an|per)\s+hour\b",
+    ))
     .expect("a valid regex")
 });
 

@@ -155,9 +155,16 @@ pub fn letter_signs_named(text: &str) -> String {
 /// The signs written before an amount of money.
 pub const CURRENCY_SIGNS: [char; 12] = ['$', '€', '£', '¥', '₹', '₱', '₦', '₩', '₺', '₽', '₫', '₪'];
 
+/// `pattern` with `SIGNS` written as the characters of [`CURRENCY_SIGNS`],
+/// for a regex's character class (`[SIGNS]`): one list of the signs for
+/// every pattern that reads money.
+pub fn with_currency_signs(pattern: &str) -> String {
+    pattern.replace("SIGNS", &CURRENCY_SIGNS.iter().collect::<String>())
+}
+
 /// Words that make a text about money.
 static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[$€£¥₹₱₦₩₺₽₫₪]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|rand|ringgit|shillings?|bob|ksh|pesos?|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b")
+    Regex::new(&with_currency_signs(r"(?i)[SIGNS]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|rand|ringgit|shillings?|bob|ksh|pesos?|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b"))
         .expect("a valid regex")
 });
 

@@ -52,7 +52,7 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
 
 /// `at 3.29 a gallon`: a price per unit said at a follow-up's start.
 static AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re|(?:the\s+)?[a-z]+\s+(?:is|are|costs?)))\s+[$£€¥₹₱₦₩₺₽₫₪]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b")
+    Regex::new(&loopd_tools::numbers::with_currency_signs(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re|(?:the\s+)?[a-z]+\s+(?:is|are|costs?)))\s+[SIGNS]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b"))
         .expect("a valid regex")
 });
 
@@ -169,7 +169,7 @@ static ASKS_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `12% VAT on ₱1,500`, `15 percent tip on $80`: a percentage of an amount.
 static PERCENT_ON_AN_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+((?:sales\s+)?tax|vat|gst|hst|tip|service\s+charge)\s+(?:on|of|for)\s+(?:an?\s+|the\s+)?[$€£¥₹₱₦₩₺₽₫₪]?(\d[\d,]*(?:\.\d+)?)")
+    Regex::new(&loopd_tools::numbers::with_currency_signs(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+((?:sales\s+)?tax|vat|gst|hst|tip|service\s+charge)\s+(?:on|of|for)\s+(?:an?\s+|the\s+)?[SIGNS]?(\d[\d,]*(?:\.\d+)?)"))
         .expect("a valid regex")
 });
 

@@ -264,7 +264,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^\s*(?:which(?:\s+one)?\s+is\s+)?(?:the\s+)?(biggest|largest|highest|greatest|smallest|lowest)(?:\s+(?:number|one|value))?\s*[:,]\s*",
             "$1 of ",
         ),
-        (r"[$€£¥₹₱₦₩₺₽₫₪](\d)", "$1"),
+        (r"[SIGNS](\d)", "$1"),
         (r"(?i)(\d)\s+(?:dollars?|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)\b", "$1"),
         (
             r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?((?:-?[\d.]+(?:\s*,\s*|\s*,?\s+and\s+))+-?[\d.]+)(?:\s+[a-z]+){0,2}\s*[.?]?\s*$",
@@ -282,7 +282,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^.*?\b((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*(?:,?\s*and\s+|,\s*)-?[\d.]+)\b.*?\b(average|mean|median|total|sum|range)\b.*$",
             "$2($1)",
         ),
-        (r"[?$€£¥₹₱₦₩₺₽₫₪]", ""),
+        (r"[?SIGNS]", ""),
         (r"(?i)\bRs\.?\s*(\d)", "$1"),
         (r"\.\s*$", ""),
         (r"(?i)\s*\b(dollars?|euros?|cents|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)\b", ""),
@@ -524,7 +524,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\btriple\b", "3 *"),
     ]
     .into_iter()
-    .map(|(pattern, to)| (Regex::new(pattern).expect("a valid regex"), to))
+    .map(|(pattern, to)| {
+        let pattern = crate::numbers::with_currency_signs(pattern);
+        (Regex::new(&pattern).expect("a valid regex"), to)
+    })
     .collect()
 });
 
