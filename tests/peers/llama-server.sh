@@ -16,7 +16,16 @@ target="${1:-llama-server}"
 case "$target" in llama-server | llama-bench) ;; *) echo "llama-server.sh: unknown target $target" >&2; exit 2 ;; esac
 bin="$root/bin/$target"
 
-if [ -x "$bin" ] && "$bin" --help >/dev/null 2>&1; then
+# llama.cpp's AMX matrix products (compiled in by GGML_NATIVE on CPUs with
+# AMX) crash on some of them (ggml-org/llama.cpp#20824; here on a 2-core
+# Xeon with AMX: a segfault in ggml_backend_amx_mul_mat on every prompt), so
+# the build keeps everything else the CPU has and leaves AMX out. A binary
+# built with other flags is rebuilt.
+flags=""
+[ "$(uname -m)" = x86_64 ] && flags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+stamp="$bin.flags"
+
+if [ -x "$bin" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$flags" ] && "$bin" --help >/dev/null 2>&1; then
     echo "$bin"
     exit 0
 fi
@@ -55,6 +64,7 @@ cmake -S "$src" -B "$tmp/build" -DCMAKE_BUILD_TYPE=Release \
     -DBUILD_SHARED_LIBS=OFF -DLLAMA_BUILD_NUMBER="$VERSION" \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_APP=OFF \
     -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_USE_PREBUILT_UI=OFF \
+    -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
     || fail "cmake configure (see above)"
 cmake --build "$tmp/build" --target "$target" -j"$(nproc)" \
     || fail "cmake build (see above)"
@@ -63,5 +73,6 @@ cmake --build "$tmp/build" --target "$target" -j"$(nproc)" \
 # Move into place last: a half-done build never leaves $bin behind.
 mkdir -p "$root/bin"
 mv "$tmp/build/bin/$target" "$bin"
+echo "$flags" > "$stamp"
 echo "== built $bin"
 echo "$bin" >&3
