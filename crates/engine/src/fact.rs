@@ -51,6 +51,40 @@ pub(super) fn asks_about_a_number(question: &str) -> bool {
     begun && !computes(&words) && !converts(&words)
 }
 
+/// Words that point back to something said before the question (or at
+/// the user): a question holding one needs what was told around it.
+const POINTS_BACK: &str = "\
+    that it its them this these those he she they his her their him my our \
+    i we me us you your";
+
+/// Whether the question at the end of `text`, after the sentences or the
+/// colon that tell something around it ("Worked 35 years at the refinery
+/// and never thought to ask: what's the main gas in natural gas?"), is a
+/// question of fact of its own: no number, no word that points back to
+/// what was told, begun as a question of fact, and asking nothing worked
+/// out. The numbers told around it are not to compute with.
+pub(super) fn asks_a_fact_apart(text: &str) -> bool {
+    let text = text.trim();
+    let mut asked = text;
+    while let Some(end) = sentence_end(asked).filter(|end| *end < asked.len()) {
+        asked = asked[end..].trim_start();
+    }
+    if let Some((_, after)) = asked.rsplit_once(':') {
+        asked = after.trim();
+    }
+    if asked.len() == text.len() || !asked.ends_with('?') {
+        return false;
+    }
+    let words = words(asked);
+    let given = numbers(asked).len() + number_words(asked).len();
+    given == 0
+        && words
+            .first()
+            .is_some_and(|first| among("who what what's whats which where name", first))
+        && !words.iter().any(|w| among(POINTS_BACK, w))
+        && asks_nothing_worked_out(asked)
+}
+
 /// Words of a question whose answer changes with the day or the price:
 /// what one remembers of them is out of date.
 const CHANGES: &str = "\
@@ -166,6 +200,26 @@ mod tests {
             "Which president is on the US 5 dollar bill?",
         ] {
             assert!(asks_about_a_number(question), "{question}");
+        }
+    }
+
+    #[test]
+    fn a_question_of_fact_after_what_is_told_is_apart() {
+        for text in [
+            "Worked 35 years at the refinery and never thought to ask: what's the main gas in natural gas?",
+            "I'm 68 and still curious. Who wrote Moby Dick?",
+        ] {
+            assert!(asks_a_fact_apart(text), "{text}");
+        }
+        for text in [
+            "I bought 3 shirts for 20 each. What did I spend?",
+            "I have 35 apples. What is half of them?",
+            "My son is 12. What's his age in months?",
+            "Who wrote Moby Dick?",
+            "The bill is 80 dollars: what's the tip at 15 percent?",
+            "I drove 300 miles. What is that in kilometers?",
+        ] {
+            assert!(!asks_a_fact_apart(text), "{text}");
         }
     }
 

@@ -674,8 +674,9 @@ impl Run {
             }
         }
         let question = super::question(conversation);
-        let computes =
-            super::parse::has_numbers(question) && !super::fact::asks_about_a_number(question);
+        let computes = super::parse::has_numbers(question)
+            && !super::fact::asks_about_a_number(question)
+            && !super::fact::asks_a_fact_apart(question);
         if self.tools.is_empty() || computes {
             return Ok(FirstRead::Open);
         }

@@ -34,7 +34,7 @@ static LONG_DECIMAL: LazyLock<Regex> = LazyLock::new(|| {
 
 /// An amount of money with one decimal (`$0.7`), said with two.
 static MONEY_ONE_DECIMAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&loopd_tools::numbers::with_currency_signs(
+    Regex::new(&loopd_tools::numbers::with_currencies(
         r"^[SIGNS]-?\d[\d,]*\.\d$",
     ))
     .expect("a valid regex")

@@ -78,8 +78,8 @@ static ARITHMETIC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
 
 /// An amount of money given, in digits.
 static MONEY_GIVEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(&crate::numbers::with_currency_signs(
-        r"(?i)[SIGNS]\s*\d|\d\s*(?:dollars?|euros?|bucks|quid)\b|\d\s+(?:an|per)\s+hour\b",
+    regex::Regex::new(&crate::numbers::with_currencies(
+        r"(?i)[SIGNS]\s*\d|\d\s*(?:CURRENCIES)\b|\d\s+(?:an|per)\s+hour\b",
     ))
     .expect("a valid regex")
 });
@@ -265,14 +265,18 @@ fn is_filler(span: &[String]) -> bool {
 
 /// Whether the words ask in what year something happened (`in what year
 /// did Confederation happen`, `which year was the tower built`), not what
-/// year it was or will be (`what year was it 30 years ago`).
+/// year it was or will be (`what year was it 30 years ago`); `what year
+/// was that` with no count from now asks about what was said before it.
 fn asks_a_year_in_history(words: &[String]) -> bool {
-    words.windows(4).any(|w| {
+    let counts_from_now = words.iter().any(|w| w.chars().any(|c| c.is_ascii_digit()));
+    let asks = |w: &[String]| {
         matches!(w[0].as_str(), "what" | "which")
             && w[1] == "year"
             && matches!(w[2].as_str(), "did" | "was" | "were" | "had" | "has")
-            && !matches!(w[3].as_str(), "it" | "that")
-    })
+    };
+    words
+        .windows(4)
+        .any(|w| asks(w) && (!matches!(w[3].as_str(), "it" | "that") || !counts_from_now))
 }
 
 fn asked(text: &str) -> Asked {
@@ -367,14 +371,15 @@ fn span_ahead(words: &[String]) -> Option<i64> {
     (spans.next().is_none() && (1..=3660).contains(&days)).then_some(days)
 }
 
-/// Of several dates, the first told in numbers (`the Christmas carol
-/// morning is on the 20th of December`: the 20th, not Christmas).
+/// Of several dates, the first told in numbers or by its day's ordinal
+/// (`the Christmas carol morning is on the 20th of December`: the 20th,
+/// not Christmas; `march second texas independence day`: March 2).
 fn told_in_numbers(words: &[String], found: &[(usize, Moment)]) -> Option<usize> {
     (0..found.len()).find(|&i| {
         let start = if i == 0 { 0 } else { found[i - 1].0 };
         words[start..found[i].0]
             .iter()
-            .any(|w| w.chars().any(|c| c.is_ascii_digit()))
+            .any(|w| w.chars().any(|c| c.is_ascii_digit()) || when::ordinal(w).is_some())
     })
 }
 
@@ -780,6 +785,9 @@ mod tests {
         assert!(answer(confederation, now()).is_err());
         assert!(answer("which year was the eiffel tower built", now()).is_err());
         assert!(ask("what year was it 30 years ago").answer.contains("1996"));
+        let juneteenth = "juneteenth is when the news about freedom got read out in galveston \
+             what year was that";
+        assert!(answer(juneteenth, now()).is_err());
     }
 
     #[test]
@@ -833,6 +841,10 @@ mod tests {
         assert_eq!(
             ask("how many days until independence day june twelve").days,
             Some(199)
+        );
+        assert_eq!(
+            ask("how many more days till march second texas independence day we always do a cookout").days,
+            Some(97)
         );
     }
 

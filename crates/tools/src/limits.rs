@@ -77,12 +77,11 @@ const COMMODITIES: &[&str] = &[
     "gold", "silver", "oil", "gas", "gasoline", "petrol", "diesel",
 ];
 
-/// Currencies, two of which (or one beside "exchange" or "rate") make a
-/// question about an exchange rate, which changes every day.
-const CURRENCIES: &[&str] = &[
-    "dollar", "dollars", "euro", "euros", "yen", "yuan", "rupee", "rupees", "peso", "pesos",
-    "franc", "francs", "sterling", "usd", "eur", "gbp", "jpy",
-];
+/// Currencies' codes and other names beside those of
+/// [`crate::numbers::CURRENCIES`]: two currencies (or one beside
+/// "exchange" or "rate") make a question about an exchange rate, which
+/// changes every day.
+const CURRENCY_CODES: &[&str] = &["sterling", "usd", "eur", "gbp", "jpy"];
 
 /// Things to do that need another device or an account, by the verb a
 /// request starts with.
@@ -113,6 +112,10 @@ const ACTIONS: &[(&[&str], &str)] = &[
         "order or book things",
     ),
     (&["navigate"], "give directions"),
+    (
+        &["transfer", "wire", "withdraw", "deposit", "remit"],
+        "send or request money",
+    ),
 ];
 
 /// Things in a home that a request may set ("set the thermostat to 21").
@@ -153,7 +156,26 @@ const MONEY_MOVED: &[&str] = &[
 
 /// Words before the verb of a polite request.
 const POLITE: &[&str] = &[
-    "please", "can", "could", "would", "will", "you", "hey", "loopd", "i", "want", "need", "to",
+    "please", "pls", "plz", "kindly", "abeg", "biko", "can", "could", "would", "will", "you",
+    "hey", "loopd", "i", "want", "need", "to",
+];
+
+/// Words that, after "check", ask about the user's own claims, payments
+/// and orders, which are kept in accounts this device cannot see.
+const IN_AN_ACCOUNT: &[&str] = &[
+    "paid",
+    "payment",
+    "claim",
+    "refund",
+    "refunded",
+    "delivered",
+    "delivery",
+    "package",
+    "parcel",
+    "order",
+    "shipped",
+    "arrived",
+    "status",
 ];
 
 /// Words that make a score a sports result.
@@ -274,6 +296,8 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
     let uv_index = has("uv") && !has("rays");
     let backed_up = has("backed") && has("up") && (has("road") || has("motorway") || has("now"));
+    let jammed = words.windows(2).any(|w| w == ["go", "slow"]) || has("jam");
+    let held_up = jammed && (has("now") || has("currently") || has("bridge") || has("road"));
     let an_app = has("app") && matches!(verb, "check" | "open" | "look" | "see");
     let device = verb == "set" && DEVICES.iter().any(|w| has(w));
     let result = [
@@ -305,6 +329,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             && (live || has("stage") || has("schedule"));
     let bank = has("bank") || has("account") || has("overdraft");
     let account = !numbers && bank && MONEY_MOVED.iter().any(|w| has(w));
+    let own_records = verb == "check" && IN_AN_ACCOUNT.iter().any(|w| has(w));
     let vehicle = [
         "train",
         "trains",
@@ -394,18 +419,23 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             || ["market", "doing", "worth", "up", "down"]
                 .iter()
                 .any(|w| has(w)));
-    let mut currencies: Vec<&str> = CURRENCIES
+    let mut currencies: Vec<&str> = words
         .iter()
-        .filter(|c| has(c))
-        .map(|c| c.trim_end_matches('s'))
+        .filter_map(|w| crate::numbers::money_named(w).map(|c| c.one))
+        .chain(CURRENCY_CODES.iter().copied().filter(|code| has(code)))
         .collect();
+    currencies.sort_unstable();
     currencies.dedup();
     let currencies = currencies.len();
     let rate_given = given >= 2;
     let exchange =
         !rate_given && (currencies >= 2 || (currencies == 1 && (has("exchange") || has("rate"))));
+    let a_year_named = in_digits
+        .split(|c: char| !c.is_ascii_digit())
+        .any(|n| n.len() == 4 && n.parse::<u32>().is_ok_and(|y| (1000..2100).contains(&y)));
     let lacking = TOPICS
         .iter()
+        .filter(|_| !a_year_named)
         .find(|(cues, _)| cues.iter().any(|cue| has(cue)))
         .or_else(|| {
             ACTIONS
@@ -415,12 +445,13 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         })
         .map(|(_, what)| *what)
         .or((weather_now || uv_index).then_some("check the weather"))
-        .or(backed_up.then_some("check the traffic"))
+        .or((backed_up || held_up).then_some("check the traffic"))
         .or(an_app.then_some("use other apps"))
         .or(timer.then_some("set timers or alarms"))
         .or(device.then_some("control devices"))
         .or(sports.then_some("follow sports"))
         .or(account.then_some("see your bank accounts"))
+        .or(own_records.then_some("see your accounts, claims or orders"))
         .or(queue.then_some("see live queues"))
         .or(draw.then_some("check lottery results"))
         .or(power_cut.then_some("check power cuts"))
@@ -468,6 +499,18 @@ mod tests {
             (
                 "What's the temperature outside right now?",
                 "check the weather",
+            ),
+            (
+                "Abeg transfer ₦20,000 from my account to my cousin's GTBank account.",
+                "send or request money",
+            ),
+            (
+                "is there go slow on third mainland bridge right now i want to go to ikeja",
+                "check the traffic",
+            ),
+            (
+                "Can you check whether Medicare paid my cardiologist's claim yet?",
+                "see your accounts, claims or orders",
             ),
             ("Play some jazz music.", "play music"),
             ("Set a timer for 10 minutes.", "set timers or alarms"),
@@ -631,6 +674,8 @@ mod tests {
     fn other_requests_are_not_refused() {
         for request in [
             "What is 70 degrees Fahrenheit in Celsius?",
+            "What was the name of the hurricane that dumped all that rain on Houston back in 2017?",
+            "Check whether 91 is a prime number.",
             "hey if a dollar is about a hundred and fifty yen how many dollars is twelve thousand yen",
             "How much time is left today?",
             "My son's asking which gas in the upper atmosphere shields us from the sun's UV rays.",

@@ -117,7 +117,7 @@ pub fn prices_in_digits(text: &str) -> String {
     let mut found = false;
     let mut i = 0;
     while i < words.len() {
-        match price(&words, i) {
+        match price(&words, i, found) {
             Some((written, used)) => {
                 out.push(written);
                 found = true;
@@ -152,19 +152,139 @@ pub fn letter_signs_named(text: &str) -> String {
         .into_owned()
 }
 
-/// The signs written before an amount of money.
-pub const CURRENCY_SIGNS: [char; 12] = ['$', '€', '£', '¥', '₹', '₱', '₦', '₩', '₺', '₽', '₫', '₪'];
+/// A currency as people say it: the signs written before an amount and
+/// its names.
+pub struct Currency {
+    /// Signs written before an amount (`$`).
+    pub signs: &'static [char],
+    /// Its name for one (`dollar`).
+    pub one: &'static str,
+    /// Its name for more than one (`dollars`).
+    pub many: &'static str,
+    /// What else it is called (`bucks`).
+    pub also: &'static [&'static str],
+}
 
-/// `pattern` with `SIGNS` written as the characters of [`CURRENCY_SIGNS`],
-/// for a regex's character class (`[SIGNS]`): one list of the signs for
-/// every pattern that reads money.
-pub fn with_currency_signs(pattern: &str) -> String {
-    pattern.replace("SIGNS", &CURRENCY_SIGNS.iter().collect::<String>())
+/// Names of currencies that are also other words: a pound is a weight,
+/// and "won" a verb.
+const NOT_ONLY_MONEY: &[&str] = &["pound", "pounds", "won"];
+
+const fn currency(
+    signs: &'static [char],
+    one: &'static str,
+    many: &'static str,
+    also: &'static [&'static str],
+) -> Currency {
+    Currency {
+        signs,
+        one,
+        many,
+        also,
+    }
+}
+
+/// The currencies read in amounts. A text that names more than one is
+/// taken to be about the first of them here.
+pub const CURRENCIES: &[Currency] = &[
+    currency(&['$'], "dollar", "dollars", &["bucks", "buck"]),
+    currency(&['€'], "euro", "euros", &[]),
+    currency(&['£'], "pound", "pounds", &["quid"]),
+    currency(&['₹'], "rupee", "rupees", &[]),
+    currency(&['₱'], "peso", "pesos", &[]),
+    currency(&[], "shilling", "shillings", &["bob"]),
+    currency(&[], "rand", "rand", &[]),
+    currency(&[], "ringgit", "ringgit", &[]),
+    currency(&['₦'], "naira", "naira", &[]),
+    currency(&['¥'], "yen", "yen", &["yuan"]),
+    currency(&['₩'], "won", "won", &[]),
+    currency(&['₺'], "lira", "lira", &["liras"]),
+    currency(&['₽'], "ruble", "rubles", &["rouble", "roubles"]),
+    currency(&['₫'], "dong", "dong", &[]),
+    currency(&['₪'], "shekel", "shekels", &[]),
+    currency(&['₵'], "cedi", "cedis", &[]),
+    currency(&['฿'], "baht", "baht", &[]),
+    currency(&['৳'], "taka", "taka", &[]),
+    currency(&[], "dirham", "dirhams", &[]),
+    currency(&[], "riyal", "riyals", &[]),
+    currency(&[], "franc", "francs", &[]),
+    currency(&[], "kwacha", "kwacha", &[]),
+];
+
+/// The signs written before an amount of money: those of [`CURRENCIES`].
+pub const CURRENCY_SIGNS: [char; 15] = [
+    '$', '€', '£', '₹', '₱', '₦', '¥', '₩', '₺', '₽', '₫', '₪', '₵', '฿', '৳',
+];
+
+/// The currency `text` (any case) is about: the first of [`CURRENCIES`]
+/// whose sign it holds or whose name it says as a word.
+pub fn currency_of(text: &str) -> Option<&'static Currency> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    CURRENCIES.iter().find(|currency| {
+        currency.signs.iter().any(|sign| lower.contains(*sign))
+            || currency
+                .names()
+                .any(|name| words.contains(&name))
+    })
+}
+
+impl Currency {
+    /// All its names: for one, for more, and the others.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> {
+        [self.one, self.many]
+            .into_iter()
+            .chain(self.also.iter().copied())
+    }
+
+    /// Its name for `amount` as said (`1`: one dollar; else dollars).
+    pub fn name_for(&self, amount: &str) -> &'static str {
+        match amount {
+            "1" => self.one,
+            _ => self.many,
+        }
+    }
+}
+
+/// The currency that `word` (lower case) names and that means only money
+/// (`naira`, `bucks`; not `pounds`, also a weight).
+pub fn money_named(word: &str) -> Option<&'static Currency> {
+    if NOT_ONLY_MONEY.contains(&word) {
+        return None;
+    }
+    CURRENCIES
+        .iter()
+        .find(|c| c.names().any(|name| name == word))
+}
+
+/// The names of currencies that mean only money, as a regex alternation
+/// (`dollars|dollar|bucks|…`), longest first.
+static MONEY_NAMES: LazyLock<String> = LazyLock::new(|| {
+    let mut names: Vec<&str> = CURRENCIES
+        .iter()
+        .flat_map(Currency::names)
+        .filter(|name| !NOT_ONLY_MONEY.contains(name))
+        .collect();
+    names.sort_by_key(|name| std::cmp::Reverse(name.len()));
+    names.dedup();
+    names.join("|")
+});
+
+/// `pattern` with `SIGNS` written as the characters of [`CURRENCY_SIGNS`]
+/// (for a character class, `[SIGNS]`) and `CURRENCIES` as the names of the
+/// currencies that mean only money (for an alternation,
+/// `(?:CURRENCIES)`): one list of each for every pattern that reads money.
+pub fn with_currencies(pattern: &str) -> String {
+    pattern
+        .replace("SIGNS", &CURRENCY_SIGNS.iter().collect::<String>())
+        .replace("CURRENCIES", &MONEY_NAMES)
 }
 
 /// Words that make a text about money.
 static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&with_currency_signs(r"(?i)[SIGNS]|\b(?:dollars?|bucks|cents|euros?|quid|rupees?|rs|yen|rand|ringgit|shillings?|bob|ksh|pesos?|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|each|apiece)\b"))
+    Regex::new(&with_currencies(r"(?i)[SIGNS]|\b(?:CURRENCIES|cents|rs|ksh|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|a\s+gallon|a\s+litre|a\s+liter|a\s+dozen|each|apiece)\b"))
         .expect("a valid regex")
 });
 
@@ -175,7 +295,9 @@ const BEFORE_A_TIME: &[&str] = &["at", "from", "until", "till", "til", "to", "by
 const AFTER_A_TIME: &[&str] = &["am", "pm", "a.m.", "p.m.", "o'clock", "oclock"];
 
 /// The price said at `words[at..]`, in digits, and how many words it took.
-fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
+/// After another price, `to` before a pair does not make it a clock time
+/// (`from two seventy nine a gallon to three fifteen`).
+fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usize)> {
     let (dollars, used) = run(&words[at..])?;
     let dollars: u64 = dollars.parse().ok()?;
     let (dollars, used) = hundreds_said_short(words, at, dollars, used).unwrap_or((dollars, used));
@@ -236,7 +358,10 @@ fn price(words: &[&str], at: usize) -> Option<(String, usize)> {
             && !per_thing
             && at
                 .checked_sub(1)
-                .is_some_and(|b| BEFORE_A_TIME.contains(&words[b].to_ascii_lowercase().as_str())));
+                .map(|b| words[b].to_ascii_lowercase())
+                .is_some_and(|b| {
+                    BEFORE_A_TIME.contains(&b.as_str()) && !(after_a_price && b == "to")
+                }));
     let number_before = at
         .checked_sub(1)
         .is_some_and(|b| small(core(words[b])).is_some());
@@ -291,28 +416,11 @@ fn two_digits(words: &[&str], at: usize) -> Option<(u64, usize)> {
 /// Whether `word` (any case) names money (`dollars`, `euro`, `quid`), as
 /// said after an amount.
 pub fn is_currency(word: &str) -> bool {
-    matches!(
-        word.to_ascii_lowercase().as_str(),
-        "dollar"
-            | "dollars"
-            | "euro"
-            | "euros"
-            | "pound"
-            | "pounds"
-            | "quid"
-            | "bucks"
-            | "rupee"
-            | "rupees"
-            | "rs"
-            | "yen"
-            | "rand"
-            | "ringgit"
-            | "shilling"
-            | "shillings"
-            | "bob"
-            | "peso"
-            | "pesos"
-    )
+    let word = word.to_lowercase();
+    CURRENCIES
+        .iter()
+        .any(|c| c.names().any(|name| name == word))
+        || word == "rs"
 }
 
 /// The words of `text`, a tens word joined to its unit by a hyphen
@@ -409,7 +517,7 @@ pub fn hundreds_in_lists(text: &str) -> String {
         .find_iter(text)
         .filter(|found| !after_tens(found.start()))
         .count();
-    if !OF_A_LIST.is_match(text) || said < 2 {
+    if !OF_A_LIST.is_match(text) || said < 2 || !runs_are_readings(text) {
         return text.to_string();
     }
     HUNDREDS_SAID_SHORT
@@ -420,6 +528,47 @@ pub fn hundreds_in_lists(text: &str) -> String {
             }
         })
         .into_owned()
+}
+
+/// Whether every run of two or more number words in `text` splits into
+/// readings said short (`one thirty eight one forty two`): `twelve nine
+/// fifteen seven eleven` is five numbers, not 12, 915 and 711.
+fn runs_are_readings(text: &str) -> bool {
+    let values: Vec<Option<u64>> = split_words(text)
+        .into_iter()
+        .map(|word| small(core(word)))
+        .collect();
+    values
+        .split(Option::is_none)
+        .filter(|run| run.len() > 1)
+        .all(|run| {
+            let run: Vec<u64> = run.iter().flatten().copied().collect();
+            splits_into_readings(&run)
+        })
+}
+
+/// Whether `run`, number words' values, is a row of readings said short:
+/// each a digit, then a teen or tens, and after tens maybe a digit.
+fn splits_into_readings(run: &[u64]) -> bool {
+    let digit = |at: usize| run.get(at).is_some_and(|n| (1..10).contains(n));
+    let mut ends = vec![false; run.len() + 1];
+    ends[0] = true;
+    for at in 0..run.len() {
+        if !ends[at] || !digit(at) {
+            continue;
+        }
+        match run.get(at + 1) {
+            Some(&n) if (10..20).contains(&n) => ends[at + 2] = true,
+            Some(&n) if n >= 20 && n % 10 == 0 => {
+                ends[at + 2] = true;
+                if digit(at + 2) {
+                    ends[at + 3] = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    ends[run.len()]
 }
 
 /// `1 and a half`, `2 and a quarter`, `3 and three quarters`.
@@ -611,6 +760,36 @@ fn kind(n: u64) -> After {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_signs_are_those_of_the_currencies() {
+        let mut of_currencies: Vec<char> = CURRENCIES
+            .iter()
+            .flat_map(|c| c.signs.iter().copied())
+            .collect();
+        let mut signs = CURRENCY_SIGNS.to_vec();
+        of_currencies.sort_unstable();
+        signs.sort_unstable();
+        assert_eq!(of_currencies, signs);
+    }
+
+    #[test]
+    fn a_text_is_about_the_currency_it_names() {
+        for (text, name) in [
+            ("₦185,000 per term", Some("naira")),
+            ("two thousand naira a yard", Some("naira")),
+            ("20 bucks each", Some("dollars")),
+            ("a 3 pound bag", Some("pounds")),
+            ("15 percent off", None),
+            ("the randy dog", None),
+        ] {
+            assert_eq!(currency_of(text).map(|c| c.many), name, "{text}");
+        }
+        assert!(is_currency("Naira") && is_currency("quid") && !is_currency("yard"));
+        let names = Regex::new(&with_currencies(r"^(?:CURRENCIES)$")).unwrap();
+        assert!(names.is_match("cedis") && names.is_match("dollar") && names.is_match("quid"));
+        assert!(!names.is_match("won") && !names.is_match("pounds"));
+    }
 
     #[test]
     fn prices_read_out_are_written_in_digits() {

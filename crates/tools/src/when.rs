@@ -303,7 +303,7 @@ fn month(word: &str) -> Option<u32> {
 }
 
 /// `25`, `25th`, `1st`, `2nd`, `3rd`, `first`, `twenty-fifth`.
-fn ordinal(word: &str) -> Option<u32> {
+pub(crate) fn ordinal(word: &str) -> Option<u32> {
     if let Some(day) = ordinal_word(word) {
         return Some(day);
     }

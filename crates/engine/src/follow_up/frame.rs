@@ -61,6 +61,13 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
     } else if FRAMES.contains(&head.as_str()) && find_word(before_body, &head).is_some() {
         let at = find_word(before_body, &head)?;
         let object = &before_body[at + head.len()..];
+        if let Some(recounted) = recounted(&words, object) {
+            return Some(format!(
+                "{} {head} {recounted}{}",
+                before_body[..at].trim_end(),
+                if before.ends_with('?') { "?" } else { "" }
+            ));
+        }
         let rest = the_question_after(object);
         let counted = match (words.as_slice(), COUNT_OF.captures(&in_digits(object))) {
             ([_, n], Some(count)) if n.parse::<f64>().is_ok() => format!(" {}", &count[1]),
@@ -146,6 +153,27 @@ static YEAR_SAID: LazyLock<Regex> =
 fn a_year(fragment: &str) -> Option<String> {
     let whole = YEAR_SAID.find(fragment)?;
     (whole.as_str().len() == fragment.trim().len()).then(|| whole.as_str().to_lowercase())
+}
+
+/// The object of a frame with its count replaced by the fragment's, when
+/// the fragment counts the same thing (`for 5 yards` in `for 3 yards of
+/// lace at ₦7,500 a yard` gives `5 yards of lace at ₦7,500 a yard`).
+fn recounted(fragment: &[&str], object: &str) -> Option<String> {
+    let [_, count, unit] = fragment else {
+        return None;
+    };
+    count.parse::<f64>().ok()?;
+    let object = in_digits(object);
+    let counted = COUNT_OF.captures(&object)?;
+    let same = |a: &str, b: &str| {
+        a.trim_end_matches('s')
+            .eq_ignore_ascii_case(b.trim_end_matches('s'))
+    };
+    if !same(&counted[1], unit) {
+        return None;
+    }
+    let number_end = counted.get(1)?.start();
+    Some(format!("{count} {}", object[number_end..].trim_start()))
 }
 
 /// What follows a place in a question that names it first: `after dinner

@@ -52,7 +52,7 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
 
 /// `at 3.29 a gallon`: a price per unit said at a follow-up's start.
 static AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&loopd_tools::numbers::with_currency_signs(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re|(?:the\s+)?[a-z]+\s+(?:is|are|costs?)))\s+[SIGNS]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b"))
+    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)^(?:at|for|if\s+(?:it'?s|it\s+is|they'?re|(?:the\s+)?[a-z]+\s+(?:is|are|costs?)))\s+[SIGNS]?(\d+(?:\.\d+)?)\s+(?:a|an|per)\s+([a-z]+)\b"))
         .expect("a valid regex")
 });
 
@@ -169,7 +169,14 @@ static ASKS_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `12% VAT on ₱1,500`, `15 percent tip on $80`: a percentage of an amount.
 static PERCENT_ON_AN_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&loopd_tools::numbers::with_currency_signs(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+((?:sales\s+)?tax|vat|gst|hst|tip|service\s+charge)\s+(?:on|of|for)\s+(?:an?\s+|the\s+)?[SIGNS]?(\d[\d,]*(?:\.\d+)?)"))
+    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+((?:sales\s+)?tax|vat|gst|hst|tip|service\s+charge)\s+(?:on|of|for)\s+(?:an?\s+|the\s+)?[SIGNS]?(\d[\d,]*(?:\.\d+)?)"))
+        .expect("a valid regex")
+});
+
+/// `lunch for 65 dollars … 18 percent on that`: an amount, then a
+/// percentage of it.
+static AMOUNT_THEN_PERCENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)[SIGNS]?(\d[\d,]*(?:\.\d+)?)\s*(?:(?:CURRENCIES)\b)?[^\d%]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:sales\s+)?tax|vat|gst|hst|tip|service\s+charge\s+)?(?:on|of)\s+(?:that|it|this)\b"))
         .expect("a valid regex")
 });
 
@@ -181,15 +188,30 @@ pub(super) fn the_total_with_it(question: &str, before: &str) -> Option<String> 
     let total = ["total", "altogether", "in all", "all in", "all together"]
         .iter()
         .any(|w| lower.contains(w));
-    if !opened(question) || !total || has_numbers(&in_digits(question)) {
+    let refers_back = bare_words(question).any(|w| matches!(w.as_str(), "that" | "it"));
+    if !(opened(question) || refers_back) || !total || has_numbers(&in_digits(question)) {
         return None;
     }
     let before = in_digits(before);
-    let found = PERCENT_ON_AN_AMOUNT.captures(&before)?;
+    if let Some(found) = PERCENT_ON_AN_AMOUNT.captures(&before) {
+        return Some(format!(
+            "What is {} with {}% {}?",
+            found[3].replace(',', ""),
+            &found[1],
+            found[2].to_lowercase()
+        ));
+    }
+    let found = AMOUNT_THEN_PERCENT.captures(&before)?;
+    let tipped = bare_words(&before).any(|w| {
+        matches!(
+            w.as_str(),
+            "tip" | "tips" | "waiter" | "waitress" | "server" | "gratuity"
+        )
+    });
     Some(format!(
         "What is {} with {}% {}?",
-        found[3].replace(',', ""),
-        &found[1],
-        found[2].to_lowercase()
+        found[1].replace(',', ""),
+        &found[2],
+        if tipped { "tip" } else { "tax" }
     ))
 }

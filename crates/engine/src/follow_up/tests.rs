@@ -514,6 +514,26 @@ fn the_total_with_the_percentage_asked_before() {
         ),
         None
     );
+    assert_eq!(
+        asked(
+            "um me and the fellas had lunch for sixty five dollars how much is eighteen percent on that for the waitress",
+            "okay so what do we pay all in with that"
+        )
+        .as_deref(),
+        Some("What is 65 with 18% tip?")
+    );
+}
+
+#[test]
+fn a_count_in_a_frame_with_a_price_after_it() {
+    assert_eq!(
+        asked(
+            "How much for 3 yards of lace at ₦7,500 a yard?",
+            "And for 5 yards?"
+        )
+        .as_deref(),
+        Some("How much for 5 yards of lace at ₦7,500 a yard?")
+    );
 }
 
 #[test]

@@ -112,7 +112,7 @@ const EXACT_BELOW: f64 = 1e12;
 
 /// The words that ask for a computation, before it.
 static ASKING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:(?:please\s+)?(?:what(?:'s|\s+is)|whats|how\s+much\s+is|calculate|compute|work\s+out)\s+)")
+    Regex::new(r"(?i)^(?:(?:please\s+)?(?:what(?:'s|\s+is)|whats|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+)")
         .expect("a valid regex")
 });
 
@@ -137,58 +137,26 @@ pub fn number(value: f64) -> String {
 /// dollars.` (euros, pounds) when it counts money.
 pub fn result(question: &str, value: f64) -> String {
     let lower = question.to_lowercase();
-    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
-    let money = has(&[
-        "$", "dollar", "€", "euro", "£", "quid", "₹", "rupee", "₱", "peso", "shilling", "bob",
-    ]) && !has(&["what percent", "as a percent"]);
-    let said = match money && value.fract() != 0.0 && value.abs() >= 0.01 {
+    let asks_percent = [
+        "what percent",
+        "as a percent",
+        "in percent",
+        "percentage",
+        "percent increase",
+        "percent decrease",
+        "percent change",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let currency = crate::numbers::currency_of(question).filter(|_| !asks_percent);
+    let said = match currency.is_some() && value.fract() != 0.0 && value.abs() >= 0.01 {
         true => format!("{value:.2}"),
         false => number(value),
     };
-    let unit = if has(&["what percent", "as a percent", "in percent"]) {
-        " percent"
-    } else if has(&["$", "dollar"]) {
-        if said == "1" {
-            " dollar"
-        } else {
-            " dollars"
-        }
-    } else if has(&["€", "euro"]) {
-        if said == "1" {
-            " euro"
-        } else {
-            " euros"
-        }
-    } else if has(&["£", "quid"]) {
-        if said == "1" {
-            " pound"
-        } else {
-            " pounds"
-        }
-    } else if has(&["₹", "rupee"]) {
-        if said == "1" {
-            " rupee"
-        } else {
-            " rupees"
-        }
-    } else if has(&["₱", "peso"]) {
-        if said == "1" {
-            " peso"
-        } else {
-            " pesos"
-        }
-    } else if has(&["shilling", " bob"]) {
-        if said == "1" {
-            " shilling"
-        } else {
-            " shillings"
-        }
-    } else if has(&[" rand"]) {
-        " rand"
-    } else if has(&["ringgit"]) {
-        " ringgit"
-    } else {
-        ""
+    let unit = match (asks_percent, currency) {
+        (true, _) => " percent".to_string(),
+        (false, Some(currency)) => format!(" {}", currency.name_for(&said)),
+        (false, None) => String::new(),
     };
     format!("It's {said}{unit}.")
 }
@@ -230,7 +198,7 @@ static THEN_ON: LazyLock<Regex> = LazyLock::new(|| {
 static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (
-            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|yo|well|now|hang\s+on)\b[\s,.]*)+",
+            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|yo|well|now|hang\s+on|gimme|give\s+me|tell\s+me)\b[\s,.]*)+",
             "",
         ),
         (
@@ -240,10 +208,37 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\s+po\s*([.?!]?)\s*$", "$1"),
         // "What a 17 times 23": speech recognition's "what's".
         (
-            r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+is|calculate|compute|work\s+out)\s+",
+            r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+",
             "",
         ),
         (r"(?i)^\s*what\s+(-?\d)", "$1"),
+        (r"(?i)^\s*take\s+([SIGNS]?\d)", "$1"),
+        // "Split $186.40 evenly 8 ways", "split 90 between the 3 of us".
+        (
+            r"(?i)^\s*(?:split|divide|share)\s+[SIGNS]?(\d+(?:\.\d+)?)\s+(?:(?:up|evenly|equally)\s+)*(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+[a-z]+){0,2})\b[^\d]*$",
+            "$1 / $2$3",
+        ),
+        // "9600 divided up 32 ways".
+        (
+            r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,2}?(?:divided|split|shared)\s+(?:(?:up|evenly|equally)\s+)*(?:by\s+|into\s+)?(\d+)\s+ways\b[^\d]*$",
+            "$1 / $2",
+        ),
+        // "3 yards at 8200 a yard and she gave me 30000, how much change".
+        (
+            r"(?i)^.*?\b(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){1,3}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b[^\d]*?\b(?:gave|give|paid|pay|handed|hand)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\bchange\b[^\d]*$",
+            "$3 - $1*$2",
+        ),
+        // "it came to 37.84 and I gave him a 100 dollar bill, how much change".
+        (
+            r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:gave|give|paid|pay|handed|hand)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\bchange\b[^\d]*$",
+            "$2 - $1",
+        ),
+        // "My check is $2,150 and $645 of it goes to the truck. What percent is that?"
+        (
+            r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\s+of\s+(?:it|that|this|them|those)\b[^\d]*\bwhat\s+(?:percent|percentage|%)[^\d]*$",
+            "$2/$1*100",
+        ),
+        (r"(?i)\badd\s+up\s+(?:all\s+)?(?:of\s+)?(my|our|the|these|his|her|their)\b", "total of $1"),
         (
             r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:plus|with|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:sales\s+)?(?:tax|vat|gst|hst|tip|gratuity|service(?:\s+charge)?)\b[^\d]*?\b(?:split|divided|shared)\s+(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+of\s+us)?)\b[^\d]*$",
             "$1*(1+$2/100)/$3$4",
@@ -265,13 +260,13 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1 of ",
         ),
         (r"[SIGNS](\d)", "$1"),
-        (r"(?i)(\d)\s+(?:dollars?|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)\b", "$1"),
+        (r"(?i)(\d)\s+(?:CURRENCIES)\b", "$1"),
         (
             r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?((?:-?[\d.]+(?:\s*,\s*|\s*,?\s+and\s+))+-?[\d.]+)(?:\s+[a-z]+){0,2}\s*[.?]?\s*$",
             "$1($2)",
         ),
         (
-            r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z'\d]+\s+){0,3}?[a-z']+\s*[:,]\s*(-?\d)",
+            r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z'\d]+\s+){0,5}?[a-z']+\s*[:,]\s*(-?\d)",
             "$1 of $2",
         ),
         (
@@ -285,7 +280,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"[?SIGNS]", ""),
         (r"(?i)\bRs\.?\s*(\d)", "$1"),
         (r"\.\s*$", ""),
-        (r"(?i)\s*\b(dollars?|euros?|cents|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)\b", ""),
+        (r"(?i)\s*\b(CURRENCIES|cents)\b", ""),
         (r"(?i)^\s*what\s+percent(?:age)?\s+is\s+(.+?)\s+(?:of|out\s+of)\s+(.+?)\s*$", "($1)/($2)*100"),
         (
             r"(?i)^[^\d]*?\bhow\s+many\s+times\s+(?:does|do|will|can|would)\s+(-?[\d.,]*\d)\s+go\s+into\s+(-?[\d.,]*\d)\s*$",
@@ -525,7 +520,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     ]
     .into_iter()
     .map(|(pattern, to)| {
-        let pattern = crate::numbers::with_currency_signs(pattern);
+        let pattern = crate::numbers::with_currencies(pattern);
         (Regex::new(&pattern).expect("a valid regex"), to)
     })
     .collect()
@@ -550,6 +545,12 @@ static LIST_WITHOUT_COMMAS: LazyLock<Regex> = LazyLock::new(|| {
 /// `then` another.
 static LIST_WORD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:average|mean|median|total|sum|range|add\s+up)\b").expect("a valid regex")
+});
+
+/// `12 9 15 7 11`: a list said with no word or comma between its
+/// numbers, three or more of them.
+static NUMBERS_IN_A_ROW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b\d+(?:\.\d+)?(?:\s+\d+(?:\.\d+)?){2,}\b").expect("a valid regex")
 });
 
 /// `98 then 125 then 89`: a list said one number after another.
@@ -639,6 +640,11 @@ pub fn as_arithmetic(
         text = without_a_unit_after_each(&text);
         text = THEN_BETWEEN_NUMBERS
             .replace_all(&text, "$1, $2")
+            .into_owned();
+        text = NUMBERS_IN_A_ROW
+            .replace_all(&text, |found: &Captures| {
+                found[0].split_whitespace().collect::<Vec<_>>().join(", ")
+            })
             .into_owned();
     }
     if let Some(asked) = percent_of_the_amount_before(&text) {

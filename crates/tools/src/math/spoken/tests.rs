@@ -887,6 +887,45 @@ fn readings_said_short_are_hundreds_in_a_list() {
         read("um whats the median of forty two thirty eight fifty one forty five and thirty nine"),
         "42"
     );
+    assert_eq!(
+        read("okay so pieces of ankara i sold this week twelve nine fifteen seven eleven twenty fourteen whats the median"),
+        "12"
+    );
+}
+
+#[test]
+fn a_list_said_without_commas_is_a_list() {
+    assert_eq!(read("12 9 15 7 11 20 14 whats the median"), "12");
+    assert_eq!(read("what is the average of 4 8 15"), "9");
+}
+
+#[test]
+fn the_change_from_what_was_paid() {
+    assert_eq!(
+        read("okay so bait and ice came to thirty seven eighty four and i gave the man a hundred dollar bill how much change do i get"),
+        "100 - 37.84"
+    );
+    assert_eq!(
+        read("one customer bought three yards of lace at eight thousand two hundred naira a yard and gave me thirty thousand how much change i go give her"),
+        "30000 - 3*8200"
+    );
+}
+
+#[test]
+fn an_amount_split_some_ways() {
+    assert_eq!(read("Split $186.40 evenly 8 ways for me."), "186.40 / 8");
+    assert_eq!(
+        read("um ninety six hundred divided up thirty two ways"),
+        "9600 / 32"
+    );
+}
+
+#[test]
+fn how_much_be_asks_like_how_much_is() {
+    assert_eq!(
+        read("how much be two thousand three hundred and fifty times fourteen"),
+        "2350 * 14"
+    );
 }
 
 #[test]

@@ -110,7 +110,7 @@ pub(super) fn doses(text: &str) -> Option<String> {
 /// `45 p a mile`, `3.45 a gallon`, `12 dollars per hour`: a price or
 /// rate for one of something.
 pub(super) static RATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)?\s+(?:a|an|per|each)\s+([a-z]+)\b")
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+(?:\.\d+)?)\s*(p|pence|cents?|pounds?|CURRENCIES)?\s+(?:a|an|per|each)\s+([a-z]+)\b"))
         .expect("a valid regex")
 });
 
@@ -156,7 +156,7 @@ pub(super) fn at_a_rate(text: &str) -> Option<String> {
 /// `at 12 pounds each`, `for 3.50 apiece`: the price of one of the things
 /// counted before it.
 static EACH_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currency_signs(r"(?i)\b(?:at|for|costing|cost)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(p|pence|cents?|dollars?|pounds?|quid|euros?|bucks|rupees?|rand|ringgit|shillings?|bob|pesos?)?\s+(?:each|apiece|a\s+piece)\b"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:at|for|costing|cost)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(p|pence|cents?|pounds?|CURRENCIES)?\s+(?:each|apiece|a\s+piece)\b"))
         .expect("a valid regex")
 });
 
@@ -518,7 +518,7 @@ pub(super) fn for_the_group(text: &str) -> Option<String> {
 /// `A sachet of coffee is ₱7. How much for 35 sachets?`: the price of
 /// one thing, then how much so many of them come to.
 static ONE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currency_signs(r"(?i)^\s*(?:an?|one|each)\s+([a-z0-9' -]+?)\s+(?:is|costs?|sells\s+for|goes\s+for)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|are\s+|would\s+|will\s+|do\s+|does\s+)?(?:[a-z]+\s+){0,3}?for\s+(\d+)\s+([a-z]+)\s*[?.!]?\s*$"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)^\s*(?:an?|one|each)\s+([a-z0-9' -]+?)\s+(?:is|costs?|sells\s+for|goes\s+for)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|are\s+|would\s+|will\s+|do\s+|does\s+)?(?:[a-z]+\s+){0,3}?for\s+(\d+)\s+([a-z]+)\s*[?.!]?\s*$"))
         .expect("a valid regex")
 });
 
