@@ -6,7 +6,7 @@
 //! to the tools.
 
 use super::parse::{number_words, numbers};
-use super::sentences::sentence_end;
+use super::sentences::{sentence_end, split_sentences};
 use loopd_tools::numbers::CURRENCY_SIGNS;
 
 /// Words that ask for a computation, a quantity of money or time, or a
@@ -34,10 +34,15 @@ const ASKS: &str = "\
     did";
 
 /// Whether `question` asks a fact about something it names with one
-/// number: one sentence, begun as a question of fact ("How" only as "How
-/// many"), with no word or sign of arithmetic, money or dates in it.
+/// number: one sentence (after a colon, if it has one: "Chem hw real
+/// quick: which element has atomic number 10?"), begun as a question of
+/// fact ("How" only as "How many"), with no word or sign of arithmetic,
+/// money or dates in it.
 pub(super) fn asks_about_a_number(question: &str) -> bool {
-    let question = question.trim();
+    let question = question
+        .rsplit_once(": ")
+        .map_or(question, |(_, asked)| asked)
+        .trim();
     let given = numbers(question).len() + number_words(question).len();
     if given != 1 || sentence_end(question).is_some() || has_signs(question) {
         return false;
@@ -57,30 +62,35 @@ const POINTS_BACK: &str = "\
     that it its them this these those he she they his her their him my our \
     i we me us you your";
 
-/// Whether the question at the end of `text`, after the sentences or the
-/// colon that tell something around it ("Worked 35 years at the refinery
-/// and never thought to ask: what's the main gas in natural gas?"), is a
+/// Whether the one question of `text`, among sentences or after a colon
+/// that tell something around it ("Worked 35 years at the refinery and
+/// never thought to ask: what's the main gas in natural gas?"), is a
 /// question of fact of its own: no number, no word that points back to
 /// what was told, begun as a question of fact, and asking nothing worked
 /// out. The numbers told around it are not to compute with.
 pub(super) fn asks_a_fact_apart(text: &str) -> bool {
     let text = text.trim();
-    let mut asked = text;
-    while let Some(end) = sentence_end(asked).filter(|end| *end < asked.len()) {
-        asked = asked[end..].trim_start();
-    }
-    if let Some((_, after)) = asked.rsplit_once(':') {
-        asked = after.trim();
-    }
-    if asked.len() == text.len() || !asked.ends_with('?') {
+    let sentences = split_sentences(text);
+    let mut questions = sentences.iter().filter(|s| s.ends_with('?'));
+    let (Some(&asked), None) = (questions.next(), questions.next()) else {
+        return false;
+    };
+    let asked = asked
+        .rsplit_once(':')
+        .map_or(asked, |(_, after)| after)
+        .trim();
+    if asked.len() == text.len() {
         return false;
     }
     let words = words(asked);
+    let begun = match words.as_slice() {
+        [on, first, ..] if among("in on at", on) => among("what which", first),
+        [first, ..] => among("who what what's whats which where name", first),
+        [] => false,
+    };
     let given = numbers(asked).len() + number_words(asked).len();
     given == 0
-        && words
-            .first()
-            .is_some_and(|first| among("who what what's whats which where name", first))
+        && begun
         && !words.iter().any(|w| among(POINTS_BACK, w))
         && asks_nothing_worked_out(asked)
 }
@@ -189,6 +199,7 @@ mod tests {
     #[test]
     fn a_number_named_in_a_question_of_fact_is_asked_about() {
         for question in [
+            "Chem hw real quick: which element has atomic number 10?",
             "How many months have 31 days?",
             "How many zeros are in a million?",
             "How many planets have 2 moons?",
@@ -208,6 +219,7 @@ mod tests {
         for text in [
             "Worked 35 years at the refinery and never thought to ask: what's the main gas in natural gas?",
             "I'm 68 and still curious. Who wrote Moby Dick?",
+            "In what year did Nigeria get independence from Britain? We celebrate it every October 1.",
         ] {
             assert!(asks_a_fact_apart(text), "{text}");
         }

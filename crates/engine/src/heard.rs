@@ -33,6 +33,7 @@ const OPENERS: &[&str] = &[
     "sorry",
     "okay",
     "hmm",
+    "wait",
     "umm",
     "uhh",
     "erm",
@@ -50,6 +51,31 @@ const OPENERS: &[&str] = &[
     "oh",
     "hi",
 ];
+
+/// How a reason said after a request begins ("… minus forty two im
+/// trying to see whats left after bills").
+const REASONS: &[&str] = &[
+    " im trying to ",
+    " i'm trying to ",
+    " i am trying to ",
+    " i need it for ",
+    " i need this for ",
+    " i need to know for ",
+    " because ",
+    " cause ",
+];
+
+/// `body` without a reason said after the request, when the reason gives
+/// no number and the request keeps three words or more.
+fn without_a_reason(body: &str) -> Option<&str> {
+    let lower = body.to_lowercase();
+    let at = REASONS.iter().filter_map(|r| lower.find(r)).min()?;
+    let (kept, reason) = (&body[..at], &body[at..]);
+    let numbered = |text: &str| {
+        text.chars().any(|c| c.is_ascii_digit()) || !super::parse::number_words(text).is_empty()
+    };
+    (kept.split_whitespace().count() >= 3 && !numbered(reason)).then_some(kept)
+}
 
 /// `text` without `suffix` at its end (ASCII case ignored), if it ends so.
 fn without_suffix<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
@@ -104,6 +130,10 @@ pub fn request(question: &str) -> Option<String> {
         dropped = true;
         body = kept.trim_end_matches([',', ' ']);
     }
+    if let Some(kept) = without_a_reason(body) {
+        dropped = true;
+        body = kept;
+    }
     let ordered = in_order(body);
     if (!dropped && ordered.is_none()) || body.is_empty() {
         return None;
@@ -126,15 +156,7 @@ pub fn request(question: &str) -> Option<String> {
 /// x 26?" asks the second. `None` for a single sentence, several
 /// questions, or told numbers the question needs.
 pub fn asked_sentence(text: &str) -> Option<String> {
-    let mut sentences = Vec::new();
-    let mut rest = text.trim();
-    while let Some(end) = super::sentences::sentence_end(rest) {
-        sentences.push(rest[..end].trim());
-        rest = rest[end..].trim_start();
-    }
-    if !rest.is_empty() {
-        sentences.push(rest);
-    }
+    let sentences = super::sentences::split_sentences(text);
     let mut questions = sentences.iter().filter(|s| s.ends_with('?'));
     let (Some(asked), None) = (questions.next(), questions.next()) else {
         return None;
@@ -246,6 +268,18 @@ mod tests {
         assert_eq!(
             request("what's 3 times 4 for me").as_deref(),
             Some("What's 3 times 4?")
+        );
+    }
+
+    #[test]
+    fn a_reason_after_the_request_is_dropped_when_it_gives_no_number() {
+        assert_eq!(
+            request("like whats eleven hundred forty minus three hundred five minus forty two im trying to see whats left after bills").as_deref(),
+            Some("Whats eleven hundred forty minus three hundred five minus forty two?")
+        );
+        assert_eq!(
+            request("wait how much do i owe because i paid 50 of the 120"),
+            Some("How much do i owe because i paid 50 of the 120?".to_string())
         );
     }
 

@@ -75,6 +75,20 @@ impl Sentences {
     }
 }
 
+/// The sentences of `text`, each trimmed, the last one as it is left
+/// when it has no end mark; empty ones dropped.
+pub fn split_sentences(text: &str) -> Vec<&str> {
+    let mut sentences = Vec::new();
+    let mut rest = text.trim();
+    while let Some(end) = sentence_end(rest) {
+        sentences.push(rest[..end].trim());
+        rest = rest[end..].trim_start();
+    }
+    sentences.push(rest);
+    sentences.retain(|s| !s.is_empty());
+    sentences
+}
+
 /// The byte offset just after the first complete sentence, if one is
 /// complete: terminal punctuation (and closing quotes) followed by
 /// whitespace, or a line break.

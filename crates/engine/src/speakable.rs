@@ -6,7 +6,7 @@
 //! The rewrite works word by word, so a [`Speaker`] that rewrites a stream
 //! as it comes gives the same text as [`rewrite`] on the whole answer.
 
-use super::sentences::sentence_end;
+use super::sentences::{sentence_end, split_sentences};
 use chrono::NaiveDate;
 use loopd_tools::clock::{spoken_date, spoken_time};
 use regex::Regex;
@@ -305,15 +305,10 @@ pub fn problems(text: &str) -> Vec<String> {
 }
 
 fn sentence_count(text: &str) -> usize {
-    let mut rest = text;
-    let mut count = 0;
-    while let Some(end) = sentence_end(rest) {
-        if rest[..end].chars().any(char::is_alphanumeric) {
-            count += 1;
-        }
-        rest = &rest[end..];
-    }
-    count + usize::from(rest.chars().any(char::is_alphanumeric))
+    split_sentences(text)
+        .iter()
+        .filter(|s| s.chars().any(char::is_alphanumeric))
+        .count()
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 use super::chain_of_thought;
 use super::parse::{self, numbers, FINAL_ANSWER};
 use super::protocol::chain_of_thought::grammar_for_line;
-use super::sentences::sentence_end;
+use super::sentences::{sentence_end, split_sentences};
 use super::{CallOptions, Finish, Halt, Route, Run};
 use loopd_brain::Message;
 use loopd_tools::math::CALCULATE;
@@ -48,11 +48,9 @@ pub(super) fn is_word_problem(question: &str) -> bool {
 /// Whether the last sentence of `question` asks about "a week", "a year",
 /// "a month" or "a day" (an amount over it).
 fn asked_over_a_period(question: &str) -> bool {
-    let mut rest = question;
-    while let Some(end) = sentence_end(rest) {
-        rest = &rest[end..];
-    }
-    let asked = rest.to_lowercase();
+    let asked = split_sentences(question)
+        .last()
+        .map_or(String::new(), |s| s.to_lowercase());
     [
         "a week", "a year", "a month", "a day", "one week", "one year",
     ]

@@ -225,9 +225,7 @@ pub fn currency_of(text: &str) -> Option<&'static Currency> {
         .collect();
     CURRENCIES.iter().find(|currency| {
         currency.signs.iter().any(|sign| lower.contains(*sign))
-            || currency
-                .names()
-                .any(|name| words.contains(&name))
+            || currency.names().any(|name| words.contains(&name))
     })
 }
 
@@ -284,7 +282,7 @@ pub fn with_currencies(pattern: &str) -> String {
 
 /// Words that make a text about money.
 static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&with_currencies(r"(?i)[SIGNS]|\b(?:CURRENCIES|cents|rs|ksh|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|a\s+gallon|a\s+litre|a\s+liter|a\s+dozen|each|apiece)\b"))
+    Regex::new(&with_currencies(r"(?i)[SIGNS]|\b(?:CURRENCIES|cents|rs|ksh|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|fares?|a\s+gallon|a\s+litre|a\s+liter|a\s+dozen|each|apiece)\b"))
         .expect("a valid regex")
 });
 
@@ -577,11 +575,30 @@ static AND_A_PART: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `half a kilo`, `a half gallon`: half of one unit (not of an hour, which
+/// the clock and shift readers take as minutes).
+static HALF_A_UNIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a\s+)?half\s+(?:an?\s+)?(kilos?|kg|pounds?|lbs?|litres?|liters?|gallons?|miles?|km|kilomet(?:er|re)s?|cups?|pints?|ounces?|oz|dozen|inch(?:es)?|feet|foot|met(?:er|re)s?)\b")
+        .expect("a valid regex")
+});
+
 /// `text` with each whole number and a part (`2 and a quarter`) as one
-/// number (`2.25`).
+/// number (`2.25`), and half of one unit (`half a kilo`) as `0.5 kilo`.
 pub fn with_parts(text: &str) -> String {
+    let text = HALF_A_UNIT.replace_all(text, |found: &regex::Captures| {
+        let start = found.get(0).map_or(0, |m| m.start());
+        let after_and = text[..start]
+            .trim_end()
+            .rsplit(char::is_whitespace)
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("and"));
+        match after_and {
+            true => found[0].to_string(),
+            false => format!("0.5 {}", &found[1]),
+        }
+    });
     AND_A_PART
-        .replace_all(text, |found: &regex::Captures| {
+        .replace_all(&text, |found: &regex::Captures| {
             let three = matches!(found[2].to_ascii_lowercase().as_str(), "3" | "three");
             let part = match (three, found[3].to_ascii_lowercase().as_str()) {
                 (_, "half") => 0.5,

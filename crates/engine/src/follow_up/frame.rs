@@ -22,7 +22,7 @@ static COUNT_OF: LazyLock<Regex> =
 pub(super) fn framed(question: &str, before: &str) -> Option<String> {
     let fragment = match fragment(question) {
         Some(fragment) => {
-            let fragment = in_digits(fragment);
+            let fragment = in_digits(a_place_without_its_clause(fragment));
             let head = fragment
                 .split_whitespace()
                 .next()
@@ -157,8 +157,19 @@ fn a_year(fragment: &str) -> Option<String> {
 
 /// The object of a frame with its count replaced by the fragment's, when
 /// the fragment counts the same thing (`for 5 yards` in `for 3 yards of
-/// lace at ₦7,500 a yard` gives `5 yards of lace at ₦7,500 a yard`).
+/// lace at ₦7,500 a yard` gives `5 yards of lace at ₦7,500 a yard`) or
+/// gives a bare number for the object's one number after a word (`for
+/// nine` in `for a round of six` gives `a round of 9`).
 fn recounted(fragment: &[&str], object: &str) -> Option<String> {
+    if let [_, count] = fragment {
+        count.parse::<f64>().ok()?;
+        let object = in_digits(object);
+        let (start, end) = only_amount(&object)?;
+        let bare = object[..start]
+            .trim_end()
+            .ends_with(|c: char| c.is_alphabetic());
+        return bare.then(|| format!("{}{count}{}", object[..start].trim_start(), &object[end..]));
+    }
     let [_, count, unit] = fragment else {
         return None;
     };
@@ -253,6 +264,19 @@ fn a_place_and_more(question: &str) -> Option<String> {
         return None;
     }
     place_within(without_opener(question.trim()))
+}
+
+/// A fragment that names a place and then says more of it ("manchester
+/// where me daughter is") as the place alone.
+fn a_place_without_its_clause(fragment: &str) -> &str {
+    let lower = fragment.to_lowercase();
+    [" where ", " who ", " which ", " that ", " because "]
+        .iter()
+        .filter_map(|clause| lower.find(clause))
+        .min()
+        .map(|at| fragment[..at].trim())
+        .filter(|place| loopd_tools::clock::knows_place(place))
+        .unwrap_or(fragment)
 }
 
 /// The last `in` and a place the clock knows in `text`: `in perth`.

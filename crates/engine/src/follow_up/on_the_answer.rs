@@ -18,7 +18,7 @@ fn is_percentage(text: &str, amount: &regex::Match) -> bool {
 /// the overnight low of 24?" after "… said 41 degrees tomorrow … what
 /// that is in Fahrenheit").
 pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String> {
-    if !opened(question) {
+    if !opened(question) && !tells_it_anew(question) {
         return None;
     }
     let question = in_digits(question);
@@ -48,6 +48,25 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
         new.as_str(),
         &before[old.end()..]
     ))
+}
+
+/// Whether a follow-up with no opener tells the amount anew rather than
+/// asking something ("my daughter says it's only forty five in denver"
+/// after a temperature converted): it says what "it" is and asks nothing.
+fn tells_it_anew(question: &str) -> bool {
+    let words: Vec<String> = bare_words(&question.replace('’', "'")).collect();
+    let says_it = words.iter().enumerate().any(|(i, w)| {
+        w == "its"
+            || w == "it's"
+            || (w == "it" && words.get(i + 1).is_some_and(|n| n == "is" || n == "was"))
+    });
+    let asks = words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "what" | "whats" | "what's" | "how" | "which" | "when" | "who" | "why"
+        )
+    });
+    says_it && !asks && !question.trim_end().ends_with('?')
 }
 
 /// `at 3.29 a gallon`: a price per unit said at a follow-up's start.
@@ -188,7 +207,12 @@ pub(super) fn the_total_with_it(question: &str, before: &str) -> Option<String> 
     let total = ["total", "altogether", "in all", "all in", "all together"]
         .iter()
         .any(|w| lower.contains(w));
-    let refers_back = bare_words(question).any(|w| matches!(w.as_str(), "that" | "it"));
+    let refers_back = bare_words(question).any(|w| {
+        matches!(
+            w.as_str(),
+            "that" | "it" | "vat" | "tax" | "tip" | "gst" | "hst" | "gratuity"
+        )
+    });
     if !(opened(question) || refers_back) || !total || has_numbers(&in_digits(question)) {
         return None;
     }

@@ -344,6 +344,18 @@ fn a_percentage_goes_on_the_answer_before() {
 }
 
 #[test]
+fn an_amount_told_anew_without_an_opener_after_a_conversion() {
+    assert_eq!(
+        asked(
+            "It's 102 degrees in Houston today. What's that in Celsius?",
+            "my daughter says it's only forty five in denver"
+        )
+        .as_deref(),
+        Some("It's 45 degrees in Houston today. What's that in Celsius?")
+    );
+}
+
+#[test]
 fn an_amount_said_anew_takes_the_place_of_the_one_of_its_kind() {
     assert_eq!(
         asked(
@@ -522,6 +534,14 @@ fn the_total_with_the_percentage_asked_before() {
         .as_deref(),
         Some("What is 65 with 18% tip?")
     );
+    assert_eq!(
+        asked(
+            "um how much is seven point five percent vat on sixty four thousand naira",
+            "so how much will the customer pay altogether with the vat"
+        )
+        .as_deref(),
+        Some("What is 64000 with 7.5% vat?")
+    );
 }
 
 #[test]
@@ -545,5 +565,37 @@ fn a_count_in_a_frame_keeps_what_it_counts() {
         )
         .as_deref(),
         Some("A sachet of 3-in-1 coffee is ₱7. How much for 50 sachets?")
+    );
+}
+
+#[test]
+fn half_a_unit_in_a_frame_is_the_amount() {
+    assert_eq!(
+        asked(
+            "how many pounds is a three kilo bag of tapioca pearls",
+            "what about the half kilo bag"
+        )
+        .as_deref(),
+        Some("how many pounds is a 0.5 kilo bag of tapioca pearls")
+    );
+}
+
+#[test]
+fn a_place_said_with_more_of_it_and_a_bare_count() {
+    assert_eq!(
+        asked(
+            "whats the time over in sydney now i want to give me brother a bell",
+            "and what about manchester where me daughter is"
+        )
+        .as_deref(),
+        Some("whats the time over in manchester now i want to give me brother a bell")
+    );
+    assert_eq!(
+        asked(
+            "A pint at the Bell is £5.80. How much for a round of six?",
+            "And for nine?"
+        )
+        .as_deref(),
+        Some("A pint at the Bell is £5.80. How much for a round of 9?")
     );
 }

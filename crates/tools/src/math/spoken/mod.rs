@@ -198,7 +198,7 @@ static THEN_ON: LazyLock<Regex> = LazyLock::new(|| {
 static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (
-            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|yo|well|now|hang\s+on|gimme|give\s+me|tell\s+me)\b[\s,.]*)+",
+            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|yo|well|now|wait|hang\s+on|gimme|give\s+me|tell\s+me)\b[\s,.]*)+",
             "",
         ),
         (
@@ -212,7 +212,35 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "",
         ),
         (r"(?i)^\s*what\s+(-?\d)", "$1"),
+        // Notes and sums by their names: "a score plus a tenner plus three fivers".
+        (r"(?i)\b(\d+)\s+fivers\b", "($1*5)"),
+        (r"(?i)\b(\d+)\s+tenners\b", "($1*10)"),
+        (r"(?i)\b(\d+)\s+twenties\b", "($1*20)"),
+        (r"(?i)\b(\d+)\s+fifties\b", "($1*50)"),
+        (r"(?i)\b(?:a|one)\s+fiver\b", "5"),
+        (r"(?i)\b(?:a|one)\s+tenner\b", "10"),
+        (r"(?i)\b(?:a|one)\s+score\s+(plus|and|minus|add)\b", "20 $1"),
+        (r"(?i)\b(?:a|one)\s+pony\b", "25"),
+        (r"(?i)\b(?:a|one)\s+monkey\b", "500"),
+        // Pence written on the number: "151.9p".
+        (r"(?i)\b(\d+(?:\.\d+)?)p\b", "$1"),
+        // "gave me 60 for a 43.60 fare, how much change".
+        (
+            r"(?i)^[^\d(]*?\b(?:gave|paid|handed|give|pay)\s+(?:me\s+|him\s+|her\s+|them\s+)?(?:with\s+)?(?:a\s+)?[SIGNS]?(\d+(?:\.\d+)?|\(\d+\*\d+\))\s+(?:[a-z]+\s+){0,3}?(?:for|on)\s+(?:a\s+|the\s+|an\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\bchange\b[^\d]*$",
+            "$1 - $2",
+        ),
+        // "A pint is 5.80. How much for a round of 9?"
+        (
+            r"(?i)^\s*(?:an?|one|each)\s+[a-z0-9' -]+?\s+(?:is|costs?)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|would\s+it\s+be\s+|will\s+it\s+be\s+)?for\s+(?:a|the|my)\s+(?:round|family|group|party|table|team|class|crew)\s+of\s+(\d+)\b[^\d]*$",
+            "$2 * $1",
+        ),
         (r"(?i)^\s*take\s+([SIGNS]?\d)", "$1"),
+        (r"(?i)\bwith\s+the\s+(\d+(?:\.\d+)?\s*(?:%|percent))", "with $1"),
+        // "the 8.875% NYC sales tax", "a 6% state tax".
+        (
+            r"(?i)(\d\s*(?:%|percent))\s+(?:(?-i:[A-Z]{2,5})|state|city|local|county)\s+((?:sales\s+)?tax|vat|gst|hst|pst)\b",
+            "$1 $2",
+        ),
         // "Split $186.40 evenly 8 ways", "split 90 between the 3 of us".
         (
             r"(?i)^\s*(?:split|divide|share)\s+[SIGNS]?(\d+(?:\.\d+)?)\s+(?:(?:up|evenly|equally)\s+)*(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+[a-z]+){0,2})\b[^\d]*$",
@@ -233,6 +261,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:gave|give|paid|pay|handed|hand)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\bchange\b[^\d]*$",
             "$2 - $1",
         ),
+        // "rent is 950 a month and i make 2500 a month, what percent of my pay goes to rent".
+        (
+            r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:i|we)\s+(?:make|earn|take\s+home|bring\s+home|get\s+paid)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+(?:percent|percentage|%)\s+of\s+(?:my|our)\s+(?:pay|income|salary|wages?|paycheck|earnings)\b[^\d]*$",
+            "$1/$2*100",
+        ),
         // "My check is $2,150 and $645 of it goes to the truck. What percent is that?"
         (
             r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\s+of\s+(?:it|that|this|them|those)\b[^\d]*\bwhat\s+(?:percent|percentage|%)[^\d]*$",
@@ -252,6 +285,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "($1+$2)*$3",
         ),
         (r"(?i)\s+(?:is|equals|makes|comes\s+to)\s+what\s*\??\s*$", ""),
+        (
+            r"(?i)(\d|\))[,\s]+(?:how\s+much\s+is\s+(?:that|it)|what(?:'s|s|\s+is)\s+that)(?:\s+(?:then|altogether|in\s+all|all\s+together))?\s*[?.!]?\s*$",
+            "$1",
+        ),
+        (r"(?i)[,\s]+go\s+on(?:\s+then)?\s*[.!?]?\s*$", ""),
         (r"(?i)[,\s]*\bplease\s*[.!?]?\s*$", ""),
         (r"(\d|\))\s*[xX]\s*(\d|\()", "$1 * $2"),
         (r"(?i)^\s*(?:the|a|an)\s+", ""),
@@ -694,9 +732,11 @@ pub fn as_arithmetic(
         .or_else(|| split_between(&text))
         .or_else(|| for_the_group(&text))
         .or_else(|| many_at_the_price_of_one(&text))
+        .or_else(|| price_of_one(&text))
         .or_else(|| tax_included(&text))
         .or_else(|| percent_on_a_price(&text))
         .or_else(|| a_cut_of_an_amount(&text))
+        .or_else(|| what_is_left(&text))
     {
         text = asked;
     }

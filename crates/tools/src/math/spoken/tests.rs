@@ -524,6 +524,16 @@ fn runaway_numbers_are_refused() {
 }
 
 #[test]
+fn the_area_of_two_sides_is_converted() {
+    let asked =
+        conversion("the backyard is sixty feet by forty five feet how many square meters is that")
+            .unwrap();
+    assert_eq!((asked.value, asked.from.as_str()), (2700.0, "square feet"));
+    assert!(asked.to.contains("meters"), "{asked:?}");
+    assert_eq!(conversion("a 60 feet by 45 feet yard in meters"), None);
+}
+
+#[test]
 fn conversions_are_recognised() {
     assert_eq!(
         conversion("3 m in ft"),
@@ -917,6 +927,67 @@ fn an_amount_split_some_ways() {
     assert_eq!(
         read("um ninety six hundred divided up thirty two ways"),
         "9600 / 32"
+    );
+}
+
+#[test]
+fn a_tax_named_by_its_place_or_with_the() {
+    assert_eq!(
+        read("What's the 8.875% NYC sales tax on a $64 pair of sneakers?"),
+        read("What's the 8.875% sales tax on a $64 pair of sneakers?")
+    );
+    assert_eq!(
+        read("What is 41.1 with the 8.875% sales tax?"),
+        read("What is 41.1 with 8.875% sales tax?")
+    );
+}
+
+#[test]
+fn a_pack_priced_asked_per_thing() {
+    assert_eq!(
+        read("ok so a sleeve of fifty plastic cups is twelve dollars and fifty cents how much is that per cup"),
+        "12.50 / 50"
+    );
+}
+
+#[test]
+fn a_share_of_what_is_earned() {
+    assert_eq!(
+        read("my share of rent is nine hundred fifty a month and i make two thousand five hundred a month what percent of my pay goes to rent"),
+        "950/2500*100"
+    );
+}
+
+#[test]
+fn notes_and_pence_by_their_names() {
+    assert_eq!(
+        read("okay so a score plus a tenner plus three fivers how much is that then"),
+        "20 + 10 + (3*5)"
+    );
+    assert_eq!(
+        read("passenger gave me three twenties for a forty three pound sixty fare how much change do i give him"),
+        "(3*20) - 43.60"
+    );
+    assert_eq!(
+        read("Diesel prices I've seen this week: 151.9p, 148.7p, 156.3p and 149.9p a litre. What's the range?"),
+        "7.600000000000023"
+    );
+    assert_eq!(read("£7.45 times 16, go on then."), "7.45 * 16");
+}
+
+#[test]
+fn what_is_left_of_an_amount_taken_in() {
+    assert_eq!(
+        read("okay so took one thousand two hundred and forty quid this week diesel was two hundred and fifteen insurance thirty eight and the app took sixty two whats left for me"),
+        "1240 - 215 - 38 - 62"
+    );
+}
+
+#[test]
+fn a_round_of_so_many_at_the_price_of_one() {
+    assert_eq!(
+        read("A pint at the Bell is £5.80. How much for a round of six?"),
+        "6 * 5.80"
     );
 }
 

@@ -230,6 +230,17 @@ fn a_temperature_unnamed(text: &str) -> Option<Conversion> {
     })
 }
 
+/// `60 feet by 45 feet`, `4 m x 3 m`: the sides of a rectangle.
+static SIDES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(feet|foot|ft|yards?|yds?|meters?|metres?|m|inch|inches)\s+(?:by|x|×)\s+(\d+(?:\.\d+)?)\s*(?:feet|foot|ft|yards?|yds?|meters?|metres?|m|inch|inches)?\b")
+        .expect("a valid regex")
+});
+
+/// Words that ask for an area.
+static AREA_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:square|sq|area|acres?|hectares?)\b|m²|ft²").expect("a valid regex")
+});
+
 /// The conversion `text` asks for as a whole.
 fn as_a_whole(text: &str) -> Option<Conversion> {
     let text = WHAT_IS_IT.replace(text, "");
@@ -242,6 +253,20 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
         let inches: f64 = found[2].parse().unwrap_or(0.0);
         format!("{} inches", feet * 12.0 + inches)
     });
+    let text = match AREA_ASKED.is_match(&text) {
+        true => SIDES.replace_all(&text, |found: &Captures| {
+            let a: f64 = found[1].parse().unwrap_or(0.0);
+            let b: f64 = found[3].parse().unwrap_or(0.0);
+            let unit = match found[2].to_lowercase().as_str() {
+                "foot" | "feet" | "ft" => "feet",
+                "yard" | "yards" | "yd" | "yds" => "yards",
+                "inch" | "inches" | "in" => "inches",
+                _ => "meters",
+            };
+            format!("{} square {unit}", a * b)
+        }),
+        false => text,
+    };
     let text = STONE_AND_POUNDS.replace_all(&text, |found: &Captures| {
         let stone: f64 = found[1].parse().unwrap_or(0.0);
         let pounds: f64 = found[2].parse().unwrap_or(0.0);

@@ -539,3 +539,64 @@ pub(super) fn many_at_the_price_of_one(text: &str) -> Option<String> {
 /// `3-in-1`, `2-in-1`: a name with numbers in it.
 static NAMED_WITH_NUMBERS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b\d+-in-\d+\b").expect("a valid regex"));
+
+/// `a sleeve of 50 plastic cups is 12.50, how much is that per cup`: a
+/// pack of so many things at a price, asked per thing.
+static PACK_PRICED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+)\s+(?:[a-z-]+\s+){0,2}?([a-z]+)\s+(?:is|are|costs?|for|at)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\b(?:per|each|a|an|for\s+(?:one|each|a|an))\s+([a-z]+)\b[^\d]*$"))
+        .expect("a valid regex")
+});
+
+/// The price of one of a pack's things, when the text holds the two
+/// numbers only and asks per the thing counted: `a sleeve of 50 plastic
+/// cups is 12.50 how much is that per cup` is `12.50 / 50`.
+pub(super) fn price_of_one(text: &str) -> Option<String> {
+    if NUMBER.find_iter(text).count() != 2 {
+        return None;
+    }
+    let found = PACK_PRICED.captures(text)?;
+    let same = singular(&found[2].to_lowercase()) == singular(&found[4].to_lowercase());
+    same.then(|| format!("{} / {}", &found[3], &found[1]))
+}
+
+/// `what's left`, `how much do I have left`: asks what remains of an
+/// amount, at the end of a text.
+static ASKS_WHAT_IS_LEFT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:what'?s|whats|what\s+is|how\s+much\s+(?:is|do\s+i\s+have|have\s+i\s+got|will\s+i\s+have|does\s+that\s+leave))\s+(?:left|remaining|left\s+over)(?:\s+(?:for|to)\s+(?:me|us|spend))?\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// `took 1240 quid`, `I earned 900`: the amount something is taken from.
+static TAKEN_IN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:took|made|earned|got|had|have|brought\s+in|received|was\s+paid|get\s+paid|started\s+with)\s+(?:in\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
+/// What is left of an amount taken in after the costs said after it:
+/// `took 1240 quid this week diesel was 215 insurance 38 and the app took
+/// 62 whats left for me` is `1240 - 215 - 38 - 62`. Each cost is a plain
+/// amount (no `each`, `a`, `per` or percentage after it).
+pub(super) fn what_is_left(text: &str) -> Option<String> {
+    let asked = ASKS_WHAT_IS_LEFT.find(text)?;
+    let taken = TAKEN_IN.captures(text)?.get(1)?;
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let (first, costs) = numbers.split_first()?;
+    if first.start() != taken.start() || costs.is_empty() || text.contains('%') {
+        return None;
+    }
+    let plain = costs.iter().all(|cost| {
+        let after = text[cost.end()..].trim_start().to_lowercase();
+        let next = after.split_whitespace().next().unwrap_or("");
+        cost.end() <= asked.start()
+            && !matches!(
+                next.trim_matches(|c: char| !c.is_alphanumeric()),
+                "each" | "a" | "an" | "per" | "percent" | "times" | "x"
+            )
+    });
+    plain.then(|| {
+        std::iter::once(first.as_str())
+            .chain(costs.iter().map(|c| c.as_str()))
+            .collect::<Vec<_>>()
+            .join(" - ")
+    })
+}
