@@ -181,3 +181,49 @@ fn per_period(after: &str) -> Option<String> {
             .then(|| pair[1].trim_end_matches('s').to_string())
     })
 }
+
+/// `the fifth hour was 24`, `add 17`, `one more game of 88`: one more
+/// number for a list, said in a follow-up.
+static ONE_MORE_IN_THE_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:\b(?:the\s+)?(?:next|fifth|sixth|seventh|eighth|ninth|tenth|last|another|one\s+more|a\s+new)\b[^\d]*?\b(?:was|is|were|had|got|scored|made|sold|came\s+to|of)\s+|\badd(?:ed)?\s+(?:a\s+|an?\s+other\s+)?|\bplus\s+(?:a\s+)?)(-?\d+(?:\.\d+)?)\b")
+        .expect("a valid regex")
+});
+
+/// `12, 15, 9 and 20`: a list of numbers said with commas and `and`.
+static A_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(-?\d+(?:\.\d+)?(?:\s*,\s*-?\d+(?:\.\d+)?)+)\s*,?\s+and\s+(-?\d+(?:\.\d+)?)")
+        .expect("a valid regex")
+});
+
+/// Words that ask for something of a list.
+static OF_THE_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:average|mean|median|range|total|sum|highest|lowest)\b")
+        .expect("a valid regex")
+});
+
+/// `before` with one more number in its list, as a follow-up gives it:
+/// "And if the fifth hour was 24?" after "Cups we sold in the first four
+/// hours: 12, 15, 9 and 20. What's the average per hour?" asks it of 12,
+/// 15, 9, 20 and 24.
+pub(super) fn one_more_in_the_list(question: &str, before: &str) -> Option<String> {
+    let question = in_digits(question);
+    let mut given = AMOUNT.find_iter(&question);
+    let (Some(_), None) = (given.next(), given.next()) else {
+        return None;
+    };
+    let added = ONE_MORE_IN_THE_LIST.captures(&question)?.get(1)?;
+    let before = in_digits(before);
+    if !OF_THE_LIST.is_match(&before) {
+        return None;
+    }
+    let list = A_LIST.captures(&before)?;
+    let whole = list.get(0)?;
+    Some(format!(
+        "{}{}, {} and {}{}",
+        &before[..whole.start()],
+        &list[1],
+        &list[2],
+        added.as_str(),
+        &before[whole.end()..]
+    ))
+}

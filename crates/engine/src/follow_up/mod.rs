@@ -18,7 +18,7 @@ mod on_the_answer;
 mod tests;
 mod value_before;
 
-use counts::{split_anew, with_a_count_changed, with_more_added};
+use counts::{one_more_in_the_list, split_anew, with_a_count_changed, with_more_added};
 use frame::framed;
 use on_the_answer::{an_amount_said_anew, on_the_answer, priced_on_the_answer, the_total_with_it};
 use value_before::with_value_before;
@@ -49,6 +49,7 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
     framed(question, &before)
         .or_else(|| with_value_before(question, &before))
         .or_else(|| with_a_count_changed(question, &before))
+        .or_else(|| one_more_in_the_list(question, &before))
         .or_else(|| with_more_added(question, &before))
         .or_else(|| the_total_with_it(question, &before))
         .or_else(|| on_the_answer(question, conversation))

@@ -599,3 +599,23 @@ fn a_place_said_with_more_of_it_and_a_bare_count() {
         Some("A pint at the Bell is £5.80. How much for a round of 9?")
     );
 }
+
+#[test]
+fn one_more_number_for_the_list_before() {
+    assert_eq!(
+        asked(
+            "Cups of boba we sold in the first four hours: 12, 15, 9 and 20. What's the average per hour?",
+            "And if the fifth hour was 24?"
+        )
+        .as_deref(),
+        Some("Cups of boba we sold in the first 4 hours: 12, 15, 9, 20 and 24. What's the average per hour?")
+    );
+    assert_eq!(
+        asked(
+            "My test scores were 88, 92 and 79. What's my average?",
+            "and if I add 95"
+        )
+        .as_deref(),
+        Some("My test scores were 88, 92, 79 and 95. What's my average?")
+    );
+}

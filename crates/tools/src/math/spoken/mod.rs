@@ -266,6 +266,16 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:i|we)\s+(?:make|earn|take\s+home|bring\s+home|get\s+paid)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+(?:percent|percentage|%)\s+of\s+(?:my|our)\s+(?:pay|income|salary|wages?|paycheck|earnings)\b[^\d]*$",
             "$1/$2*100",
         ),
+        // "fees are 185000 a term for each of my 2 children. I have paid 250000. How much do I still owe?"
+        (
+            r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bfor\s+each\s+of\s+(?:my|our|the|his|her|their)\s+(\d+)\s+[a-z]+\b[^\d]*?\b(?:paid|given|sent|put\s+down)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\b(?:owe|left\s+to\s+pay|remaining|outstanding|balance)\b[^\d]*$",
+            "$1*$2 - $3",
+        ),
+        // "rent is 3450 and utilities are 165, both split evenly 3 ways, what's my share".
+        (
+            r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b.*?\band\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:both|all|together|combined)\s+(?:split|divided|shared)\s+(?:(?:evenly|equally)\s+)?(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+of\s+us)?)\b[^\d]*$",
+            "($1+$2)/$3$4",
+        ),
         // "My check is $2,150 and $645 of it goes to the truck. What percent is that?"
         (
             r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\s+of\s+(?:it|that|this|them|those)\b[^\d]*\bwhat\s+(?:percent|percentage|%)[^\d]*$",

@@ -992,6 +992,18 @@ fn a_round_of_so_many_at_the_price_of_one() {
 }
 
 #[test]
+fn amounts_for_each_of_a_family_and_two_bills_shared() {
+    assert_eq!(
+        read("School fees are ₦185,000 per term for each of my two children. I have paid ₦250,000 so far this term. How much do I still owe?"),
+        "185000*2 - 250000"
+    );
+    assert_eq!(
+        read("Rent is $3,450 for our 3-bedroom and utilities are $165, both split evenly three ways. What's my total share?"),
+        "(3450+165)/3"
+    );
+}
+
+#[test]
 fn how_much_be_asks_like_how_much_is() {
     assert_eq!(
         read("how much be two thousand three hundred and fifty times fourteen"),
