@@ -45,10 +45,7 @@ static MORE: LazyLock<Regex> = LazyLock::new(|| {
 /// time; `None` when there is not exactly one.
 pub(super) fn with_more_added(question: &str, before: &str) -> Option<String> {
     let question = in_digits(question);
-    let mut given = AMOUNT.find_iter(&question);
-    let (Some(_), None) = (given.next(), given.next()) else {
-        return None;
-    };
+    the_one_amount(&question)?;
     let added: u64 = MORE
         .captures(&question)
         .and_then(|more| more.get(1).or(more.get(2)))?
@@ -93,10 +90,7 @@ pub(super) fn with_a_count_changed(question: &str, before: &str) -> Option<Strin
     });
     let said = before;
     let before = in_digits(before);
-    let mut given = AMOUNT.find_iter(&question);
-    let (Some(count), None) = (given.next(), given.next()) else {
-        return None;
-    };
+    let count = the_one_amount(&question)?;
     let things = counted(&question[count.end()..])?;
     let same: Vec<regex::Match> = AMOUNT
         .find_iter(&before)
@@ -207,10 +201,7 @@ static OF_THE_LIST: LazyLock<Regex> = LazyLock::new(|| {
 /// 15, 9, 20 and 24.
 pub(super) fn one_more_in_the_list(question: &str, before: &str) -> Option<String> {
     let question = in_digits(question);
-    let mut given = AMOUNT.find_iter(&question);
-    let (Some(_), None) = (given.next(), given.next()) else {
-        return None;
-    };
+    the_one_amount(&question)?;
     let added = ONE_MORE_IN_THE_LIST.captures(&question)?.get(1)?;
     let before = in_digits(before);
     if !OF_THE_LIST.is_match(&before) {

@@ -101,7 +101,8 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
                 }
             }
             None => {
-                let (start, end) = only_amount(before_body)?;
+                let one = the_one_amount(before_body)?;
+                let (start, end) = (one.start(), one.end());
                 (start, end, words[0].to_string())
             }
         };
@@ -164,7 +165,8 @@ fn recounted(fragment: &[&str], object: &str) -> Option<String> {
     if let [_, count] = fragment {
         count.parse::<f64>().ok()?;
         let object = in_digits(object);
-        let (start, end) = only_amount(&object)?;
+        let one = the_one_amount(&object)?;
+        let (start, end) = (one.start(), one.end());
         let bare = object[..start]
             .trim_end()
             .ends_with(|c: char| c.is_alphabetic());
@@ -297,18 +299,6 @@ fn place_within(text: &str) -> Option<String> {
             loopd_tools::clock::knows_place(&place).then(|| format!("in {place}"))
         })
     })
-}
-
-/// The byte range of the one number written in `text`, when it has only
-/// one ("25" in "What's 25 kilometers in miles"): what a bare number
-/// ("And 42?") takes the place of.
-fn only_amount(text: &str) -> Option<(usize, usize)> {
-    let mut found = AMOUNT.find_iter(text);
-    let amount = found.next()?;
-    found
-        .next()
-        .is_none()
-        .then_some((amount.start(), amount.end()))
 }
 
 /// The byte range of `a stick` (`an`, `one`) in `text`, for the plural

@@ -148,3 +148,12 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
 /// A number as written in a question: `25`, `1,500`, `-3.5`.
 static AMOUNT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"-?\d[\d,]*(?:\.\d+)?").expect("a valid regex"));
+
+/// The one number written in `text` (`25` in "What's 25 kilometers in
+/// miles"), when it has only one: what a bare number ("And 42?") takes the
+/// place of, or the one number a follow-up gives.
+fn the_one_amount(text: &str) -> Option<regex::Match<'_>> {
+    let mut found = AMOUNT.find_iter(text);
+    let amount = found.next()?;
+    found.next().is_none().then_some(amount)
+}

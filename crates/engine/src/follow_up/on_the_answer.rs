@@ -22,10 +22,7 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
         return None;
     }
     let question = in_digits(question);
-    let mut given = AMOUNT.find_iter(&question);
-    let (Some(new), None) = (given.next(), given.next()) else {
-        return None;
-    };
+    let new = the_one_amount(&question)?;
     let before = in_digits(before);
     let percent = is_percentage(&question, &new);
     let olds: Vec<regex::Match> = AMOUNT
