@@ -500,6 +500,12 @@ static OF_A_LIST: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// Whether `text` asks something of a list of numbers (its average,
+/// median, total, range, highest or lowest).
+pub fn asks_of_a_list(text: &str) -> bool {
+    OF_A_LIST.is_match(text)
+}
+
 /// `text` with readings said short written as hundreds (`one thirty
 /// eight one forty two … whats the median` → `one hundred thirty eight
 /// one hundred forty two …`), where the text asks about a list and says

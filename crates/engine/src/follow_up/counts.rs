@@ -189,12 +189,6 @@ static A_LIST: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// Words that ask for something of a list.
-static OF_THE_LIST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:average|mean|median|range|total|sum|highest|lowest)\b")
-        .expect("a valid regex")
-});
-
 /// `before` with one more number in its list, as a follow-up gives it:
 /// "And if the fifth hour was 24?" after "Cups we sold in the first four
 /// hours: 12, 15, 9 and 20. What's the average per hour?" asks it of 12,
@@ -204,7 +198,7 @@ pub(super) fn one_more_in_the_list(question: &str, before: &str) -> Option<Strin
     the_one_amount(&question)?;
     let added = ONE_MORE_IN_THE_LIST.captures(&question)?.get(1)?;
     let before = in_digits(before);
-    if !OF_THE_LIST.is_match(&before) {
+    if !loopd_tools::numbers::asks_of_a_list(&before) {
         return None;
     }
     let list = A_LIST.captures(&before)?;
