@@ -77,6 +77,17 @@ const COMMODITIES: &[&str] = &[
     "gold", "silver", "oil", "gas", "gasoline", "petrol", "diesel",
 ];
 
+/// Stock market indices: one asked about with a word of now ("What is the
+/// Sensex at right now?") asks for a live market.
+const STOCK_INDICES: &[&str] = &[
+    "sensex", "nifty", "dow", "nasdaq", "ftse", "dax", "cac", "nikkei", "seng", "asx", "tsx",
+    "jse", "nzx", "kospi", "ibovespa",
+];
+
+/// Phrases that lead into a request without being part of it: "do one
+/// thing, send a WhatsApp to…" (Indian English), "quick one".
+const LEAD_INS: &[&[&str]] = &[&["do", "one", "thing"], &["quick", "one"]];
+
 /// Currencies' codes and other names beside those of
 /// [`crate::numbers::CURRENCIES`]: two currencies (or one beside
 /// "exchange" or "rate") make a question about an exchange rate, which
@@ -272,7 +283,11 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .filter(|w| !w.is_empty())
         .collect();
     let has = |w: &str| words.contains(&w);
-    let verb = words
+    let led_in = LEAD_INS
+        .iter()
+        .find(|lead| words.starts_with(lead))
+        .map_or(0, |lead| lead.len());
+    let verb = words[led_in..]
         .iter()
         .find(|w| !POLITE.contains(w))
         .copied()
@@ -295,6 +310,10 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         && (has("temperature") || storm || (!numbers && DRESSED_OR_FELT.iter().any(|w| has(w))));
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
     let uv_index = has("uv") && !has("rays");
+    let sea_now = now_outside
+        && ["surf", "swell", "waves", "tide", "tides"]
+            .iter()
+            .any(|w| has(w));
     let backed_up = has("backed") && has("up") && (has("road") || has("motorway") || has("now"));
     let jammed = words.windows(2).any(|w| w == ["go", "slow"]) || has("jam");
     let held_up = jammed && (has("now") || has("currently") || has("bridge") || has("road"));
@@ -367,7 +386,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .any(|w| has(w));
     let a_line_now = has("line") && live && schedule;
     let travel = (vehicle || a_line_now) && ((!numbers && schedule) || next_one);
-    let after_verb = words
+    let after_verb = words[led_in..]
         .iter()
         .skip_while(|w| POLITE.contains(w))
         .nth(1)
@@ -375,8 +394,24 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let tell_them = words
         .windows(3)
         .any(|w| w[0] == "and" && w[1] == "tell" && matches!(w[2], "him" | "her" | "them"));
-    let message_to =
-        tell_them || (verb == "tell" && !matches!(after_verb, Some("me" | "us") | None));
+    let tells_what = matches!(
+        after_verb,
+        Some(
+            "me" | "us"
+                | "what"
+                | "whats"
+                | "which"
+                | "who"
+                | "whose"
+                | "where"
+                | "when"
+                | "how"
+                | "why"
+                | "if"
+                | "whether"
+        ) | None
+    );
+    let message_to = tell_them || (verb == "tell" && !tells_what);
     let places = !numbers
         && (has("nearby")
             || has("nearest")
@@ -422,6 +457,11 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             || ["market", "doing", "worth", "up", "down"]
                 .iter()
                 .any(|w| has(w)));
+    let an_index_now = STOCK_INDICES.iter().any(|w| has(w))
+        && (live
+            || ["at", "doing", "up", "down", "close", "closed", "level"]
+                .iter()
+                .any(|w| has(w)));
     let mut currencies: Vec<&str> = words
         .iter()
         .filter_map(|w| crate::numbers::money_named(w).map(|c| c.one))
@@ -451,7 +491,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
                 .filter(|_| after_verb.is_some())
         })
         .map(|(_, what)| *what)
-        .or((weather_now || uv_index).then_some("check the weather"))
+        .or((weather_now || uv_index || sea_now).then_some("check the weather"))
         .or((backed_up || held_up).then_some("check the traffic"))
         .or(an_app.then_some("use other apps"))
         .or(timer.then_some("set timers or alarms"))
@@ -465,7 +505,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .or(travel.then_some("look up travel times"))
         .or(message_to.then_some("send messages"))
         .or(exchange.then_some("check exchange rates"))
-        .or((live_price || markets).then_some("check prices or markets"))
+        .or((live_price || markets || an_index_now).then_some("check prices or markets"))
         .or(places.then_some("look up places"))
         .or(shopping.then_some("order or book things"))
         .or(plans.then_some("read your calendar"));
@@ -527,6 +567,16 @@ mod tests {
             ("Set the thermostat to 21 degrees.", "control devices"),
             ("Call my mom.", "make calls"),
             ("Send a text to John saying I'm late.", "send messages"),
+            (
+                "do one thing send a whatsapp to my distributor for ten boxes of dolo six fifty",
+                "send messages",
+            ),
+            ("What is the Sensex at right now?", "check prices or markets"),
+            (
+                "hows the surf at sumner right now is it worth taking the kids down with their togs",
+                "check the weather",
+            ),
+            ("how's the ftse doing today", "check prices or markets"),
             ("Order me a pizza.", "order or book things"),
             (
                 "Is there a typhoon signal in Quezon City right now? Will classes be suspended tomorrow?",
@@ -722,6 +772,9 @@ mod tests {
             "Hey, can you tell me what nine hundred minus four hundred is?",
             "Can you tell me who wrote The Great Gatsby?",
             "Tell us a story about a dragon.",
+            "Kindly tell, which is the largest state of India by area?",
+            "kindly tell what is seventeen thousand four hundred plus twenty six thousand nine hundred and fifty",
+            "What does the Dow Jones measure?",
             "leo gets four dollars pocket money a week how many weeks until he can buy a thirty dollar dinosaur kit",
             "Which month are we in? I need to turn the calendar page.",
             "How long should I let the frosting set?",
