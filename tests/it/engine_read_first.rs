@@ -252,3 +252,28 @@ fn a_remembered_number_is_said_at_once_but_a_guessed_day_count_is_sent_back() {
     assert_eq!(outcome.stats.ungrounded_answers, 1, "{outcome:#?}");
     assert!(brain.requests().len() >= 2);
 }
+
+/// The numbers a question of fact says name what it asks about ("every
+/// October 1", a spoken "quick one"): the larger model answers it, and a
+/// year it remembers is said at once, not sent to the calculator (which
+/// made up sums for it).
+#[test]
+fn a_remembered_year_is_said_at_once_after_numbers_that_only_name() {
+    for question in [
+        "In what year did Nigeria get independence from Britain? We celebrate it every October 1.",
+        "quick one what year did the berlin wall come down",
+        "Who captained England when they won the World Cup in 1966? Played for West Ham, I know that much.",
+    ] {
+        let (outcome, brain) = ask_everyday("react", question, &[" It was in 1989, with 1960 too."]);
+        assert_eq!(outcome.answer, "It was in 1989, with 1960 too.", "{question}");
+        assert_eq!(outcome.stats.ungrounded_answers, 0, "{question}: {outcome:#?}");
+        assert_eq!(brain.requests().len(), 1, "{question}");
+        assert!(brain.requests()[0].from_knowledge, "{question}");
+    }
+
+    let question =
+        "wait whats the river between brooklyn and manhattan called the one under the brooklyn bridge";
+    let (outcome, brain) = ask_everyday("react", question, &[" The East River."]);
+    assert_eq!(outcome.answer, "The East River.");
+    assert!(brain.requests()[0].from_knowledge, "`the one` is no number");
+}

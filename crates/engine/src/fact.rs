@@ -67,18 +67,13 @@ const POINTS_BACK: &str = "\
 /// never thought to ask: what's the main gas in natural gas?"), is a
 /// question of fact of its own: no number, no word that points back to
 /// what was told, begun as a question of fact, and asking nothing worked
-/// out. The numbers told around it are not to compute with.
+/// out. The numbers told around it are not to compute with. Or a question
+/// about one number of its own ([`asks_about_a_number`]: "Who captained
+/// England when they won the World Cup in 1966? Played for West Ham, I
+/// know that much.") when what is told around it gives no number.
 pub(super) fn asks_a_fact_apart(text: &str) -> bool {
     let text = text.trim();
-    let sentences = split_sentences(text);
-    let mut questions = sentences.iter().filter(|s| s.ends_with('?'));
-    let (Some(&asked), None) = (questions.next(), questions.next()) else {
-        return false;
-    };
-    let asked = asked
-        .rsplit_once(':')
-        .map_or(asked, |(_, after)| after)
-        .trim();
+    let asked = the_question(text);
     if asked.len() == text.len() {
         return false;
     }
@@ -88,17 +83,34 @@ pub(super) fn asks_a_fact_apart(text: &str) -> bool {
         [first, ..] => among("who what what's whats which where name", first),
         [] => false,
     };
-    let given = numbers(asked).len() + number_words(asked).len();
-    given == 0
+    let count = |text: &str| numbers(text).len() + number_words(text).len();
+    let told_a_number = count(text) > count(asked);
+    let apart = count(asked) == 0
         && begun
         && !words.iter().any(|w| among(POINTS_BACK, w))
-        && asks_nothing_worked_out(asked)
+        && asks_nothing_worked_out(asked);
+    apart || (!told_a_number && asks_about_a_number(asked))
 }
 
 /// Words of a question whose answer changes with the day or the price:
 /// what one remembers of them is out of date.
 const CHANGES: &str = "\
     age aged born clock date much old time";
+
+/// The one question of `text` (its one sentence that ends with a question
+/// mark, after a colon if it has one), or the whole text.
+pub(super) fn the_question(text: &str) -> &str {
+    let text = text.trim();
+    let sentences = split_sentences(text);
+    let mut questions = sentences.into_iter().filter(|s| s.ends_with('?'));
+    let (Some(asked), None) = (questions.next(), questions.next()) else {
+        return text;
+    };
+    asked
+        .rsplit_once(':')
+        .map_or(asked, |(_, after)| after)
+        .trim()
+}
 
 /// Whether `question` asks nothing a tool works out or that changes with
 /// the day: no word or sign of arithmetic, money, time, dates or age ("How
@@ -220,6 +232,7 @@ mod tests {
             "Worked 35 years at the refinery and never thought to ask: what's the main gas in natural gas?",
             "I'm 68 and still curious. Who wrote Moby Dick?",
             "In what year did Nigeria get independence from Britain? We celebrate it every October 1.",
+            "Who captained England when they won the World Cup in 1966? Played for West Ham, I know that much.",
         ] {
             assert!(asks_a_fact_apart(text), "{text}");
         }
@@ -230,6 +243,7 @@ mod tests {
             "Who wrote Moby Dick?",
             "The bill is 80 dollars: what's the tip at 15 percent?",
             "I drove 300 miles. What is that in kilometers?",
+            "My daughter was born in 2010. Who won the World Cup in 2010?",
         ] {
             assert!(!asks_a_fact_apart(text), "{text}");
         }

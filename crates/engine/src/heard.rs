@@ -9,6 +9,10 @@
 /// as whole words.
 const OPENERS: &[&str] = &[
     "i was wondering",
+    "kindly tell me",
+    "please tell me",
+    "do one thing",
+    "kindly tell",
     "quick question",
     "quick one",
     "can you please tell me",
@@ -30,6 +34,7 @@ const OPENERS: &[&str] = &[
     "righto",
     "right",
     "please",
+    "kindly",
     "sorry",
     "okay",
     "hmm",
@@ -82,6 +87,25 @@ fn without_suffix<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
     let at = text.len().checked_sub(suffix.len())?;
     let tail = text.get(at..)?;
     tail.eq_ignore_ascii_case(suffix).then(|| &text[..at])
+}
+
+/// A claim someone made, said after the question ("… my son reckons its
+/// oxygen", "My roommate swears it's Brooklyn lol").
+static CLAIM_AFTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)[\s,.;!?-]+(?:and\s+|but\s+|cos\s+|because\s+)?(?:my|our)\s+(?:[a-z']+\s+){0,2}?(?:reckons|says|said|thinks|swears|swore|insists|claims|bets|keeps\s+saying|is\s+convinced)\b[^?]*$")
+        .expect("a valid regex")
+});
+
+/// `question` without a claim someone made, said after it, when three
+/// words or more are left: a small model asked "what gas is most of the
+/// air made of my son reckons its oxygen" repeats the claim.
+pub fn without_a_claim(question: &str) -> Option<String> {
+    let found = CLAIM_AFTER.find(question)?;
+    let kept = question[..found.start()].trim();
+    (kept.split_whitespace().count() >= 3).then(|| match kept.ends_with(['?', '.', '!']) {
+        true => kept.to_string(),
+        false => format!("{kept}?"),
+    })
 }
 
 /// What may come after a request, each dropped only as whole words.
@@ -268,6 +292,38 @@ mod tests {
         assert_eq!(
             request("what's 3 times 4 for me").as_deref(),
             Some("What's 3 times 4?")
+        );
+    }
+
+    #[test]
+    fn a_claim_said_after_the_question_is_dropped() {
+        assert_eq!(
+            without_a_claim("hey what gas is most of the air made of my son reckons its oxygen")
+                .as_deref(),
+            Some("hey what gas is most of the air made of?")
+        );
+        assert_eq!(
+            without_a_claim("Which of the five NYC boroughs is the largest by area? My roommate swears it's Brooklyn lol").as_deref(),
+            Some("Which of the five NYC boroughs is the largest by area?")
+        );
+        assert_eq!(without_a_claim("Who wrote Moby Dick?"), None);
+        assert_eq!(without_a_claim("my mum says hi"), None);
+    }
+
+    #[test]
+    fn polite_openers_of_indian_english_are_dropped() {
+        assert_eq!(
+            request("kindly tell what is seventeen thousand four hundred plus eight thousand")
+                .as_deref(),
+            Some("What is seventeen thousand four hundred plus eight thousand?")
+        );
+        assert_eq!(
+            request("Kindly tell, which is the largest state of India by area?").as_deref(),
+            Some("Which is the largest state of India by area?")
+        );
+        assert_eq!(
+            request("do one thing, convert 5 kg to pounds").as_deref(),
+            Some("Convert 5 kg to pounds?")
         );
     }
 

@@ -244,7 +244,14 @@ impl React {
                     )));
                 }
             }
-            FirstRead::NoToolHelps => answer_at_once = true,
+            FirstRead::NoToolHelps => {
+                answer_at_once = true;
+                if let Some(asked) = super::heard::without_a_claim(question(conversation)) {
+                    if let Some(last) = messages.iter_mut().rev().find(|m| m.role == Role::User) {
+                        last.content = asked;
+                    }
+                }
+            }
             FirstRead::Open
                 if worked::can_work(run) && worked::is_word_problem(question(conversation)) =>
             {

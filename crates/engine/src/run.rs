@@ -126,6 +126,9 @@ pub struct Run {
     /// The question was read as one of remembered fact (no tool read it,
     /// nothing in it is worked out): [`Run::remembered`].
     asks_a_fact: bool,
+    /// The question of fact is the conversation's first, and the numbers
+    /// it says (if any) name what it asks about: none is to compute with.
+    nothing_to_compute_with: bool,
     /// What [`Run::read_first`] found, kept for engines run inside others.
     first_read: Option<FirstRead>,
     speaker: Speaker,
@@ -166,6 +169,7 @@ impl Run {
             grounding: None,
             from_knowledge: false,
             asks_a_fact: false,
+            nothing_to_compute_with: false,
             first_read: None,
             speaker: Speaker::default(),
             gate: Gate::default(),
@@ -300,10 +304,11 @@ impl Run {
             && only_numbers
             && !super::fact::tells_time_or_money(answer)
             && self.stats.tool_calls.is_empty()
-            && self
-                .grounding
-                .as_ref()
-                .is_some_and(Sources::gives_no_numbers)
+            && (self.nothing_to_compute_with
+                || self
+                    .grounding
+                    .as_ref()
+                    .is_some_and(Sources::gives_no_numbers))
     }
 
     /// The numbers of `answer` that neither the conversation nor a tool's
@@ -674,10 +679,12 @@ impl Run {
             }
         }
         let question = super::question(conversation);
-        let computes = super::parse::has_numbers(question)
-            && !super::fact::asks_about_a_number(question)
-            && !super::fact::asks_a_fact_apart(question);
-        if self.tools.is_empty() || computes {
+        let request = super::heard::request(question);
+        let asked = loopd_tools::numbers::in_digits(request.as_deref().unwrap_or(question));
+        let numbered = !super::parse::numbers(&asked).is_empty();
+        let named =
+            super::fact::asks_about_a_number(question) || super::fact::asks_a_fact_apart(question);
+        if self.tools.is_empty() || (numbered && !named) {
             return Ok(FirstRead::Open);
         }
         self.from_knowledge = true;
@@ -686,7 +693,13 @@ impl Run {
             .specs()
             .iter()
             .all(|spec| spec.question_argument().is_some());
-        self.asks_a_fact = all_read && super::fact::asks_nothing_worked_out(question);
+        self.asks_a_fact =
+            all_read && super::fact::asks_nothing_worked_out(super::fact::the_question(question));
+        self.nothing_to_compute_with = conversation
+            .iter()
+            .filter(|m| m.role == loopd_brain::Role::User)
+            .count()
+            == 1;
         if self.asks_a_fact {
             self.gate.let_first_clause_out();
         }
