@@ -102,7 +102,10 @@ pub fn calculate(args: CalculateArgs) -> Result<CalculateOutput, ToolError> {
             });
         }
     }
-    let value = round_significant(evaluate(expression)?, 12);
+    let mut value = round_significant(evaluate(expression)?, 12);
+    if in_words {
+        value = round_significant(spoken::in_minor_units(expression, value), 12);
+    }
     Ok(CalculateOutput {
         result: value,
         conversion: None,
@@ -921,6 +924,40 @@ mod tests {
         assert_eq!(calc("one hundred and five minus forty-two").unwrap(), 63.0);
         assert_eq!(calc("two point five squared").unwrap(), 6.25);
         assert!(calc("Why is the sky blue?").is_err());
+    }
+
+    #[test]
+    fn calculate_reads_everyday_money_questions() {
+        let cases: &[(&str, f64)] = &[
+            ("Add these up for me: $1,284.60, $947.35 and $2,318.90.", 4550.85),
+            ("what do 12, 15 and 20 add up to", 47.0),
+            ("What is ₹2,17,500 divided by 25?", 8700.0),
+            ("If I put $8,000 in a term deposit at 5.25% for one year, how much interest do I earn?", 420.0),
+            ("I'm putting ₹1,50,000 in a fixed deposit at 7.25% simple interest. How much interest will I get after one year?", 10875.0),
+            ("What is the interest on 5000 at 4% simple interest for 3 years?", 600.0),
+            ("How much will I have after a year if I put 2000 in at 3% interest?", 2060.0),
+            ("power tools are twenty percent off at the merchant this week how much would a three hundred and eighty nine dollar drill come to", 311.2),
+            ("a box of a thousand nails costs forty two bucks how many cents is that per nail", 4.2),
+            ("my son has physics homework eighty kilometres per hour is how many metres per second", 22.2222),
+            ("i quoted four thousand eight hundred for the fence the materials came to two thousand one hundred and thirty five and the labour hire was twelve hundred and sixty whats my profit", 1405.0),
+            ("I grabbed 3 mince pies at $5.20 each and 2 flat whites at $4.80 each and paid with a $50 note. How much change do I get?", 24.8),
+            ("I bought 3 mince pies at $5.20 each and paid with a $50 note. How much change do I get?", 34.4),
+            ("Kids' rugby subs are $85 a kid for the season, plus $42 a kid for new boots. I've got two kids playing. What's the total?", 254.0),
+            ("A pack of 10 shampoo sachets costs me ₱65 and I sell them tingi at ₱8 each. How much profit do I make on one pack?", 15.0),
+            ("okay so a box of fifteen strips costs me four hundred and eighty rupees each strip has ten tablets and i sell one tablet for four rupees what is my profit on the full box", 120.0),
+            ("okay so jeepney fare is thirteen pesos each way and i go to the palengke and back six days a week how much do i spend on fare in four weeks", 624.0),
+            ("the bus is 3 dollars each way, 5 days a week, how much is that a week", 30.0),
+        ];
+        for (question, value) in cases {
+            assert_eq!(calc(question).unwrap(), *value, "{question}");
+        }
+        for unsure in [
+            "What is the interest on 5000 at 4% for 3 years?",
+            "interest on 1000 at 2% compounded monthly for a year",
+            "a case of 12 cans costs 9 dollars, I sell them for 1.25 each, what is my profit per can",
+        ] {
+            assert!(calc(unsure).is_err(), "{unsure}");
+        }
     }
 
     #[test]

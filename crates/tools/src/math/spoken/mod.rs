@@ -36,6 +36,30 @@ pub fn in_words(text: &str) -> bool {
         })
 }
 
+/// A question that asks for cents or pence ("how many cents is that per
+/// nail"), and an amount given in them.
+static MINOR_UNIT_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:how\s+many|in)\s+(?:cents|pence|paise)\b").expect("a valid regex")
+});
+static IN_MINOR_UNITS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\d(?:\s*(?:¢|p\b|c\b)|\s+(?:cents?|pence|penny|paise)\b)")
+        .expect("a valid regex")
+});
+
+/// `value`, worked out from amounts of money in dollars, pounds or
+/// rupees, in the cents, pence or paise the question asks for: `a box of
+/// a thousand nails costs forty two bucks how many cents is that per
+/// nail` is 4.2, not 0.042.
+pub fn in_minor_units(question: &str, value: f64) -> f64 {
+    let asked = MINOR_UNIT_ASKED.is_match(question)
+        && !IN_MINOR_UNITS.is_match(question)
+        && crate::numbers::currency_of(question).is_some();
+    match asked {
+        true => value * 100.0,
+        false => value,
+    }
+}
+
 /// Whether a question is about a percentage (`15 percent of 80`, `what
 /// percent of 50 is 10`, `25% off`).
 pub fn about_percent(text: &str) -> bool {
@@ -501,10 +525,19 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\b(\d+)\s+factorial\b", "factorial($1)"),
         (r"(?i)\bfactorial\s+of\s+(\d+)\b", "factorial($1)"),
         (r"(\d+)\s*!(\s|$)", "factorial($1)$2"),
-        (r"(?i)^\s*(?:add|sum(?:\s+up)?)\s+(.+)$", "sum($1)"),
+        (
+            r"(?i)^\s*(?:add|sum)(?:\s+(?:these|those|them|all\s+(?:of\s+)?(?:these|this|those)))?(?:\s+(?:up|together))?(?:\s+for\s+me)?\s*:?\s+(.+)$",
+            "sum($1)",
+        ),
+        (r"(?i)^\s*what\s+(?:do|does|would)\s+(.+?)\s+add\s+up\s+to\s*$", "sum($1)"),
         (
             r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:and\s+)?(?:it'?s|it\s+is|they'?re|they\s+are|is|are)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?\b(?:sale\s+price|price|cost|what\s+(?:is|does|do)\s+(?:it|that|they)\s+(?:come\s+to|cost))\s*$",
             "$1*(1-$2/100)",
+        ),
+        // "20 percent off at the merchant this week, how much would a 389 dollar drill come to"
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?\b(?:how\s+much|what)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:come\s+to|cost|be|set\s+me\s+back)\s*$",
+            "$2*(1-$1/100)",
         ),
         (
             r"(?i)([\d.]+)\s*(?:%|percent)\s+off\s+(?:an?\s+|the\s+)?([\d.]+)(?:\s+[a-z]+){1,2}\s*$",
@@ -658,8 +691,11 @@ static LIST_FUNCTION: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid regex")
 });
 
-static THOUSANDS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(\d{1,3}(?:,\d{3})+)\b").expect("a valid regex"));
+/// A number with its thousands grouped by commas: in threes ("217,500"),
+/// or in India's lakhs and crores ("2,17,500", "1,25,00,000").
+static THOUSANDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(\d{1,3}(?:,\d{3})+|\d{1,2}(?:,\d{2})+,\d{3})\b").expect("a valid regex")
+});
 
 static DIGIT_RUN: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\d+").expect("a valid regex"));
 
@@ -723,6 +759,9 @@ pub fn as_arithmetic(
         })
         .into_owned();
     if let Some(asked) = with_overtime(&text)
+        .or_else(|| change_for_items(&text))
+        .or_else(|| profit_on_a_pack(&text))
+        .or_else(|| fares_over_weeks(&text))
         .or_else(|| a_shift(&text))
         .or_else(|| dose_by_weight(&text))
         .or_else(|| each_in_a_period(&text))
@@ -740,9 +779,11 @@ pub fn as_arithmetic(
         .or_else(|| at_the_rate_given(&text))
         .or_else(|| share_of_two(&text))
         .or_else(|| split_between(&text))
+        .or_else(|| amounts_for_each(&text))
         .or_else(|| for_the_group(&text))
         .or_else(|| many_at_the_price_of_one(&text))
         .or_else(|| price_of_one(&text))
+        .or_else(|| simple_interest(&text))
         .or_else(|| tax_included(&text))
         .or_else(|| percent_on_a_price(&text))
         .or_else(|| a_cut_of_an_amount(&text))

@@ -369,10 +369,10 @@ static WHAT_IS_IT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The unit a question wants, said anywhere: `how many pounds`, or `in
-/// Celsius` at its end.
+/// Celsius` or `how many metres per second` at its end.
 static WANTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&format!(
-        r"(?i)(?:\bhow\s+many\s+({UNIT})\s+(?:is|are|was|were|would|will|does|do|should|could|can|shall|must|makes?|equals?|in|to)\b|\b(?:in|into|to)\s+({UNIT})\s*$)"
+        r"(?i)(?:\bhow\s+many\s+({UNIT})\s+(?:is|are|was|were|would|will|does|do|should|could|can|shall|must|makes?|equals?|in|to)\b|\b(?:in|into|to)\s+({UNIT})\s*$|\bhow\s+many\s+({UNIT})\s*$)"
     ))
     .expect("a valid regex")
 });
@@ -438,7 +438,7 @@ fn loose(text: &str) -> Option<Conversion> {
     let from = named_unit(&found[2])?;
     let wanted = WANTED
         .captures(text)
-        .and_then(|wanted| named_unit(wanted.get(1).or(wanted.get(2))?.as_str()));
+        .and_then(|wanted| named_unit(wanted.get(1).or(wanted.get(2)).or(wanted.get(3))?.as_str()));
     let to = match wanted {
         Some(unit) => unit,
         None => other_scale(text, &from).or_else(|| unit_asked_in(text, &from))?,

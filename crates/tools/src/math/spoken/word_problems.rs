@@ -559,16 +559,17 @@ pub(super) fn price_of_one(text: &str) -> Option<String> {
     same.then(|| format!("{} / {}", &found[3], &found[1]))
 }
 
-/// `what's left`, `how much do I have left`: asks what remains of an
-/// amount, at the end of a text.
+/// `what's left`, `how much do I have left`, `what's my profit`: asks
+/// what remains of an amount, at the end of a text.
 static ASKS_WHAT_IS_LEFT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:what'?s|whats|what\s+is|how\s+much\s+(?:is|do\s+i\s+have|have\s+i\s+got|will\s+i\s+have|does\s+that\s+leave))\s+(?:left|remaining|left\s+over)(?:\s+(?:for|to)\s+(?:me|us|spend))?\s*[?.!]?\s*$")
+    Regex::new(r"(?i)(?:\b(?:what'?s|whats|what\s+is|how\s+much\s+(?:is|do\s+i\s+have|have\s+i\s+got|will\s+i\s+have|does\s+that\s+leave))\s+(?:left|remaining|left\s+over)(?:\s+(?:for|to)\s+(?:me|us|spend))?|\b(?:what'?s|whats|what\s+is|how\s+much\s+is)\s+(?:my|our|the)\s+profit)\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 
-/// `took 1240 quid`, `I earned 900`: the amount something is taken from.
+/// `took 1240 quid`, `I earned 900`, `I quoted 4800`: the amount
+/// something is taken from.
 static TAKEN_IN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:took|made|earned|got|had|have|brought\s+in|received|was\s+paid|get\s+paid|started\s+with)\s+(?:in\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:took|made|earned|got|had|have|brought\s+in|received|was\s+paid|get\s+paid|started\s+with|quoted|charged|billed|invoiced)\s+(?:in\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b"))
         .expect("a valid regex")
 });
 
@@ -599,4 +600,263 @@ pub(super) fn what_is_left(text: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" - ")
     })
+}
+
+/// `interest` in a text, and words that make it other than simple yearly
+/// interest (compounding, a monthly rate).
+static INTEREST: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\binterest\b").expect("a valid regex"));
+static NOT_SIMPLE_YEARLY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:compound(?:ed|ing)?|month(?:ly|s)?|week(?:ly|s)?|days?|daily)\b")
+        .expect("a valid regex")
+});
+
+/// A rate in percent, and a number of years.
+static PERCENT_RATE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)").expect("a valid regex"));
+static YEARS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+years?\b").expect("a valid regex"));
+
+/// What is asked is the amount with its interest, not the interest alone.
+static WITH_THE_INTEREST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:how\s+much\s+will\s+(?:i|we|it)\s+have|in\s+total|altogether|total\s+(?:amount|balance)|(?:the\s+)?balance\s+be|be\s+worth|grow\s+to)\b")
+        .expect("a valid regex")
+});
+
+/// Simple interest on one amount at a yearly rate: `If I put $8,000 in a
+/// term deposit at 5.25% for one year, how much interest do I earn?` is
+/// `8000 * 5.25 / 100 * 1`. Over several years only where the text says
+/// simple interest (compounding is not assumed either way); with the
+/// amount added where the total is asked.
+pub(super) fn simple_interest(text: &str) -> Option<String> {
+    if !INTEREST.is_match(text) || NOT_SIMPLE_YEARLY.is_match(text) {
+        return None;
+    }
+    let mut rates = PERCENT_RATE.captures_iter(text);
+    let (Some(rate), None) = (rates.next(), rates.next()) else {
+        return None;
+    };
+    let rate = rate.get(1)?;
+    let mut years = YEARS.captures_iter(text);
+    let years = match (years.next(), years.next()) {
+        (None, _) => None,
+        (Some(found), None) => found.get(1),
+        _ => return None,
+    };
+    let count = years.map_or(Ok(1.0), |y| y.as_str().parse::<f64>());
+    let simple = text.to_lowercase().contains("simple");
+    if count != Ok(1.0) && !simple {
+        return None;
+    }
+    let mut amounts = NUMBER
+        .find_iter(text)
+        .filter(|n| n.start() != rate.start() && years.is_none_or(|y| n.start() != y.start()));
+    let (Some(amount), None) = (amounts.next(), amounts.next()) else {
+        return None;
+    };
+    let interest = format!(
+        "{} * {} / 100 * {}",
+        amount.as_str(),
+        rate.as_str(),
+        years.map_or("1", |y| y.as_str())
+    );
+    Some(match WITH_THE_INTEREST.is_match(text) {
+        true => format!("{} + {interest}", amount.as_str()),
+        false => interest,
+    })
+}
+
+/// `3 mince pies at 5.20 each`: a count of things at a price for each.
+static ITEMS_AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+)\s+(?:[a-z'-]+\s+){1,3}?(?:at|for|@)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
+        .expect("a valid regex")
+});
+
+/// What was paid, then the change asked for, at the end of a text.
+static PAID_FOR_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:gave|give|paid|pay|handed|hand)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\bchange\b[^\d]*$"))
+        .expect("a valid regex")
+});
+
+/// The change from a payment for several kinds of things, each so many at
+/// a price: `3 mince pies at $5.20 each and 2 flat whites at $4.80 each
+/// and paid with a $50 note, how much change` is `50 - (3*5.20 + 2*4.80)`.
+/// Every number before the payment is one of the things' counts or prices.
+pub(super) fn change_for_items(text: &str) -> Option<String> {
+    let paid = PAID_FOR_CHANGE.captures(text)?;
+    let before = &text[..paid.get(0)?.start()];
+    let items: Vec<String> = ITEMS_AT_A_PRICE
+        .captures_iter(before)
+        .map(|item| format!("{}*{}", &item[1], &item[2]))
+        .collect();
+    if items.len() < 2 || NUMBER.find_iter(before).count() != 2 * items.len() {
+        return None;
+    }
+    Some(format!("{} - ({})", &paid[1], items.join(" + ")))
+}
+
+/// `$85 a kid`, `42 per child`: an amount for each one of something.
+static AMOUNT_FOR_EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(
+        r"(?i)[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\s+([a-z]+)\b",
+    ))
+    .expect("a valid regex")
+});
+
+/// `2 kids`: a count of things.
+static COUNTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(\d+)\s+([a-z]+)\b").expect("a valid regex"));
+
+/// The total of several amounts for each one of something, times how
+/// many there are: `subs are $85 a kid for the season, plus $42 a kid for
+/// new boots. I've got two kids playing. What's the total?` is `(85 +
+/// 42) * 2`. The text gives those numbers only, and asks for a total.
+pub(super) fn amounts_for_each(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let total = ["total", "altogether", "all together", "in all", "all up"]
+        .iter()
+        .any(|w| lower.contains(w));
+    if !total {
+        return None;
+    }
+    let amounts: Vec<regex::Captures> = AMOUNT_FOR_EACH.captures_iter(text).collect();
+    let one = singular(&amounts.first()?[2].to_lowercase());
+    if amounts.len() < 2
+        || amounts
+            .iter()
+            .any(|a| singular(&a[2].to_lowercase()) != one)
+    {
+        return None;
+    }
+    let is_an_amount = |at: usize| {
+        amounts
+            .iter()
+            .any(|a| a.get(1).is_some_and(|n| n.start() == at))
+    };
+    let mut counts = COUNTED.captures_iter(text).filter(|found| {
+        found.get(1).is_some_and(|n| !is_an_amount(n.start()))
+            && singular(&found[2].to_lowercase()) == one
+    });
+    let (Some(count), None) = (counts.next(), counts.next()) else {
+        return None;
+    };
+    if NUMBER.find_iter(text).count() != amounts.len() + 1 {
+        return None;
+    }
+    let each: Vec<&str> = amounts
+        .iter()
+        .filter_map(|a| a.get(1))
+        .map(|n| n.as_str())
+        .collect();
+    Some(format!("({}) * {}", each.join(" + "), &count[1]))
+}
+
+/// `a pack of 10 shampoo sachets costs me ₱65`: a pack's count and price.
+static PACK_BOUGHT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:pack|packet|box|case|crate|carton|bag|tray|sack|bundle|sleeve|tub|jar)\s+of\s+(\d+)\s+(?:[a-z'-]+\s+){0,2}?[a-z'-]+\s+(?:costs?|is|was|for)\s+(?:me\s+|us\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
+/// `each strip has 10 tablets`: how many of a smaller thing each holds.
+static EACH_HOLDS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\beach\s+(?:one\s+|[a-z]+\s+)?(?:has|holds|contains|is)\s+(\d+)\s+[a-z]+")
+        .expect("a valid regex")
+});
+
+/// `I sell them at ₱8 each`, `i sell one tablet for 4 rupees`: the price
+/// each one sells for.
+static SOLD_EACH_AT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\bsell\s+(?:them|it|each|one|a|an|every)?\s*(?:[a-z'-]+\s+){0,2}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
+/// `sell 1 tablet`, `on 1 pack`: one of the things, no number given.
+static ONE_OF_THEM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(on|sell)\s+1\s+([a-z])").expect("a valid regex"));
+
+/// The profit on a pack bought whole and sold by the piece: `A pack of 10
+/// shampoo sachets costs me ₱65 and I sell them at ₱8 each. How much
+/// profit do I make on one pack?` is `10 * 1 * 8 - 65`; with `each strip
+/// has 10 tablets` the pieces of each thing counted in. The text gives
+/// those numbers only, and asks the profit on the pack, not on a piece.
+pub(super) fn profit_on_a_pack(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let per_piece = [
+        "profit per",
+        "profit on each",
+        "profit on one tablet",
+        "profit each",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    if !lower.contains("profit") || per_piece {
+        return None;
+    }
+    let text = ONE_OF_THEM.replace_all(text, "$1 one $2");
+    let text = text.as_ref();
+    let pack = PACK_BOUGHT.captures(text)?;
+    let sold = SOLD_EACH_AT.captures(text)?;
+    let inner = EACH_HOLDS.captures(text);
+    let given = 3 + usize::from(inner.is_some());
+    if NUMBER.find_iter(text).count() != given {
+        return None;
+    }
+    let pieces = inner
+        .as_ref()
+        .map_or("1", |found| found.get(1).map_or("1", |n| n.as_str()));
+    Some(format!(
+        "{} * {pieces} * {} - {}",
+        &pack[1], &sold[1], &pack[2]
+    ))
+}
+
+/// `13 pesos each way`, `$3 a trip`, `26 a day`: a fare, and what it is for.
+static FARE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(each\s+way|one\s+way|a\s+trip|per\s+trip|a\s+ride|per\s+ride|a\s+day|per\s+day)\b"))
+        .expect("a valid regex")
+});
+
+/// A journey made there and back.
+static THERE_AND_BACK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:and\s+back|both\s+ways|round\s+trip|there\s+and\s+back|return)\b")
+        .expect("a valid regex")
+});
+
+/// `six days a week`: how many days a week.
+static DAYS_A_WEEK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)\s+days?\s+(?:a|per|each|every)\s+week\b").expect("a valid regex")
+});
+
+/// `in four weeks`, `over 3 weeks`; or `a week` asked at the end.
+static WEEKS_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:in|over|for)\s+(\d+)\s+weeks?\b|\b(?:a|per|each|every)\s+week\s*[?.!]?\s*$",
+    )
+    .expect("a valid regex")
+});
+
+/// What getting somewhere costs over some weeks: `jeepney fare is thirteen
+/// pesos each way and i go to the palengke and back six days a week how
+/// much do i spend on fare in four weeks` is `13 * 2 * 6 * 4`. A fare
+/// "each way" is paid twice a day, one "one way" only for a journey there
+/// and back. The text gives those numbers only, and asks how much.
+pub(super) fn fares_over_weeks(text: &str) -> Option<String> {
+    if !text.to_lowercase().contains("how much") {
+        return None;
+    }
+    let fare = FARE.captures(text)?;
+    let days = DAYS_A_WEEK.captures(text)?;
+    let weeks = WEEKS_ASKED.captures(text)?.get(1);
+    if NUMBER.find_iter(text).count() != 2 + usize::from(weeks.is_some()) {
+        return None;
+    }
+    let weeks = weeks.map_or("1", |n| n.as_str());
+    let for_a_way = fare[2].to_lowercase();
+    let both = match for_a_way.starts_with("each")
+        || (for_a_way.ends_with("way") && THERE_AND_BACK.is_match(text))
+    {
+        true => " * 2",
+        false => "",
+    };
+    Some(format!("{}{both} * {} * {weeks}", &fare[1], &days[1]))
 }
