@@ -43,6 +43,7 @@ const OPENERS: &[&str] = &[
     "uhh",
     "erm",
     "g'day",
+    "chale",
     "hiya",
     "like",
     "hey",
@@ -320,6 +321,10 @@ mod tests {
         assert_eq!(
             request("Kindly tell, which is the largest state of India by area?").as_deref(),
             Some("Which is the largest state of India by area?")
+        );
+        assert_eq!(
+            request("chale what be four hundred times two").as_deref(),
+            Some("What be four hundred times two?")
         );
         assert_eq!(
             request("do one thing, convert 5 kg to pounds").as_deref(),

@@ -112,7 +112,8 @@ pub fn prices_in_digits(text: &str) -> String {
     if !ABOUT_MONEY.is_match(text) {
         return text.to_string();
     }
-    let words = split_words(text);
+    let text = A_POUND_AND.replace_all(text, "one $1 $2");
+    let words = split_words(&text);
     let mut out: Vec<String> = Vec::new();
     let mut found = false;
     let mut i = 0;
@@ -140,12 +141,19 @@ pub fn prices_in_digits(text: &str) -> String {
 static LETTER_SIGNED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b(R|RM)\s?(\d[\d,]*(?:\.\d+)?)\b").expect("a valid regex"));
 
+/// `GH₵`, `NZ$`, `US$`: a country's letters before a currency sign.
+static COUNTRY_BEFORE_SIGN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&with_currencies(r"\b[A-Z]{1,3}([SIGNS])")).expect("a valid regex")
+});
+
 /// `text` with amounts signed by letters written as the amount and the
 /// currency's name: `R3,795` → `3,795 rand`, `RM25` → `25 ringgit`
-/// (digits run into a letter sign read as no number).
+/// (digits run into a letter sign read as no number); a country's letters
+/// before a sign dropped (`GH₵420` → `₵420`).
 pub fn letter_signs_named(text: &str) -> String {
+    let text = COUNTRY_BEFORE_SIGN.replace_all(text, "$1");
     LETTER_SIGNED
-        .replace_all(text, |found: &regex::Captures| {
+        .replace_all(&text, |found: &regex::Captures| {
             let name = if &found[1] == "R" { "rand" } else { "ringgit" };
             format!("{} {name}", &found[2])
         })
@@ -282,7 +290,13 @@ pub fn with_currencies(pattern: &str) -> String {
 
 /// Words that make a text about money.
 static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&with_currencies(r"(?i)[SIGNS]|\b(?:CURRENCIES|cents|rs|ksh|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|fares?|a\s+gallon|a\s+litre|a\s+liter|a\s+dozen|each|apiece)\b"))
+    Regex::new(&with_currencies(r"(?i)[SIGNS]|\b(?:CURRENCIES|cents|rs|ksh|tips?|tax|gst|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|charge|charges|came\s+to|comes\s+to|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|fares?|a\s+gallon|a\s+litre|a\s+liter|a\s+dozen|each|apiece)\b"))
+        .expect("a valid regex")
+});
+
+/// `a pound fifty`, `a dollar twenty`: one of a currency and its cents.
+static A_POUND_AND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\ba\s+(pound|dollar|euro|quid|buck|cedi|rand)\s+(ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b")
         .expect("a valid regex")
 });
 
@@ -331,7 +345,7 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
     let cents_named = words.get(cents_at + cents_used).is_some_and(|w| {
         matches!(
             w.to_ascii_lowercase().as_str(),
-            "cents" | "cent" | "pence" | "centavos"
+            "cents" | "cent" | "pence" | "centavos" | "pesewas" | "kobo" | "paise"
         )
     });
     let cents_used = cents_used + usize::from(cents_named);
@@ -351,15 +365,16 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
     let per_thing = after
         .as_deref()
         .is_some_and(|w| matches!(w, "a" | "an" | "per" | "each" | "apiece"));
-    let a_time = after.as_deref().is_some_and(|w| AFTER_A_TIME.contains(&w))
-        || (dollars <= 12
-            && !per_thing
-            && at
-                .checked_sub(1)
-                .map(|b| words[b].to_ascii_lowercase())
-                .is_some_and(|b| {
-                    BEFORE_A_TIME.contains(&b.as_str()) && !(after_a_price && b == "to")
-                }));
+    let a_time = currency.is_none()
+        && (after.as_deref().is_some_and(|w| AFTER_A_TIME.contains(&w))
+            || (dollars <= 12
+                && !per_thing
+                && at
+                    .checked_sub(1)
+                    .map(|b| words[b].to_ascii_lowercase())
+                    .is_some_and(|b| {
+                        BEFORE_A_TIME.contains(&b.as_str()) && !(after_a_price && b == "to")
+                    })));
     let number_before = at
         .checked_sub(1)
         .is_some_and(|b| small(core(words[b])).is_some());

@@ -522,10 +522,21 @@ const DIMENSIONS: &[Dimension] = &[
             ),
             unit(
                 "km/h",
-                &["kph", "kmh", "kilometers per hour", "kilometres per hour"],
+                &[
+                    "kph",
+                    "kmh",
+                    "km per hour",
+                    "km an hour",
+                    "kilometers per hour",
+                    "kilometres per hour",
+                ],
                 1.0 / 3.6,
             ),
-            unit("mph", &["mi/h", "miles per hour"], 0.447_04),
+            unit(
+                "mph",
+                &["mi/h", "miles per hour", "miles an hour"],
+                0.447_04,
+            ),
             unit("kn", &["kt", "knot"], 1852.0 / 3600.0),
             unit("ft/s", &["fps", "feet per second"], 0.3048),
         ],
@@ -947,6 +958,19 @@ mod tests {
             ("okay so a box of fifteen strips costs me four hundred and eighty rupees each strip has ten tablets and i sell one tablet for four rupees what is my profit on the full box", 120.0),
             ("okay so jeepney fare is thirteen pesos each way and i go to the palengke and back six days a week how much do i spend on fare in four weeks", 624.0),
             ("the bus is 3 dollars each way, 5 days a week, how much is that a week", 30.0),
+            ("okay nine thousand and twelve minus two thousand eight hundred and fifty six what do i get", 6156.0),
+            ("um the chinese in chinatown came to eighty six pound forty how much is a twelve and a half percent service charge on that", 10.8),
+            ("i do four hours a day in the school kitchen at thirteen pound twenty an hour five days a week how much is that a week before tax", 264.0),
+            ("Our kid did a car boot sale: £15 for the pitch, £8.50 in petrol, and she took £96.40. How much did she make?", 72.9),
+            ("at the christmas fair i bought three raffle strips at two quid each and a go on the tombola for a pound fifty and paid with a tenner how much change do i get", 2.5),
+            ("Add these for me: GH₵1,245.50, GH₵890.75, GH₵2,310 and GH₵465.25.", 4911.5),
+            ("My trotro takings for six days: GH₵420, GH₵385, GH₵510, GH₵460, GH₵395 and GH₵530. What's the average per day?", 450.0),
+            ("what be four hundred and seventy five times thirty six", 17100.0),
+            ("okay so lunch at the chop bar came to three hundred and twelve cedis for four of us how much each person", 78.0),
+            ("okay so the trotro fare went up from eight cedis to nine cedis fifty pesewas whats the percentage increase", 18.75),
+            ("My brother in Atlanta says he drove at 65 miles per hour. How many km per hour is that?", 104.607),
+            ("I sold 36 bags of sachet water at GH₵7 a bag. Each bag cost me GH₵5.50. What is my total profit?", 54.0),
+            ("The dealer gives 5% bonus on data bundles. How much bonus if I buy GH₵200 worth?", 10.0),
         ];
         for (question, value) in cases {
             assert_eq!(calc(question).unwrap(), *value, "{question}");

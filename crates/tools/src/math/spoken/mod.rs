@@ -136,7 +136,7 @@ const EXACT_BELOW: f64 = 1e12;
 
 /// The words that ask for a computation, before it.
 static ASKING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:(?:please\s+)?(?:what(?:'s|\s+is)|whats|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+)")
+    Regex::new(r"(?i)^(?:(?:please\s+)?(?:what(?:'s|\s+is|\s+be)|whats|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+)")
         .expect("a valid regex")
 });
 
@@ -232,7 +232,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\s+po\s*([.?!]?)\s*$", "$1"),
         // "What a 17 times 23": speech recognition's "what's".
         (
-            r"(?i)^\s*(what\s+is|what's|whats|what\s+a|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+",
+            r"(?i)^\s*(what\s+is|what's|whats|what\s+a|what\s+be|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+",
             "",
         ),
         (r"(?i)^\s*what\s+(-?\d)", "$1"),
@@ -269,6 +269,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (
             r"(?i)^\s*(?:split|divide|share)\s+[SIGNS]?(\d+(?:\.\d+)?)\s+(?:(?:up|evenly|equally)\s+)*(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+[a-z]+){0,2})\b[^\d]*$",
             "$1 / $2$3",
+        ),
+        // "lunch came to 312 cedis for 4 of us, how much each person".
+        (
+            r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bfor\s+(?:the\s+|all\s+)?(\d+)\s+of\s+us\b[^\d]*?\bhow\s+much\s+(?:is\s+(?:that|it)\s+|do\s+we\s+(?:pay|owe)\s+|does\s+)?(?:each|per\s+person|a\s+head|per\s+head|a\s+person|everyone|every\s+one)\b(?:\s+(?:person|one|pay|owe))?\s*[?.!]?\s*$",
+            "$1 / $2",
         ),
         // "9600 divided up 32 ways".
         (
@@ -320,7 +325,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         ),
         (r"(?i)\s+(?:is|equals|makes|comes\s+to)\s+what\s*\??\s*$", ""),
         (
-            r"(?i)(\d|\))[,\s]+(?:how\s+much\s+is\s+(?:that|it)|what(?:'s|s|\s+is)\s+that)(?:\s+(?:then|altogether|in\s+all|all\s+together))?\s*[?.!]?\s*$",
+            r"(?i)(\d|\))[,\s]+(?:how\s+much\s+is\s+(?:that|it)|what(?:'s|s|\s+is)\s+that|what\s+do(?:es)?\s+(?:i|you|we|that|it)\s+(?:get|come\s+to|make))(?:\s+(?:then|altogether|in\s+all|all\s+together))?\s*[?.!]?\s*$",
             "$1",
         ),
         (r"(?i)[,\s]+go\s+on(?:\s+then)?\s*[.!?]?\s*$", ""),
@@ -762,6 +767,9 @@ pub fn as_arithmetic(
         .or_else(|| change_for_items(&text))
         .or_else(|| profit_on_a_pack(&text))
         .or_else(|| fares_over_weeks(&text))
+        .or_else(|| pay_for_hours(&text))
+        .or_else(|| profit_on_each_sold(&text))
+        .or_else(|| percent_named_of(&text))
         .or_else(|| a_shift(&text))
         .or_else(|| dose_by_weight(&text))
         .or_else(|| each_in_a_period(&text))
@@ -788,6 +796,7 @@ pub fn as_arithmetic(
         .or_else(|| percent_on_a_price(&text))
         .or_else(|| a_cut_of_an_amount(&text))
         .or_else(|| what_is_left(&text))
+        .or_else(|| takings_less_costs(&text))
     {
         text = asked;
     }

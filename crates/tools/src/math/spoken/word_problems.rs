@@ -8,7 +8,7 @@ use super::*;
 /// `The bill is 73.40. What's an 18 percent tip?`: a percentage asked of
 /// the one amount the sentence before gives, as arithmetic.
 static PERCENT_OF_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(.*[^\d.])?(\d[\d,]*(?:\.\d+)?)[^.!?\d]*?(?:[.!?]\s+|\s+)(?:what(?:'s|s|\s+is|\s+would\s+be)|how\s+much\s+is)\s+(?:an?\s+|the\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(tip|tax|gratuity|discount|off)(?:\s+on\s+(?:that|it|this|the\s+(?:bill|check|total)))?\s*[?.!]?\s*$")
+    Regex::new(r"(?i)^(.*[^\d.])?(\d[\d,]*(?:\.\d+)?)[^.!?\d]*?(?:[.!?]\s+|\s+)(?:what(?:'s|s|\s+is|\s+would\s+be)|how\s+much\s+is)\s+(?:an?\s+|the\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(tip|tax|gratuity|discount|off|service\s+charge|vat|gst|surcharge)(?:\s+on\s+(?:that|it|this|the\s+(?:bill|check|total)))?\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 
@@ -672,6 +672,18 @@ static ITEMS_AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `a go on the tombola for a pound fifty`: one thing at a price.
+static ONE_AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(
+        r"(?i)\b(?:a|an|one)\s+(?:[a-z'-]+\s+){1,4}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\b",
+    ))
+    .expect("a valid regex")
+});
+
+/// `a tenner`, `a fiver`: a note paid with, by its name.
+static NOTE_PAID: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:a|one)\s+(tenner|fiver)\b").expect("a valid regex"));
+
 /// What was paid, then the change asked for, at the end of a text.
 static PAID_FOR_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:gave|give|paid|pay|handed|hand)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\bchange\b[^\d]*$"))
@@ -679,17 +691,32 @@ static PAID_FOR_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The change from a payment for several kinds of things, each so many at
-/// a price: `3 mince pies at $5.20 each and 2 flat whites at $4.80 each
+/// a price (or one at a price): `3 mince pies at $5.20 each and 2 flat whites at $4.80 each
 /// and paid with a $50 note, how much change` is `50 - (3*5.20 + 2*4.80)`.
 /// Every number before the payment is one of the things' counts or prices.
 pub(super) fn change_for_items(text: &str) -> Option<String> {
+    let text = NOTE_PAID.replace(text, |found: &Captures| {
+        match found[1].to_lowercase().as_str() {
+            "fiver" => "5",
+            _ => "10",
+        }
+        .to_string()
+    });
+    let text = text.as_ref();
     let paid = PAID_FOR_CHANGE.captures(text)?;
     let before = &text[..paid.get(0)?.start()];
-    let items: Vec<String> = ITEMS_AT_A_PRICE
+    let mut items: Vec<String> = ITEMS_AT_A_PRICE
         .captures_iter(before)
         .map(|item| format!("{}*{}", &item[1], &item[2]))
         .collect();
-    if items.len() < 2 || NUMBER.find_iter(before).count() != 2 * items.len() {
+    let counted = items.len();
+    items.extend(
+        ONE_AT_A_PRICE
+            .captures_iter(before)
+            .map(|item| item[1].to_string()),
+    );
+    let given = 2 * counted + (items.len() - counted);
+    if items.len() < 2 || NUMBER.find_iter(before).count() != given {
         return None;
     }
     Some(format!("{} - ({})", &paid[1], items.join(" + ")))
@@ -859,4 +886,144 @@ pub(super) fn fares_over_weeks(text: &str) -> Option<String> {
         false => "",
     };
     Some(format!("{}{both} * {} * {weeks}", &fare[1], &days[1]))
+}
+
+/// `four hours a day`: hours worked each day.
+static HOURS_A_DAY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+hours?\s+(?:a|per|each|every)\s+(?:day|shift)\b")
+        .expect("a valid regex")
+});
+
+/// `at 13.20 an hour`: pay for an hour.
+static PAY_AN_HOUR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(
+        r"(?i)[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES|pounds?)\s+)?(?:an|a|per)\s+hour\b",
+    ))
+    .expect("a valid regex")
+});
+
+/// `how much is that a week`, `in 4 weeks`: the weeks the pay is asked for.
+static PAY_ASKED_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow\s+much\b[^\d]*?(?:\b(?:a|per|each)\s+week\b|\b(?:in|over|for)\s+(\d+)\s+weeks?\b)")
+        .expect("a valid regex")
+});
+
+/// A week's pay (or some weeks') from hours a day, pay an hour and days a
+/// week: `i do four hours a day in the school kitchen at thirteen pound
+/// twenty an hour five days a week how much is that a week before tax` is
+/// `4 * 13.20 * 5 * 1`. The text gives those numbers only.
+pub(super) fn pay_for_hours(text: &str) -> Option<String> {
+    let hours = HOURS_A_DAY.captures(text)?;
+    let pay = PAY_AN_HOUR.captures(text)?;
+    let days = DAYS_A_WEEK.captures(text)?;
+    let weeks = PAY_ASKED_FOR.captures(text)?.get(1);
+    if NUMBER.find_iter(text).count() != 3 + usize::from(weeks.is_some()) {
+        return None;
+    }
+    Some(format!(
+        "{} * {} * {} * {}",
+        &hours[1],
+        &pay[1],
+        &days[1],
+        weeks.map_or("1", |n| n.as_str())
+    ))
+}
+
+/// `I sold 36 bags of sachet water at GH₵7 a bag`: a count sold at a
+/// price for each.
+static SOLD_AT_EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\bsold\s+(\d+)\s+(?:[a-z'-]+\s+){0,4}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
+        .expect("a valid regex")
+});
+
+/// `Each bag cost me GH₵5.50`, `they cost me 5.50 a bag`: what each cost.
+static COST_EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\beach(?:\s+[a-z]+)?\s+(?:cost|costs)\s+(?:me\s+|us\s+)?[SIGNS]?(\d+(?:\.\d+)?)|\b(?:cost|costs)\s+(?:me\s+|us\s+)?[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
+        .expect("a valid regex")
+});
+
+/// The profit on so many sold, each at a price and each costing less:
+/// `I sold 36 bags of sachet water at GH₵7 a bag. Each bag cost me
+/// GH₵5.50. What is my total profit?` is `36 * (7 - 5.50)`. The text gives
+/// those numbers only.
+pub(super) fn profit_on_each_sold(text: &str) -> Option<String> {
+    if !text.to_lowercase().contains("profit") {
+        return None;
+    }
+    let sold = SOLD_AT_EACH.captures(text)?;
+    let cost = COST_EACH.captures(text)?;
+    let cost = cost.get(1).or(cost.get(2))?;
+    if NUMBER.find_iter(text).count() != 3 {
+        return None;
+    }
+    Some(format!("{} * ({} - {})", &sold[1], &sold[2], cost.as_str()))
+}
+
+/// `5% bonus`, `3 percent commission`: a percentage and what it is of.
+static PERCENT_NAMED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+([a-z]+)").expect("a valid regex")
+});
+
+/// A percentage named by what it is (`The dealer gives 5% bonus on data
+/// bundles. How much bonus if I buy GH₵200 worth?`), asked of the one
+/// other amount the text gives: `200 * 5 / 100`. Not for a discount or a
+/// rise, whose price after is asked as often as the amount.
+pub(super) fn percent_named_of(text: &str) -> Option<String> {
+    let found = PERCENT_NAMED.captures(text)?;
+    let what = found[2].to_lowercase();
+    if matches!(
+        what.as_str(),
+        "off" | "of" | "more" | "less" | "discount" | "increase" | "decrease" | "rise" | "interest"
+    ) {
+        return None;
+    }
+    let asked = format!("how much {what}");
+    if !text.to_lowercase().contains(&asked) {
+        return None;
+    }
+    let percent = found.get(1)?;
+    let mut others = NUMBER
+        .find_iter(text)
+        .filter(|n| n.start() != percent.start());
+    let (Some(amount), None) = (others.next(), others.next()) else {
+        return None;
+    };
+    Some(format!("{} * {} / 100", amount.as_str(), percent.as_str()))
+}
+
+/// `How much did she make?`: asks what was made after the costs.
+static ASKS_WHAT_WAS_MADE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:how\s+much|what)\s+did\s+(?:i|we|she|he|they|you)\s+(?:actually\s+|really\s+)?(?:make|clear|come\s+away\s+with|take\s+home)\b[^\d]*$")
+        .expect("a valid regex")
+});
+
+/// What was made: the amount taken in less the costs said around it, in
+/// any order: `Our kid did a car boot sale: £15 for the pitch, £8.50 in
+/// petrol, and she took £96.40. How much did she make?` is `96.40 - 15 -
+/// 8.50`. Each cost is a plain amount (no `each`, `a`, `per` or
+/// percentage after it).
+pub(super) fn takings_less_costs(text: &str) -> Option<String> {
+    ASKS_WHAT_WAS_MADE.find(text)?;
+    let mut taken = TAKEN_IN.captures_iter(text);
+    let (Some(taken), None) = (taken.next(), taken.next()) else {
+        return None;
+    };
+    let taken = taken.get(1)?;
+    let costs: Vec<regex::Match> = NUMBER
+        .find_iter(text)
+        .filter(|n| n.start() != taken.start())
+        .collect();
+    let plain = costs.iter().all(|cost| {
+        let after = text[cost.end()..].trim_start().to_lowercase();
+        let next = after.split_whitespace().next().unwrap_or("");
+        !matches!(
+            next.trim_matches(|c: char| !c.is_alphanumeric()),
+            "each" | "a" | "an" | "per" | "percent" | "times" | "x"
+        ) && !after.starts_with('%')
+    });
+    if costs.is_empty() || !plain {
+        return None;
+    }
+    let costs: Vec<&str> = costs.iter().map(|c| c.as_str()).collect();
+    Some(format!("{} - {}", taken.as_str(), costs.join(" - ")))
 }
