@@ -789,8 +789,9 @@ const NOT_PLACES: &[&str] = &[
 /// The last place named in `text` that is a city or country with a
 /// timezone (`… aunt mei in kuala lumpur after dinner what time is it
 /// there` → `kuala lumpur`), read without punctuation or capitals; a city
-/// of the gazetteer only after `in`, `outside`, `near` or `around` (`the
-/// tech line is in Stuttgart`), as some of their names are words too.
+/// of the gazetteer only after `in`, `outside`, `near`, `around` or `to`
+/// (`the tech line is in Stuttgart`, `retired out to Alicante`), as some of
+/// their names are words too.
 fn place_named_in(text: &str) -> Option<String> {
     let words: Vec<&str> = text
         .split_whitespace()
@@ -801,7 +802,7 @@ fn place_named_in(text: &str) -> Option<String> {
         for n in (1..=end.min(4)).rev() {
             let candidate = words[end - n..end].join(" ");
             let after_in = end > n
-                && ["in", "outside", "near", "around"]
+                && ["in", "outside", "near", "around", "to"]
                     .iter()
                     .any(|at| words[end - n - 1].eq_ignore_ascii_case(at));
             if is_a_place(&candidate) || (after_in && a_gazetteer_city(&candidate)) {
@@ -1254,6 +1255,10 @@ mod tests {
                 "13:00",
             ),
             ("What's the time in Adelaide?", "21:30"),
+            (
+                "We've got friends who retired out to Alicante. What's the time over there now?",
+                "14:00",
+            ),
         ] {
             assert_eq!(ask(said)["time"], time, "{said}");
         }

@@ -102,8 +102,8 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
             }
             None => {
                 let one = the_one_amount(before_body)?;
-                let (start, end) = (one.start(), one.end());
-                (start, end, words[0].to_string())
+                let start = minus_before(before_body, one.start()).unwrap_or(one.start());
+                (start, one.end(), words[0].to_string())
             }
         };
         format!("{}{said}{}", &before_body[..start], &before_body[end..])

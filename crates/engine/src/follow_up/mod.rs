@@ -20,7 +20,9 @@ mod value_before;
 
 use counts::{one_more_in_the_list, split_anew, with_a_count_changed, with_more_added};
 use frame::framed;
-use on_the_answer::{an_amount_said_anew, on_the_answer, priced_on_the_answer, the_total_with_it};
+use on_the_answer::{
+    an_amount_said_anew, for_more_periods, on_the_answer, priced_on_the_answer, the_total_with_it,
+};
 use value_before::with_value_before;
 
 /// `text` with its numbers in digits, a price read out (`one twenty eight
@@ -54,6 +56,7 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
         .or_else(|| the_total_with_it(question, &before))
         .or_else(|| on_the_answer(question, conversation))
         .or_else(|| priced_on_the_answer(question, conversation))
+        .or_else(|| for_more_periods(question, conversation))
         .or_else(|| an_amount_said_anew(question, &before))
         .or_else(|| split_anew(question, &before))
 }
@@ -148,6 +151,16 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
 /// A number as written in a question: `25`, `1,500`, `-3.5`.
 static AMOUNT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"-?\d[\d,]*(?:\.\d+)?").expect("a valid regex"));
+
+/// Where "minus " or "negative " said before the number at `at` of `text`
+/// begins, if one is.
+fn minus_before(text: &str, at: usize) -> Option<usize> {
+    let lead = text[..at].to_lowercase();
+    ["minus ", "negative "]
+        .iter()
+        .find(|sign| lead.ends_with(*sign))
+        .map(|sign| at - sign.len())
+}
 
 /// The one number written in `text` (`25` in "What's 25 kilometers in
 /// miles"), when it has only one: what a bare number ("And 42?") takes the

@@ -39,9 +39,13 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
     {
         return None;
     }
+    let start = match minus_before(&question, new.start()) {
+        Some(_) => old.start(),
+        None => minus_before(&before, old.start()).unwrap_or(old.start()),
+    };
     Some(format!(
         "{}{}{}",
-        &before[..old.start()],
+        &before[..start],
         new.as_str(),
         &before[old.end()..]
     ))
@@ -130,6 +134,40 @@ pub(super) fn priced_on_the_answer(question: &str, conversation: &[Message]) -> 
     }
     let unit = found[2].to_lowercase();
     let value = answered_value(conversation, Some(unit.trim_end_matches('s')))?;
+    Some(format!("What is {value} times {}?", &found[1]))
+}
+
+/// `for the 38 weeks of the school year`: so many of a period, said in a
+/// follow-up.
+static FOR_PERIODS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:for\s+)?(?:the\s+|a\s+whole\s+|all\s+)?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(day|week|month|year|shift|term)s\b")
+        .expect("a valid regex")
+});
+
+/// The answer before for one period, taken for so many of them: "and for
+/// the thirty eight weeks of the school year" after "… how much is that
+/// for a five day week" answered "13.75" asks "What is 13.75 times 38?".
+/// Only where the question before asked for one such period (`a week`,
+/// `a five day week`, `per month`).
+pub(super) fn for_more_periods(question: &str, conversation: &[Message]) -> Option<String> {
+    let body = in_digits(question);
+    let found = FOR_PERIODS.captures(without_opener(&body))?;
+    let period = found[2].to_lowercase();
+    let before = conversation
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::User)
+        .nth(1)?
+        .content
+        .to_lowercase();
+    let one_period = Regex::new(&format!(
+        r"\b(?:for\s+)?(?:a|an|one|per|each)\s+(?:[a-z0-9-]+\s+){{0,2}}?{period}\b"
+    ))
+    .ok()?;
+    if !one_period.is_match(&before) {
+        return None;
+    }
+    let value = answered_value(conversation, None)?;
     Some(format!("What is {value} times {}?", &found[1]))
 }
 

@@ -619,3 +619,32 @@ fn one_more_number_for_the_list_before() {
         Some("My test scores were 88, 92, 79 and 95. What's my average?")
     );
 }
+
+#[test]
+fn a_number_said_anew_without_minus_drops_the_minus_before() {
+    let asked_now = asked(
+        "It's minus 3 outside this morning. What's that in Fahrenheit?",
+        "And the kitchen's 21?",
+    );
+    let asked_now = asked_now.as_deref().unwrap_or_default();
+    assert!(!asked_now.contains("minus"), "{asked_now}");
+    assert!(asked_now.contains("21"), "{asked_now}");
+}
+
+#[test]
+fn so_many_periods_take_the_answer_for_one() {
+    let got = in_context(&[
+        Message::user(
+            "school dinners are two pound seventy five a day how much is that for a five day week",
+        ),
+        Message::assistant("That's 13.75 pounds."),
+        Message::user("and for the thirty eight weeks of the school year"),
+    ]);
+    assert_eq!(got.as_deref(), Some("What is 13.75 times 38?"));
+    let unasked = in_context(&[
+        Message::user("What is 12 times 4?"),
+        Message::assistant("48."),
+        Message::user("and for 3 weeks"),
+    ]);
+    assert_eq!(unasked, None);
+}

@@ -971,6 +971,7 @@ mod tests {
             ("My brother in Atlanta says he drove at 65 miles per hour. How many km per hour is that?", 104.607),
             ("I sold 36 bags of sachet water at GH₵7 a bag. Each bag cost me GH₵5.50. What is my total profit?", 54.0),
             ("The dealer gives 5% bonus on data bundles. How much bonus if I buy GH₵200 worth?", 10.0),
+            ("okay so the van goes through about forty two quid of diesel a week how much is that over fifty two weeks", 2184.0),
         ];
         for (question, value) in cases {
             assert_eq!(calc(question).unwrap(), *value, "{question}");

@@ -306,7 +306,7 @@ pub(super) fn per_amount(text: &str) -> Option<String> {
 /// `4 eggs a day`, `2 walks per day`, `2.5 miles every morning`: an amount
 /// for each of a period.
 static PER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,2}?(?:a|per|each|every)\s+(minute|hour|day|morning|afternoon|evening|night|week|month)\b")
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,3}?(?:a|per|each|every)\s+(minute|hour|day|morning|afternoon|evening|night|week|month)\b")
         .expect("a valid regex")
 });
 
