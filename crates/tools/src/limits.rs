@@ -171,8 +171,13 @@ const POLITE: &[&str] = &[
     "hey", "loopd", "i", "want", "need", "to",
 ];
 
-/// Words that, after "check", ask about the user's own claims, payments
-/// and orders, which are kept in accounts this device cannot see.
+/// Mobile money and payment apps: accounts, like a bank's.
+const MONEY_APPS: &[&str] = &[
+    "momo", "mpesa", "gcash", "paymaya", "paypal", "venmo", "paytm", "upi", "zelle", "revolut",
+];
+
+/// Words that, after "check", ask about the user's own claims, payments,
+/// transfers and orders, which are kept in accounts this device cannot see.
 const IN_AN_ACCOUNT: &[&str] = &[
     "paid",
     "payment",
@@ -187,6 +192,14 @@ const IN_AN_ACCOUNT: &[&str] = &[
     "shipped",
     "arrived",
     "status",
+    "sent",
+    "entered",
+    "received",
+    "credited",
+    "reflected",
+    "landed",
+    "momo",
+    "mpesa",
 ];
 
 /// Words that make a score a sports result.
@@ -349,7 +362,8 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let bank = has("bank")
         || has("account")
         || has("overdraft")
-        || words.iter().any(|w| w.ends_with("card") || *w == "wallet");
+        || words.iter().any(|w| w.ends_with("card") || *w == "wallet")
+        || MONEY_APPS.iter().any(|w| has(w));
     let account = !numbers && bank && MONEY_MOVED.iter().any(|w| has(w));
     let own_records = verb == "check" && IN_AN_ACCOUNT.iter().any(|w| has(w));
     let vehicle = [
@@ -572,6 +586,11 @@ mod tests {
                 "send messages",
             ),
             ("What is the Sensex at right now?", "check prices or markets"),
+            (
+                "check if the three hundred cedis my customer sent has entered my momo",
+                "see your accounts, claims or orders",
+            ),
+            ("What's my GCash balance?", "see your bank accounts"),
             (
                 "hows the surf at sumner right now is it worth taking the kids down with their togs",
                 "check the weather",

@@ -21,7 +21,7 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
     if !opened(question) && !tells_it_anew(question) {
         return None;
     }
-    let question = in_digits(question);
+    let question = loopd_tools::numbers::with_parts(&in_digits(question));
     let new = the_one_amount(&question)?;
     let before = in_digits(before);
     let percent = is_percentage(&question, &new);

@@ -648,3 +648,15 @@ fn so_many_periods_take_the_answer_for_one() {
     ]);
     assert_eq!(unasked, None);
 }
+
+#[test]
+fn an_amount_said_anew_with_a_half() {
+    assert_eq!(
+        asked(
+            "my sister's baby weighed seven pounds how many kilos is that",
+            "and the twin was six and a half pounds"
+        )
+        .as_deref(),
+        Some("my sister's baby weighed 6.5 pounds how many kilos is that")
+    );
+}
