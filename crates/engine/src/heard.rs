@@ -71,11 +71,26 @@ const REASONS: &[&str] = &[
     " cause ",
 ];
 
+/// Someone the user speaks of after a request, in the same sentence, which
+/// begins a reason ("… my daughter wants to check her homework", "… thats
+/// my grocery bills this week", "… my american coworker keeps asking").
+static SOMEONE_AFTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"[^.!?,:;]\s(?:(?:that'?s|it'?s\s+for)\s+my\s|(?:my|our)\s+(?:[a-z]+\s+)?(?:son|daughter|kids?|boy|girl|husband|wife|partner|boss|mum|mom|mam|mother|dad|father|teacher|friend|mate|sister|brother|grandson|granddaughter|grandkids?|nephew|niece|coworker|colleague|cousin|aunt|uncle|neighbou?r|roommate|passenger|customer)s?\s+(?:wants|needs|wanted|needed|asked|asks|keeps|says|said|told|is|was|has|had|reckons|thinks|swears)\b)")
+        .expect("a valid regex")
+});
+
 /// `body` without a reason said after the request, when the reason gives
 /// no number and the request keeps three words or more.
 fn without_a_reason(body: &str) -> Option<&str> {
-    let lower = body.to_lowercase();
-    let at = REASONS.iter().filter_map(|r| lower.find(r)).min()?;
+    let lower = body.to_ascii_lowercase();
+    let said_of_someone = SOMEONE_AFTER
+        .find(&lower)
+        .map(|found| found.start() + found.as_str().chars().next().map_or(0, char::len_utf8));
+    let at = REASONS
+        .iter()
+        .filter_map(|r| lower.find(r))
+        .chain(said_of_someone)
+        .min()?;
     let (kept, reason) = (&body[..at], &body[at..]);
     let numbered = |text: &str| {
         text.chars().any(|c| c.is_ascii_digit()) || !super::parse::number_words(text).is_empty()
@@ -151,6 +166,10 @@ pub fn request(question: &str) -> Option<String> {
     let end = rest.trim_end_matches(['?', '.', '!', ' ']);
     let mark = &rest[end.len()..];
     let mut body = end;
+    if let Some(kept) = without_a_reason(body) {
+        dropped = true;
+        body = kept.trim_end_matches([',', ' ']);
+    }
     while let Some(kept) = TRAILERS.iter().find_map(|t| without_suffix(body, t)) {
         dropped = true;
         body = kept.trim_end_matches([',', ' ']);
@@ -309,6 +328,30 @@ mod tests {
         );
         assert_eq!(without_a_claim("Who wrote Moby Dick?"), None);
         assert_eq!(without_a_claim("my mum says hi"), None);
+    }
+
+    #[test]
+    fn a_reason_about_someone_is_dropped() {
+        assert_eq!(
+            request("quick one whats fifty four times thirty seven my daughter wants to check her homework").as_deref(),
+            Some("Whats fifty four times thirty seven?")
+        );
+        assert_eq!(
+            request("add three hundred and twelve and five hundred sixty nine and forty eight for me thats my grocery bills this week").as_deref(),
+            Some("Add three hundred and twelve and five hundred sixty nine and forty eight?")
+        );
+        assert_eq!(
+            request("its minus twenty eight with the windchill this morning whats that in fahrenheit my american coworker keeps asking").as_deref(),
+            Some("Its minus twenty eight with the windchill this morning whats that in fahrenheit?")
+        );
+        assert_eq!(
+            request("what is twenty times café my son wants it").as_deref(),
+            Some("What is twenty times café?")
+        );
+        assert_eq!(
+            request("İİ what is twenty times two my son wants it").as_deref(),
+            Some("İİ what is twenty times two?")
+        );
     }
 
     #[test]

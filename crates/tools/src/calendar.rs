@@ -87,7 +87,7 @@ static MONEY_GIVEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new
 /// Words that ask for an amount of money.
 static MONEY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)\b(?:how\s+much|total|cost|costs|earn|earns|earned|make|made|pay|paid|bill|wages?)\b",
+        r"(?i)\b(?:how\s+much|total|cost|costs|earn|earns|earned|make|made|pay|paid|bill|wages?|price|sale|discount|off|tax|tip|change|profit|save|saving)\b|%",
     )
     .expect("a valid regex")
 });
@@ -795,6 +795,9 @@ mod tests {
         let milk = "Tell me 64 x 4.35 - 64 crates of milk this month at 4.35 a crate.";
         assert!(answer(milk, now()).is_err());
         assert!(answer("What's 12 * 3 this year?", now()).is_err());
+        let sale =
+            "Boxing Day flyer says 35% off a $420 stand mixer. What would the sale price be?";
+        assert!(answer(sale, now()).is_err());
         for wages in [
             "Jess worked 7:15 to 3:45 today with a 30-minute unpaid break, at $28.40 an hour. \
              How much does she earn for the shift?",

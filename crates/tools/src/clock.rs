@@ -774,7 +774,6 @@ const NOT_PLACES: &[&str] = &[
     "mahe",
     "nome",
     "thule",
-    "boise",
     "marengo",
     "monticello",
     "vevay",
@@ -786,12 +785,16 @@ const NOT_PLACES: &[&str] = &[
     "metlakatla",
 ];
 
+/// Words of [`NOT_PLACES`] that are people's names too, and places after
+/// `in`, `to` or `by` ("moved to Regina").
+const NAMES_OF_PLACES: &[&str] = &["regina", "stanley", "jersey"];
+
 /// The last place named in `text` that is a city or country with a
 /// timezone (`… aunt mei in kuala lumpur after dinner what time is it
 /// there` → `kuala lumpur`), read without punctuation or capitals; a city
-/// of the gazetteer only after `in`, `outside`, `near`, `around` or `to`
-/// (`the tech line is in Stuttgart`, `retired out to Alicante`), as some of
-/// their names are words too.
+/// of the gazetteer only after `in`, `outside`, `near`, `around`, `to`,
+/// `from` or `by` (`the tech line is in Stuttgart`, `retired out to
+/// Alicante`), as some of their names are words too.
 fn place_named_in(text: &str) -> Option<String> {
     let words: Vec<&str> = text
         .split_whitespace()
@@ -802,10 +805,13 @@ fn place_named_in(text: &str) -> Option<String> {
         for n in (1..=end.min(4)).rev() {
             let candidate = words[end - n..end].join(" ");
             let after_in = end > n
-                && ["in", "outside", "near", "around", "to"]
+                && ["in", "outside", "near", "around", "to", "from", "by"]
                     .iter()
                     .any(|at| words[end - n - 1].eq_ignore_ascii_case(at));
-            if is_a_place(&candidate) || (after_in && a_gazetteer_city(&candidate)) {
+            let a_name_for_a_place = NAMES_OF_PLACES.contains(&candidate.to_lowercase().as_str());
+            if is_a_place(&candidate)
+                || (after_in && (a_gazetteer_city(&candidate) || a_name_for_a_place))
+            {
                 return Some(candidate);
             }
         }
@@ -1258,6 +1264,18 @@ mod tests {
             (
                 "We've got friends who retired out to Alicante. What's the time over there now?",
                 "14:00",
+            ),
+            (
+                "My cousin just moved to Regina for work. What time is it there right now?",
+                "06:00",
+            ),
+            (
+                "An old rodeo buddy of mine ranches up by Regina, Saskatchewan. What time is it up there now?",
+                "06:00",
+            ),
+            (
+                "um my granddaughter called from okinawa where shes with the marines whats the time over there",
+                "21:00",
             ),
         ] {
             assert_eq!(ask(said)["time"], time, "{said}");

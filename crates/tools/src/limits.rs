@@ -29,6 +29,8 @@ const TOPICS: &[(&[&str], &str)] = &[
             "frosty",
             "storm",
             "stormy",
+            "snowstorm",
+            "blizzard",
             "thunderstorm",
             "windy",
             "hail",
@@ -85,8 +87,9 @@ const STOCK_INDICES: &[&str] = &[
 ];
 
 /// Phrases that lead into a request without being part of it: "do one
-/// thing, send a WhatsApp to…" (Indian English), "quick one".
-const LEAD_INS: &[&[&str]] = &[&["do", "one", "thing"], &["quick", "one"]];
+/// thing, send a WhatsApp to…" (Indian English), "quick one", the "e" of
+/// "e-transfer".
+const LEAD_INS: &[&[&str]] = &[&["do", "one", "thing"], &["quick", "one"], &["e"]];
 
 /// Currencies' codes and other names beside those of
 /// [`crate::numbers::CURRENCIES`]: two currencies (or one beside
@@ -333,7 +336,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let an_app = has("app") && matches!(verb, "check" | "open" | "look" | "see");
     let device = verb == "set" && DEVICES.iter().any(|w| has(w));
     let result = [
-        "score", "scores", "won", "win", "winning", "losing", "leading", "result",
+        "score", "scores", "won", "win", "winning", "losing", "leading", "result", "beat", "final",
     ]
     .iter()
     .any(|w| has(w));
@@ -455,15 +458,25 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let going_for = words.windows(2).any(|w| w == ["going", "for"]);
     let priced = has("price")
         || has("prices")
+        || has("auction")
+        || has("auctions")
         || has("cost")
         || has("trading")
         || going_for
         || asks_how_much;
     let live_price = !numbers
         && priced
-        && (["today", "now", "current", "currently", "latest", "moment"]
-            .iter()
-            .any(|w| has(w))
+        && ([
+            "today",
+            "now",
+            "current",
+            "currently",
+            "latest",
+            "moment",
+            "morning",
+        ]
+        .iter()
+        .any(|w| has(w))
             || COMMODITIES.iter().any(|w| has(w)));
     let markets = ["stock", "stocks", "shares"].iter().any(|w| has(w))
         && (!numbers || priced)
@@ -591,6 +604,19 @@ mod tests {
                 "see your accounts, claims or orders",
             ),
             ("What's my GCash balance?", "see your bank accounts"),
+            ("um did the sens beat the habs tonight whats the final", "follow sports"),
+            (
+                "e transfer two hundred bucks to my sister for the hockey pool",
+                "send or request money",
+            ),
+            (
+                "Are the school buses cancelled tomorrow morning because of the snowstorm in Ottawa?",
+                "check the weather",
+            ),
+            (
+                "What did feeder calves bring at the Amarillo livestock auction this morning?",
+                "check prices or markets",
+            ),
             (
                 "hows the surf at sumner right now is it worth taking the kids down with their togs",
                 "check the weather",

@@ -51,6 +51,11 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
     let words: Vec<&str> = fragment.split_whitespace().collect();
     let head = words.first()?.to_lowercase();
     let before_body = before.trim_end_matches(['?', '.', '!']);
+    let asked_the_time = before_body.to_lowercase().contains("what time")
+        || before_body.to_lowercase().contains("the time");
+    if head == "in" && find_word(before_body, "in").is_none() && asked_the_time {
+        return Some(format!("What time is it {fragment}?"));
+    }
     let rewritten = if let Some(year) = a_year(fragment) {
         let said = YEAR_SAID.find(before_body)?;
         format!(
@@ -269,16 +274,34 @@ fn a_place_and_more(question: &str) -> Option<String> {
 }
 
 /// A fragment that names a place and then says more of it ("manchester
-/// where me daughter is") as the place alone.
+/// where me daughter is", "out in boise where my sister lives", "moncton
+/// thats where my cousin is") as the place alone.
 fn a_place_without_its_clause(fragment: &str) -> &str {
-    let lower = fragment.to_lowercase();
-    [" where ", " who ", " which ", " that ", " because "]
-        .iter()
-        .filter_map(|clause| lower.find(clause))
-        .min()
-        .map(|at| fragment[..at].trim())
-        .filter(|place| loopd_tools::clock::knows_place(place))
-        .unwrap_or(fragment)
+    let lower = fragment.to_ascii_lowercase();
+    let bare = |place: &str| {
+        let words: Vec<&str> = place.split_whitespace().collect();
+        let skip = match words.as_slice() {
+            [side, "in", ..] if matches!(*side, "out" | "up" | "down" | "over" | "back") => 2,
+            ["in", ..] => 1,
+            _ => 0,
+        };
+        words[skip..].join(" ")
+    };
+    [
+        " where ",
+        " who ",
+        " which ",
+        " that ",
+        " thats ",
+        " that's ",
+        " because ",
+    ]
+    .iter()
+    .filter_map(|clause| lower.find(clause))
+    .min()
+    .map(|at| fragment[..at].trim())
+    .filter(|place| loopd_tools::clock::knows_place(&bare(&place.to_ascii_lowercase())))
+    .unwrap_or(fragment)
 }
 
 /// The last `in` and a place the clock knows in `text`: `in perth`.

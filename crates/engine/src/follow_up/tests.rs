@@ -660,3 +660,23 @@ fn an_amount_said_anew_with_a_half() {
         Some("my sister's baby weighed 6.5 pounds how many kilos is that")
     );
 }
+
+#[test]
+fn a_place_with_a_clause_after_it_is_the_place() {
+    assert_eq!(
+        asked(
+            "my boy works on a fishing boat out of juneau alaska what time is it there",
+            "and what about out in boise where my sister lives"
+        )
+        .as_deref(),
+        Some("What time is it in boise?")
+    );
+    assert_eq!(
+        asked(
+            "what time is it in whitehorse my aunt retired up there",
+            "and what about moncton thats where my cousin is"
+        )
+        .as_deref(),
+        Some("what time is it in moncton my aunt retired up there")
+    );
+}

@@ -972,6 +972,10 @@ mod tests {
             ("I sold 36 bags of sachet water at GH₵7 a bag. Each bag cost me GH₵5.50. What is my total profit?", 54.0),
             ("The dealer gives 5% bonus on data bundles. How much bonus if I buy GH₵200 worth?", 10.0),
             ("okay so the van goes through about forty two quid of diesel a week how much is that over fifty two weeks", 2184.0),
+            ("take three thousand eight hundred and forty six away from eleven thousand?", 7154.0),
+            ("okay so i had four thousand two hundred in checking and wrote a check for sixteen hundred eighty seven dollars and fifty cents how much is left in there", 2512.5),
+            ("My husband flooded a rink in the yard, 40 by 24 feet. What is the area in square metres?", 89.1869),
+            ("Darlene's cornbread recipe wants 3/4 cup of buttermilk and all I've got to measure with is a tablespoon. How many tablespoons is that?", 12.0),
         ];
         for (question, value) in cases {
             assert_eq!(calc(question).unwrap(), *value, "{question}");

@@ -270,6 +270,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^\s*(?:split|divide|share)\s+[SIGNS]?(\d+(?:\.\d+)?)\s+(?:(?:up|evenly|equally)\s+)*(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+[a-z]+){0,2})\b[^\d]*$",
             "$1 / $2$3",
         ),
+        // "take 3846 away from 11000".
+        (
+            r"(?i)^\s*(?:take\s+)?[SIGNS]?(\d+(?:\.\d+)?)\s+away\s+from\s+[SIGNS]?(\d+(?:\.\d+)?)\s*[?.!]?\s*$",
+            "$2 - $1",
+        ),
         // "lunch came to 312 cedis for 4 of us, how much each person".
         (
             r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bfor\s+(?:the\s+|all\s+)?(\d+)\s+of\s+us\b[^\d]*?\bhow\s+much\s+(?:is\s+(?:that|it)\s+|do\s+we\s+(?:pay|owe)\s+|does\s+)?(?:each|per\s+person|a\s+head|per\s+head|a\s+person|everyone|every\s+one)\b(?:\s+(?:person|one|pay|owe))?\s*[?.!]?\s*$",

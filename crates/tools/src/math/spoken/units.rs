@@ -232,7 +232,7 @@ fn a_temperature_unnamed(text: &str) -> Option<Conversion> {
 
 /// `60 feet by 45 feet`, `4 m x 3 m`: the sides of a rectangle.
 static SIDES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(feet|foot|ft|yards?|yds?|meters?|metres?|m|inch|inches)\s+(?:by|x|×)\s+(\d+(?:\.\d+)?)\s*(?:feet|foot|ft|yards?|yds?|meters?|metres?|m|inch|inches)?\b")
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(feet|foot|ft|yards?|yds?|meters?|metres?|m|inch|inches)?\s+(?:by|x|×)\s+(\d+(?:\.\d+)?)\s*(feet|foot|ft|yards?|yds?|meters?|metres?|m|inch|inches)\b")
         .expect("a valid regex")
 });
 
@@ -246,6 +246,16 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
     let text = WHAT_IS_IT.replace(text, "");
     let text = crate::numbers::in_digits(&text);
     let text = THOUSANDS.replace_all(&text, |found: &Captures| found[1].replace(',', ""));
+    let text = SLASH_FRACTION.replace_all(&text, |found: &Captures| {
+        let (parts, whole): (f64, f64) = (
+            found[1].parse().unwrap_or(0.0),
+            found[2].parse().unwrap_or(0.0),
+        );
+        match whole > 0.0 {
+            true => format!("{} ", parts / whole),
+            false => found[0].to_string(),
+        }
+    });
     let text = in_imperial_measures(&text);
     let text = text.trim().trim_end_matches(['?', '.', '!']);
     let text = FEET_AND_INCHES.replace_all(text, |found: &Captures| {
@@ -257,7 +267,8 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
         true => SIDES.replace_all(&text, |found: &Captures| {
             let a: f64 = found[1].parse().unwrap_or(0.0);
             let b: f64 = found[3].parse().unwrap_or(0.0);
-            let unit = match found[2].to_lowercase().as_str() {
+            let unit = found.get(2).or(found.get(4)).map_or("", |u| u.as_str());
+            let unit = match unit.to_lowercase().as_str() {
                 "foot" | "feet" | "ft" => "feet",
                 "yard" | "yards" | "yd" | "yds" => "yards",
                 "inch" | "inches" | "in" => "inches",
@@ -308,16 +319,6 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
                 parts as f64 / f64::from(fraction_denominator(&found[2]))
             ),
             None => found[0].to_string(),
-        }
-    });
-    let text = SLASH_FRACTION.replace_all(&text, |found: &Captures| {
-        let (parts, whole): (f64, f64) = (
-            found[1].parse().unwrap_or(0.0),
-            found[2].parse().unwrap_or(0.0),
-        );
-        match whole > 0.0 {
-            true => format!("{} ", parts / whole),
-            false => found[0].to_string(),
         }
     });
     let text = HALF_A.replace_all(&text, "0.5 ");

@@ -562,7 +562,7 @@ pub(super) fn price_of_one(text: &str) -> Option<String> {
 /// `what's left`, `how much do I have left`, `what's my profit`: asks
 /// what remains of an amount, at the end of a text.
 static ASKS_WHAT_IS_LEFT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b(?:what'?s|whats|what\s+is|how\s+much\s+(?:is|do\s+i\s+have|have\s+i\s+got|will\s+i\s+have|does\s+that\s+leave))\s+(?:left|remaining|left\s+over)(?:\s+(?:for|to)\s+(?:me|us|spend))?|\b(?:what'?s|whats|what\s+is|how\s+much\s+is)\s+(?:my|our|the)\s+profit)\s*[?.!]?\s*$")
+    Regex::new(r"(?i)(?:\b(?:what'?s|whats|what\s+is|how\s+much\s+(?:is|do\s+i\s+have|have\s+i\s+got|will\s+i\s+have|does\s+that\s+leave))\s+(?:left|remaining|left\s+over)(?:\s+(?:for|to)\s+(?:me|us|spend)|\s+in\s+(?:there|it|the\s+account))?|\b(?:what'?s|whats|what\s+is|how\s+much\s+is)\s+(?:my|our|the)\s+profit)\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 
