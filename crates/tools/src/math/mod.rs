@@ -976,6 +976,8 @@ mod tests {
             ("okay so i had four thousand two hundred in checking and wrote a check for sixteen hundred eighty seven dollars and fifty cents how much is left in there", 2512.5),
             ("My husband flooded a rink in the yard, 40 by 24 feet. What is the area in square metres?", 89.1869),
             ("Darlene's cornbread recipe wants 3/4 cup of buttermilk and all I've got to measure with is a tablespoon. How many tablespoons is that?", 12.0),
+            ("um i make forty six dollars an hour and overtime is time and a half i did nine hours of overtime this pay how much is that overtime worth", 621.0),
+            ("The hotel for the tournament in Kingston is $189 a night for three nights and we're splitting the total evenly with another hockey family. What's our half?", 283.5),
         ];
         for (question, value) in cases {
             assert_eq!(calc(question).unwrap(), *value, "{question}");

@@ -36,6 +36,13 @@ pub fn in_words(text: &str) -> bool {
         })
 }
 
+/// A total shared with one other ("we're splitting the total evenly with
+/// another hockey family", "what's our half"): half of it is asked.
+static SHARED_WITH_ONE_OTHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:split(?:ting)?|shar(?:e|ing))\b[^.?!]*?\bwith\s+(?:another|one\s+other|the\s+other)\b|\b(?:our|my|your|his|her|their)\s+half\b")
+        .expect("a valid regex")
+});
+
 /// A question that asks for cents or pence ("how many cents is that per
 /// nail"), and an amount given in them.
 static MINOR_UNIT_ASKED: LazyLock<Regex> = LazyLock::new(|| {
@@ -803,7 +810,10 @@ pub fn as_arithmetic(
         .or_else(|| what_is_left(&text))
         .or_else(|| takings_less_costs(&text))
     {
-        text = asked;
+        text = match SHARED_WITH_ONE_OTHER.is_match(&text) && !asked.contains('/') {
+            true => format!("({asked}) / 2"),
+            false => asked,
+        };
     }
     if let Some(asked) = ANSWER_TO_THE_BEFORE.captures(&text) {
         let before = asked[1].to_string();

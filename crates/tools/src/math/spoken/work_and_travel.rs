@@ -394,7 +394,8 @@ static HOURS_WORKED: LazyLock<Regex> = LazyLock::new(|| {
 /// shifts plus 4 hours of overtime. Base pay is $42 an hour and overtime
 /// is time and a half. What's my gross pay?` is `3 * 12 * 42 + 4 * 42 *
 /// 1.5`; `my base rate is 44 an hour whats time and a half on that` is
-/// `44 * 1.5`.
+/// `44 * 1.5`; with the overtime hours alone (`nine hours of overtime`)
+/// what they earn.
 pub(super) fn with_overtime(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let times = if lower.contains("time and a half") {
@@ -419,6 +420,13 @@ pub(super) fn with_overtime(text: &str) -> Option<String> {
     let extra = overtime.get(1).or(overtime.get(2))?;
     if !earned {
         return None;
+    }
+    if numbers == 2 {
+        return Some(format!(
+            "{} * {} * {times}",
+            extra.as_str(),
+            rate_at.as_str()
+        ));
     }
     let (regular, used) = match SHIFTS_OF.captures(text) {
         Some(shifts) => (format!("{} * {}", &shifts[1], &shifts[2]), 2),
