@@ -573,6 +573,18 @@ static TAKEN_IN: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// Whether the number `amount` of `text` is an amount of its own, not a
+/// rate, a count or a percentage (no `each`, `a`, `per`, `percent`,
+/// `times` or `%` after it).
+fn a_plain_amount(text: &str, amount: &regex::Match) -> bool {
+    let after = text[amount.end()..].trim_start().to_lowercase();
+    let next = after.split_whitespace().next().unwrap_or("");
+    !matches!(
+        next.trim_matches(|c: char| !c.is_alphanumeric()),
+        "each" | "a" | "an" | "per" | "percent" | "times" | "x"
+    ) && !after.starts_with('%')
+}
+
 /// What is left of an amount taken in after the costs said after it:
 /// `took 1240 quid this week diesel was 215 insurance 38 and the app took
 /// 62 whats left for me` is `1240 - 215 - 38 - 62`. Each cost is a plain
@@ -585,15 +597,9 @@ pub(super) fn what_is_left(text: &str) -> Option<String> {
     if first.start() != taken.start() || costs.is_empty() || text.contains('%') {
         return None;
     }
-    let plain = costs.iter().all(|cost| {
-        let after = text[cost.end()..].trim_start().to_lowercase();
-        let next = after.split_whitespace().next().unwrap_or("");
-        cost.end() <= asked.start()
-            && !matches!(
-                next.trim_matches(|c: char| !c.is_alphanumeric()),
-                "each" | "a" | "an" | "per" | "percent" | "times" | "x"
-            )
-    });
+    let plain = costs
+        .iter()
+        .all(|cost| cost.end() <= asked.start() && a_plain_amount(text, cost));
     plain.then(|| {
         std::iter::once(first.as_str())
             .chain(costs.iter().map(|c| c.as_str()))
@@ -1013,14 +1019,7 @@ pub(super) fn takings_less_costs(text: &str) -> Option<String> {
         .find_iter(text)
         .filter(|n| n.start() != taken.start())
         .collect();
-    let plain = costs.iter().all(|cost| {
-        let after = text[cost.end()..].trim_start().to_lowercase();
-        let next = after.split_whitespace().next().unwrap_or("");
-        !matches!(
-            next.trim_matches(|c: char| !c.is_alphanumeric()),
-            "each" | "a" | "an" | "per" | "percent" | "times" | "x"
-        ) && !after.starts_with('%')
-    });
+    let plain = costs.iter().all(|cost| a_plain_amount(text, cost));
     if costs.is_empty() || !plain {
         return None;
     }
