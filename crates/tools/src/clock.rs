@@ -785,8 +785,9 @@ const NOT_PLACES: &[&str] = &[
     "metlakatla",
 ];
 
-/// Words of [`NOT_PLACES`] that are people's names too, and places after
-/// `in`, `to` or `by` ("moved to Regina").
+/// Words of [`NOT_PLACES`] that are other words too (a name, a garment)
+/// but places after `in`, `to`, `from`, `by` and the like ("moved to
+/// Regina").
 const NAMES_OF_PLACES: &[&str] = &["regina", "stanley", "jersey"];
 
 /// The last place named in `text` that is a city or country with a

@@ -112,8 +112,7 @@ pub fn prices_in_digits(text: &str) -> String {
     if !ABOUT_MONEY.is_match(text) {
         return text.to_string();
     }
-    let text = A_POUND_AND.replace_all(text, "one $1 $2");
-    let words = split_words(&text);
+    let words = split_words(text);
     let mut out: Vec<String> = Vec::new();
     let mut found = false;
     let mut i = 0;
@@ -294,12 +293,6 @@ static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// `a pound fifty`, `a dollar twenty`: one of a currency and its cents.
-static A_POUND_AND: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\ba\s+(pound|dollar|euro|quid|buck|cedi|rand)\s+(ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b")
-        .expect("a valid regex")
-});
-
 /// Words that put a clock time after them.
 const BEFORE_A_TIME: &[&str] = &["at", "from", "until", "till", "til", "to", "by", "around"];
 
@@ -310,7 +303,12 @@ const AFTER_A_TIME: &[&str] = &["am", "pm", "a.m.", "p.m.", "o'clock", "oclock"]
 /// After another price, `to` before a pair does not make it a clock time
 /// (`from two seventy nine a gallon to three fifteen`).
 fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usize)> {
-    let (dollars, used) = run(&words[at..])?;
+    let a_currency =
+        words[at].eq_ignore_ascii_case("a") && words.get(at + 1).is_some_and(|w| is_currency(w));
+    let (dollars, used) = match a_currency {
+        true => ("1".to_string(), 1),
+        false => run(&words[at..])?,
+    };
     let dollars: u64 = dollars.parse().ok()?;
     let (dollars, used) = hundreds_said_short(words, at, dollars, used).unwrap_or((dollars, used));
     let mut cents_at = at + used;

@@ -51,8 +51,8 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
     let words: Vec<&str> = fragment.split_whitespace().collect();
     let head = words.first()?.to_lowercase();
     let before_body = before.trim_end_matches(['?', '.', '!']);
-    let asked_the_time = before_body.to_lowercase().contains("what time")
-        || before_body.to_lowercase().contains("the time");
+    let lower_before = before_body.to_lowercase();
+    let asked_the_time = lower_before.contains("what time") || lower_before.contains("the time");
     if head == "in" && find_word(before_body, "in").is_none() && asked_the_time {
         return Some(format!("What time is it {fragment}?"));
     }

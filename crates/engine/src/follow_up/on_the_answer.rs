@@ -144,6 +144,12 @@ static FOR_PERIODS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `a week`, `for a five day week`, `per month`: one period, asked for.
+static ONE_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:for\s+)?(?:a|an|one|per|each)\s+(?:[a-z0-9-]+\s+){0,2}(day|week|month|year|shift|term)\b")
+        .expect("a valid regex")
+});
+
 /// The answer before for one period, taken for so many of them: "and for
 /// the thirty eight weeks of the school year" after "… how much is that
 /// for a five day week" answered "13.75" asks "What is 13.75 times 38?".
@@ -157,14 +163,11 @@ pub(super) fn for_more_periods(question: &str, conversation: &[Message]) -> Opti
         .iter()
         .rev()
         .filter(|m| m.role == Role::User)
-        .nth(1)?
-        .content
-        .to_lowercase();
-    let one_period = Regex::new(&format!(
-        r"\b(?:for\s+)?(?:a|an|one|per|each)\s+(?:[a-z0-9-]+\s+){{0,2}}?{period}\b"
-    ))
-    .ok()?;
-    if !one_period.is_match(&before) {
+        .nth(1)?;
+    let asked_for_one = ONE_PERIOD
+        .captures_iter(&before.content)
+        .any(|one| one[1].eq_ignore_ascii_case(&period));
+    if !asked_for_one {
         return None;
     }
     let value = answered_value(conversation, None)?;

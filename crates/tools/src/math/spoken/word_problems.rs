@@ -674,7 +674,7 @@ pub(super) fn simple_interest(text: &str) -> Option<String> {
 
 /// `3 mince pies at 5.20 each`: a count of things at a price for each.
 static ITEMS_AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+)\s+(?:[a-z'-]+\s+){1,3}?(?:at|for|@)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+)\s+(?:[a-z'-]+\s+){1,4}?(?:at|for|@)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
         .expect("a valid regex")
 });
 
@@ -728,14 +728,6 @@ pub(super) fn change_for_items(text: &str) -> Option<String> {
     Some(format!("{} - ({})", &paid[1], items.join(" + ")))
 }
 
-/// `$85 a kid`, `42 per child`: an amount for each one of something.
-static AMOUNT_FOR_EACH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(
-        r"(?i)[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\s+([a-z]+)\b",
-    ))
-    .expect("a valid regex")
-});
-
 /// `2 kids`: a count of things.
 static COUNTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(\d+)\s+([a-z]+)\b").expect("a valid regex"));
@@ -752,12 +744,12 @@ pub(super) fn amounts_for_each(text: &str) -> Option<String> {
     if !total {
         return None;
     }
-    let amounts: Vec<regex::Captures> = AMOUNT_FOR_EACH.captures_iter(text).collect();
-    let one = singular(&amounts.first()?[2].to_lowercase());
+    let amounts: Vec<regex::Captures> = RATE.captures_iter(text).collect();
+    let one = singular(&amounts.first()?[3].to_lowercase());
     if amounts.len() < 2
         || amounts
             .iter()
-            .any(|a| singular(&a[2].to_lowercase()) != one)
+            .any(|a| singular(&a[3].to_lowercase()) != one)
     {
         return None;
     }
@@ -900,14 +892,6 @@ static HOURS_A_DAY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// `at 13.20 an hour`: pay for an hour.
-static PAY_AN_HOUR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(
-        r"(?i)[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES|pounds?)\s+)?(?:an|a|per)\s+hour\b",
-    ))
-    .expect("a valid regex")
-});
-
 /// `how much is that a week`, `in 4 weeks`: the weeks the pay is asked for.
 static PAY_ASKED_FOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\bhow\s+much\b[^\d]*?(?:\b(?:a|per|each)\s+week\b|\b(?:in|over|for)\s+(\d+)\s+weeks?\b)")
@@ -920,7 +904,7 @@ static PAY_ASKED_FOR: LazyLock<Regex> = LazyLock::new(|| {
 /// `4 * 13.20 * 5 * 1`. The text gives those numbers only.
 pub(super) fn pay_for_hours(text: &str) -> Option<String> {
     let hours = HOURS_A_DAY.captures(text)?;
-    let pay = PAY_AN_HOUR.captures(text)?;
+    let pay = hourly(text)?;
     let days = DAYS_A_WEEK.captures(text)?;
     let weeks = PAY_ASKED_FOR.captures(text)?.get(1);
     if NUMBER.find_iter(text).count() != 3 + usize::from(weeks.is_some()) {
@@ -935,13 +919,6 @@ pub(super) fn pay_for_hours(text: &str) -> Option<String> {
     ))
 }
 
-/// `I sold 36 bags of sachet water at GH₵7 a bag`: a count sold at a
-/// price for each.
-static SOLD_AT_EACH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)\bsold\s+(\d+)\s+(?:[a-z'-]+\s+){0,4}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
-        .expect("a valid regex")
-});
-
 /// `Each bag cost me GH₵5.50`, `they cost me 5.50 a bag`: what each cost.
 static COST_EACH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&crate::numbers::with_currencies(r"(?i)\beach(?:\s+[a-z]+)?\s+(?:cost|costs)\s+(?:me\s+|us\s+)?[SIGNS]?(\d+(?:\.\d+)?)|\b(?:cost|costs)\s+(?:me\s+|us\s+)?[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
@@ -953,10 +930,14 @@ static COST_EACH: LazyLock<Regex> = LazyLock::new(|| {
 /// GH₵5.50. What is my total profit?` is `36 * (7 - 5.50)`. The text gives
 /// those numbers only.
 pub(super) fn profit_on_each_sold(text: &str) -> Option<String> {
-    if !text.to_lowercase().contains("profit") {
+    let lower = text.to_lowercase();
+    if !lower.contains("profit") {
         return None;
     }
-    let sold = SOLD_AT_EACH.captures(text)?;
+    let after_sold = &text[lower.find("sold ")? + "sold ".len()..];
+    let sold = ITEMS_AT_A_PRICE
+        .captures(after_sold)
+        .filter(|items| items.get(0).is_some_and(|m| m.start() == 0))?;
     let cost = COST_EACH.captures(text)?;
     let cost = cost.get(1).or(cost.get(2))?;
     if NUMBER.find_iter(text).count() != 3 {

@@ -54,7 +54,7 @@ static BREAK: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `$28.40 an hour`, `17.20 per hour`: an hourly rate, the number its
 /// first group.
-fn hourly(text: &str) -> Option<Captures<'_>> {
+pub(super) fn hourly(text: &str) -> Option<Captures<'_>> {
     RATE.captures_iter(text)
         .find(|rate| rate[3].eq_ignore_ascii_case("hour"))
 }
