@@ -271,6 +271,17 @@ impl GgufFile {
             .map(|info| info.ggml_dtype)
     }
 
+    /// Bytes of all the tensors' data, as stored.
+    pub fn tensor_bytes(&self) -> usize {
+        self.content
+            .tensor_infos
+            .values()
+            .map(|info| {
+                info.shape.elem_count() / info.ggml_dtype.block_size() * info.ggml_dtype.type_size()
+            })
+            .sum()
+    }
+
     /// Tensors of one type and one column count (`parts`: name and rows)
     /// read as one matrix on `device`, their rows stacked in order: one
     /// product in place of several.

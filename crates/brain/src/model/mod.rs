@@ -27,9 +27,29 @@ use hparams::GEMMA3_LOCAL_ROPE_BASE;
 use linear::{project_all, Linear};
 use rope::Rope;
 
-/// Prompt tokens computed per forward pass during prefill: bounds the
-/// attention scores' memory and lets cancellation land between chunks.
+/// The most prompt tokens computed per forward pass during prefill: bounds
+/// the activations' memory and lets cancellation land between chunks.
 pub const PREFILL_CHUNK: usize = 256;
+
+/// A prefill pass's widest activations (the gate's and up's `rows ×
+/// feed_forward` f32s) are kept within this fraction of the weights' bytes:
+/// on a small model (SmolLM2-135M, 1536 wide for 92 MiB of weights) 256 rows
+/// would add 3 MiB to the peak, so it computes 128 at a time.
+const ACTIVATIONS_PER_WEIGHTS: f64 = 1.0 / 40.0;
+
+/// Rows per prefill pass for a model of `weight_bytes` and a feed-forward
+/// layer `feed_forward` wide: [`PREFILL_CHUNK`], halved (down to 64) while
+/// the activations exceed [`ACTIVATIONS_PER_WEIGHTS`] of the weights.
+fn prefill_rows(weight_bytes: usize, feed_forward: usize) -> usize {
+    let mut rows = PREFILL_CHUNK;
+    while rows > 64
+        && (rows * feed_forward * 2 * std::mem::size_of::<f32>()) as f64
+            > weight_bytes as f64 * ACTIVATIONS_PER_WEIGHTS
+    {
+        rows /= 2;
+    }
+    rows
+}
 
 /// How a block computes queries, keys and values.
 enum QkvProjection {
@@ -85,6 +105,7 @@ pub struct Model {
     local_rope: Option<Rope>,
     vocab: usize,
     max_positions: usize,
+    prefill_rows: usize,
     device: Device,
     row_wise_attention: bool,
 }
@@ -270,6 +291,7 @@ impl Model {
             ),
             None => None,
         };
+        let prefill_rows = prefill_rows(gguf.tensor_bytes(), hp.feed_forward);
         Ok(Model {
             embedding_scale: (hp.arch == Arch::Gemma3).then(|| (e as f64).sqrt()),
             hp,
@@ -281,6 +303,7 @@ impl Model {
             local_rope,
             vocab,
             max_positions,
+            prefill_rows,
             row_wise_attention: device.is_cpu(),
             device: device.clone(),
         })
@@ -338,8 +361,8 @@ impl Model {
         })
     }
 
-    /// Runs a prompt after what `cache` holds, [`PREFILL_CHUNK`] tokens per
-    /// pass, asking `go_on` before each; the logits after its last token, or
+    /// Runs a prompt after what `cache` holds, at most [`PREFILL_CHUNK`]
+    /// tokens per pass (see [`prefill_rows`]), asking `go_on` before each; the logits after its last token, or
     /// `None` when stopped or given no tokens. The allocator's kept blocks
     /// are given back after it: sized for the prompt's activations, decoding
     /// never asks for them again.
@@ -350,7 +373,7 @@ impl Model {
         go_on: impl Fn() -> bool,
     ) -> Result<Option<Tensor>> {
         let mut logits = None;
-        for chunk in tokens.chunks(PREFILL_CHUNK) {
+        for chunk in tokens.chunks(self.prefill_rows) {
             if !go_on() {
                 logits = None;
                 break;
@@ -844,6 +867,15 @@ fn vector(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_small_models_prefill_takes_fewer_rows_per_pass() {
+        // The tensor bytes and feed-forward widths of the shipped models.
+        assert_eq!(prefill_rows(96_573_184, 1536), 128, "SmolLM2-135M");
+        assert_eq!(prefill_rows(491_000_000, 4864), 256, "Qwen2.5-0.5B");
+        assert_eq!(prefill_rows(1_117_000_000, 8960), 256, "Qwen2.5-1.5B");
+        assert_eq!(prefill_rows(1_000_000, 1536), 64, "never under 64");
+    }
 
     #[test]
     fn mask_is_causal_and_windowed() {
