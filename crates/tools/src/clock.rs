@@ -7,10 +7,9 @@ use super::calendar;
 use super::when::{self, Moment, DATE_FORMATS};
 use super::{typed_tool, Tool, ToolConfig, ToolError};
 use chrono::{
-    DateTime, FixedOffset, Local, NaiveDate, NaiveDateTime, SecondsFormat, TimeDelta, TimeZone,
-    Timelike, Utc,
+    DateTime, Datelike, FixedOffset, Local, NaiveDate, NaiveDateTime, SecondsFormat, TimeDelta,
+    TimeZone, Timelike, Utc,
 };
-use chrono_tz::Tz;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -465,7 +464,7 @@ fn iso(time: &DateTime<FixedOffset>) -> String {
 /// the system's zone when it has no known name.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Zone {
-    Named(Tz),
+    Named(Named),
     Fixed(FixedOffset),
     System,
 }
@@ -481,7 +480,7 @@ impl Zone {
 
     fn at(self, instant: DateTime<Utc>) -> DateTime<FixedOffset> {
         match self {
-            Zone::Named(tz) => instant.with_timezone(&tz).fixed_offset(),
+            Zone::Named(tz) => instant.with_timezone(&tz.offset_at(instant)),
             Zone::Fixed(offset) => instant.with_timezone(&offset),
             Zone::System => instant.with_timezone(&Local).fixed_offset(),
         }
@@ -491,10 +490,88 @@ impl Zone {
     /// back, shifted past the gap when they go forward.
     fn localize(self, naive: NaiveDateTime) -> Option<DateTime<FixedOffset>> {
         match self {
-            Zone::Named(tz) => localize_in(&tz, naive),
+            Zone::Named(tz) => tz.localize(naive),
             Zone::Fixed(offset) => localize_in(&offset, naive),
             Zone::System => localize_in(&Local, naive),
         }
+    }
+}
+
+/// A zone of the IANA database built into loopd (jiff's bundled copy: its
+/// rules are bytes read when a zone is first used, not tables the loader
+/// relocates into every process's memory).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Named(&'static str);
+
+/// The names of the built-in database's zones, sorted.
+static ZONE_NAMES: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+    let mut names: Vec<String> = jiff::tz::db()
+        .available()
+        .map(|name| name.as_str().to_string())
+        .collect();
+    names.sort_unstable();
+    names
+});
+
+impl Named {
+    /// The zone of this IANA name, in any case.
+    fn get(name: &str) -> Option<Named> {
+        let exact = ZONE_NAMES.binary_search_by(|zone| zone.as_str().cmp(name));
+        let zone = match exact {
+            Ok(i) => Some(&ZONE_NAMES[i]),
+            Err(_) => ZONE_NAMES
+                .iter()
+                .find(|zone| zone.eq_ignore_ascii_case(name)),
+        };
+        zone.map(|zone| Named(zone.as_str()))
+    }
+
+    /// Every zone of the database.
+    fn all() -> impl Iterator<Item = Named> {
+        ZONE_NAMES.iter().map(|zone| Named(zone.as_str()))
+    }
+
+    fn name(self) -> &'static str {
+        self.0
+    }
+
+    fn rules(self) -> jiff::tz::TimeZone {
+        jiff::tz::db()
+            .get(self.0)
+            .unwrap_or(jiff::tz::TimeZone::UTC)
+    }
+
+    /// The zone's offset from UTC at `instant`.
+    fn offset_at(self, instant: DateTime<Utc>) -> FixedOffset {
+        let second = instant.timestamp().clamp(
+            jiff::Timestamp::MIN.as_second(),
+            jiff::Timestamp::MAX.as_second(),
+        );
+        let timestamp = jiff::Timestamp::from_second(second).unwrap_or(jiff::Timestamp::UNIX_EPOCH);
+        FixedOffset::east_opt(self.rules().to_offset(timestamp).seconds())
+            .unwrap_or(FixedOffset::east_opt(0).expect("UTC is an offset"))
+    }
+
+    /// A wall-clock time in this zone, as [`Zone::localize`].
+    fn localize(self, naive: NaiveDateTime) -> Option<DateTime<FixedOffset>> {
+        let civil = jiff::civil::DateTime::new(
+            i16::try_from(naive.year()).ok()?,
+            naive.month() as i8,
+            naive.day() as i8,
+            naive.hour() as i8,
+            naive.minute() as i8,
+            naive.second() as i8,
+            naive.nanosecond().min(999_999_999) as i32,
+        )
+        .ok()?;
+        let timestamp = self
+            .rules()
+            .to_ambiguous_timestamp(civil)
+            .compatible()
+            .ok()?;
+        let utc =
+            DateTime::from_timestamp(timestamp.as_second(), timestamp.subsec_nanosecond() as u32)?;
+        Some(utc.with_timezone(&self.offset_at(utc)))
     }
 }
 
@@ -512,7 +589,7 @@ fn localize_in<Z: TimeZone>(zone: &Z, naive: NaiveDateTime) -> Option<DateTime<F
 fn find_zone(name: &str) -> Result<Zone, ToolError> {
     let wanted = without_accents(name.trim());
     let wanted = wanted.as_str();
-    if let Ok(tz) = wanted.parse::<Tz>() {
+    if let Some(tz) = Named::get(wanted) {
         return Ok(Zone::Named(tz));
     }
     if let Some(offset) = utc_offset(wanted) {
@@ -522,22 +599,18 @@ fn find_zone(name: &str) -> Result<Zone, ToolError> {
     let alias = CITIES
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case(wanted))
-        .and_then(|(_, zone)| zone.parse::<Tz>().ok());
+        .and_then(|(_, zone)| Named::get(zone));
     if let Some(tz) = alias.or_else(|| city_zone(wanted)) {
         return Ok(Zone::Named(tz));
     }
-    chrono_tz::TZ_VARIANTS
-        .iter()
-        .find(|tz| tz.name().eq_ignore_ascii_case(wanted))
-        .or_else(|| {
-            chrono_tz::TZ_VARIANTS.iter().find(|tz| {
-                tz.name()
-                    .rsplit('/')
-                    .next()
-                    .is_some_and(|last| last.eq_ignore_ascii_case(&city))
-            })
+    Named::all()
+        .find(|tz| {
+            tz.name()
+                .rsplit('/')
+                .next()
+                .is_some_and(|last| last.eq_ignore_ascii_case(&city))
         })
-        .map(|tz| Zone::Named(*tz))
+        .map(Zone::Named)
         .ok_or_else(|| {
             ToolError::Failed(format!(
                 "unknown timezone `{name}`: use an IANA name such as Europe/Paris, \
@@ -702,7 +775,7 @@ const CITIES: &[(&str, &str)] = &[
 /// The cities of 200,000 people or more, with their timezones (GeoNames,
 /// made by `data/make-cities.py`), by [`gazetteer_key`]; of two cities
 /// of one name, the first listed (the most populous).
-static GAZETTEER: std::sync::LazyLock<std::collections::HashMap<String, Tz>> =
+static GAZETTEER: std::sync::LazyLock<std::collections::HashMap<String, Named>> =
     std::sync::LazyLock::new(|| {
         let mut cities = std::collections::HashMap::new();
         let rows = include_str!("../data/cities.tsv")
@@ -710,7 +783,7 @@ static GAZETTEER: std::sync::LazyLock<std::collections::HashMap<String, Tz>> =
             .filter(|line| !line.starts_with('#'))
             .filter_map(|line| {
                 let (city, zone) = line.split_once('\t')?;
-                Some((gazetteer_key(city), zone.parse::<Tz>().ok()?))
+                Some((gazetteer_key(city), Named::get(zone)?))
             });
         for (city, zone) in rows {
             cities.entry(city).or_insert(zone);
@@ -719,7 +792,7 @@ static GAZETTEER: std::sync::LazyLock<std::collections::HashMap<String, Tz>> =
     });
 
 /// The timezone of a city of the gazetteer, its name without accents.
-fn city_zone(name: &str) -> Option<Tz> {
+fn city_zone(name: &str) -> Option<Named> {
     GAZETTEER.get(&gazetteer_key(name)).copied()
 }
 
@@ -848,7 +921,7 @@ fn is_a_place(name: &str) -> bool {
     CITIES
         .iter()
         .any(|(alias, _)| alias.eq_ignore_ascii_case(name))
-        || chrono_tz::TZ_VARIANTS.iter().any(|tz| {
+        || Named::all().any(|tz| {
             let zone = tz.name();
             let continent = zone.split('/').next().unwrap_or_default();
             matches!(
@@ -932,7 +1005,7 @@ fn system_zone() -> Zone {
         }
         Err(_) => iana_time_zone::get_timezone().unwrap_or_default(),
     };
-    name.trim().parse().map_or(Zone::System, Zone::Named)
+    Named::get(name.trim()).map_or(Zone::System, Zone::Named)
 }
 
 impl Moment {
@@ -1170,6 +1243,35 @@ mod tests {
             Err(ToolError::Failed(message)) => message,
             other => panic!("expected a failure, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn wall_clock_times_follow_the_zones_rules_across_a_change_of_clocks() {
+        let london = Named::get("europe/london").unwrap();
+        assert_eq!(london.name(), "Europe/London");
+        let at = |y, mo, d, h, mi| {
+            london
+                .localize(
+                    NaiveDate::from_ymd_opt(y, mo, d)
+                        .unwrap()
+                        .and_hms_opt(h, mi, 0)
+                        .unwrap(),
+                )
+                .unwrap()
+                .to_rfc3339()
+        };
+        assert_eq!(at(2026, 1, 15, 9, 0), "2026-01-15T09:00:00+00:00");
+        assert_eq!(at(2026, 7, 15, 9, 0), "2026-07-15T09:00:00+01:00");
+        // The clocks go forward at 01:00 on 29 March: 01:30 is past the gap.
+        assert_eq!(at(2026, 3, 29, 1, 30), "2026-03-29T02:30:00+01:00");
+        // They go back at 02:00 on 25 October: 01:30 happens twice, the first is taken.
+        assert_eq!(at(2026, 10, 25, 1, 30), "2026-10-25T01:30:00+01:00");
+        let kolkata = Named::get("Asia/Kolkata").unwrap();
+        assert_eq!(
+            kolkata.offset_at(fixed_now()),
+            FixedOffset::east_opt(5 * 3600 + 30 * 60).unwrap()
+        );
+        assert!(Named::get("Mars/Olympus_Mons").is_none());
     }
 
     #[test]

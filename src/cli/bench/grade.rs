@@ -184,7 +184,7 @@ impl Expected {
             },
             "time_in" => {
                 let zone = value.as_str().unwrap_or_default();
-                if zone != "local" && zone.parse::<chrono_tz::Tz>().is_err() {
+                if zone != "local" && jiff::tz::db().get(zone).is_err() {
                     return Err(format!("`time_in`: unknown timezone {value}"));
                 }
                 Expected::TimeIn(zone.to_string())
@@ -264,17 +264,18 @@ fn names_date(answer: &str, date: NaiveDate) -> bool {
 
 /// Minutes after midnight now in `zone` (`local`: the machine's).
 fn clock_in(zone: &str, now: DateTime<Utc>) -> i64 {
-    let (hour, minute) = match zone.parse::<chrono_tz::Tz>() {
-        Ok(tz) => {
-            let t = now.with_timezone(&tz);
-            (t.hour(), t.minute())
-        }
-        Err(_) => {
+    let zoned = jiff::tz::db()
+        .get(zone)
+        .ok()
+        .zip(jiff::Timestamp::from_second(now.timestamp()).ok())
+        .map(|(tz, instant)| tz.to_datetime(instant));
+    match zoned {
+        Some(t) => i64::from(t.hour()) * 60 + i64::from(t.minute()),
+        None => {
             let t = now.with_timezone(&Local);
-            (t.hour(), t.minute())
+            i64::from(t.hour() * 60 + t.minute())
         }
-    };
-    i64::from(hour * 60 + minute)
+    }
 }
 
 /// Whether a time written in `answer` is `minutes` after midnight, within
