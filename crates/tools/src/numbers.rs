@@ -329,7 +329,16 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
         .copied()
         .take_while(|w| small(core(w)).is_some())
         .collect();
+    let oh_then_a_unit = words
+        .get(cents_at)
+        .is_some_and(|w| matches!(w.to_ascii_lowercase().as_str(), "oh" | "o"))
+        && words
+            .get(cents_at + 1)
+            .and_then(|w| small(core(w)))
+            .is_some_and(|n| (1..10).contains(&n));
     let (cents, cents_used) = match cents_words.as_slice() {
+        // `three oh nine`: 3.09.
+        _ if oh_then_a_unit => (small(core(words[cents_at + 1]))?, 2),
         [tens, unit, ..]
             if core(tens) == *tens
                 && small(tens).is_some_and(|n| n >= 20 && n.is_multiple_of(10))
@@ -363,7 +372,19 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
     let per_thing = after
         .as_deref()
         .is_some_and(|w| matches!(w, "a" | "an" | "per" | "each" | "apiece"));
+    let end = cents_at + cents_used;
+    let from_price_to_price = at
+        .checked_sub(1)
+        .is_some_and(|b| words[b].eq_ignore_ascii_case("from"))
+        && after.as_deref() == Some("to")
+        && price(words, end + 1, true).is_some_and(|(_, used)| {
+            words.get(end + 1 + used).is_some_and(|w| {
+                matches!(w.to_ascii_lowercase().as_str(), "a" | "an" | "per" | "each")
+                    || is_currency(w)
+            })
+        });
     let a_time = currency.is_none()
+        && !from_price_to_price
         && (after.as_deref().is_some_and(|w| AFTER_A_TIME.contains(&w))
             || (dollars <= 12
                 && !per_thing
@@ -848,6 +869,18 @@ mod tests {
                 "and at 3.29 a gallon what did that cost me",
             ),
             ("twenty seven fifty an hour?", "27.50 an hour?"),
+            (
+                "diesel went from three oh nine to three forty five a gallon",
+                "diesel went from 3.09 to 3.45 a gallon",
+            ),
+            (
+                "at nine oh five for 20 an hour",
+                "at nine oh five for 20 an hour",
+            ),
+            (
+                "from nine thirty to five fifteen at 20 dollars an hour",
+                "from nine thirty to five fifteen at 20 dollars an hour",
+            ),
             ("it cost four hundred and twelve thirty", "it cost 412.30"),
             (
                 "start at nine thirty for 20 an hour",

@@ -775,7 +775,8 @@ pub fn as_arithmetic(
             }
         })
         .into_owned();
-    if let Some(asked) = with_overtime(&text)
+    if let Some(asked) = coins_by_name(&text)
+        .or_else(|| with_overtime(&text))
         .or_else(|| change_for_items(&text))
         .or_else(|| profit_on_a_pack(&text))
         .or_else(|| fares_over_weeks(&text))

@@ -1128,6 +1128,19 @@ fn a_weight_asked_for_what_to_weigh_out() {
 }
 
 #[test]
+fn coins_are_counted_by_their_names() {
+    assert_eq!(
+        read("okay so i got seven toonies nine loonies and three quarters in the cup holder how much is that altogether"),
+        "7*2 + 9*1 + 3*0.25"
+    );
+    assert_eq!(
+        read("how much is 12 quarters, 5 dimes and a nickel"),
+        "12*0.25 + 5*0.10 + 1*0.05"
+    );
+    assert_eq!(read("what is three quarters of 80"), "(3/4) * 80");
+}
+
+#[test]
 fn doses_by_weight_and_costs_for_each_in_a_period() {
     assert_eq!(
         read("The order is 15 mg per kg and the kid weighs 44 pounds. How many mg is the dose?"),
@@ -1136,6 +1149,16 @@ fn doses_by_weight_and_costs_for_each_in_a_period() {
     assert_eq!(
         read("the dose is 0.1 ml per kg and she weighs 18 kilos how much do i give"),
         "0.1 * 18"
+    );
+    assert_eq!(
+        read("The order is amoxicillin 25 mg per kg per day split into two equal doses. The child weighs 18 kg. How many mg is each dose?"),
+        "25 * 18 / 2"
+    );
+    assert_eq!(
+        read(
+            "25 mg per kg per day split into two equal doses, she weighs 18 kg, how many mg a day"
+        ),
+        "25 * 18"
     );
     assert_eq!(
         read("My parking pass at the hospital is $115 a month and I work 13 shifts a month. How much does parking cost me per shift?"),

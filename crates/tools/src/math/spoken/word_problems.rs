@@ -678,6 +678,72 @@ static ITEMS_AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// Coins by their names and their worth in dollars: Canada's toonie and
+/// loonie, and the quarter, dime, nickel and penny.
+const COINS: &[(&str, &str)] = &[
+    ("toonie", "2"),
+    ("loonie", "1"),
+    ("quarter", "0.25"),
+    ("dime", "0.10"),
+    ("nickel", "0.05"),
+    ("penn", "0.01"),
+];
+
+/// `7 toonies`, `3 quarters`, `a loonie`: so many coins of one name.
+static COINS_COUNTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(\d+|a|an|one)\s+(toonies?|loonies?|quarters?|dimes?|nickels?|pennies|penny)\b",
+    )
+    .expect("a valid regex")
+});
+
+/// What coins counted by name are worth, when every number of the text
+/// counts coins, it asks how much, and it names a coin that is no
+/// fraction (a toonie, loonie, dime, nickel or penny) or says `coins`:
+/// `seven toonies nine loonies and three quarters in the cup holder how
+/// much is that altogether` is `7*2 + 9*1 + 3*0.25`.
+pub(super) fn coins_by_name(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let asked = [
+        "how much",
+        "how many dollars",
+        "total",
+        "altogether",
+        "worth",
+        "in all",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let counted: Vec<regex::Captures> = COINS_COUNTED.captures_iter(text).collect();
+    let no_fraction = counted
+        .iter()
+        .any(|coin| !coin[2].to_lowercase().starts_with("quarter"))
+        || lower.contains("coins");
+    let counts = counted
+        .iter()
+        .filter(|coin| coin[1].starts_with(|c: char| c.is_ascii_digit()))
+        .count();
+    if !asked || !no_fraction || counted.is_empty() || NUMBER.find_iter(text).count() != counts {
+        return None;
+    }
+    let worth: Vec<String> = counted
+        .iter()
+        .map(|coin| {
+            let name = coin[2].to_lowercase();
+            let value = COINS
+                .iter()
+                .find(|(prefix, _)| name.starts_with(prefix))
+                .map_or("0", |(_, value)| value);
+            let count = match coin[1].parse::<u64>() {
+                Ok(n) => n.to_string(),
+                Err(_) => "1".to_string(),
+            };
+            format!("{count}*{value}")
+        })
+        .collect();
+    Some(worth.join(" + "))
+}
+
 /// `a go on the tombola for a pound fifty`: one thing at a price.
 static ONE_AT_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&crate::numbers::with_currencies(

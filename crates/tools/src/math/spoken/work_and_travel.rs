@@ -124,9 +124,22 @@ static WEIGHS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `split into 2 equal doses`, `given in 3 divided doses`: how many doses
+/// a day's amount is given in.
+static SPLIT_INTO_DOSES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:split|divided|given|taken|spread)\s+(?:into|in|as|over)\s+(\d+)\s+(?:equal\s+|divided\s+|separate\s+)?doses\b")
+        .expect("a valid regex")
+});
+
+/// `each dose`, `per dose`, `a dose`: the question asks for one dose.
+static ONE_DOSE_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:each|per|a|every|one|single)\s+dose\b").expect("a valid regex")
+});
+
 /// A dose by body weight, when the question asks how much: `The order is
 /// 15 mg per kg and the kid weighs 44 pounds. How many mg is the dose?`
-/// is `15 * 44 * 0.45359237`.
+/// is `15 * 44 * 0.45359237`. A day's amount `split into 2 equal doses`
+/// is halved when one dose is asked for.
 pub(super) fn dose_by_weight(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     if !lower.contains("how m") && !lower.contains("what") {
@@ -134,13 +147,18 @@ pub(super) fn dose_by_weight(text: &str) -> Option<String> {
     }
     let dose = PER_KILO.captures(text)?;
     let weight = WEIGHS.captures(text)?;
-    if NUMBER.find_iter(text).count() != 2 {
+    let split = SPLIT_INTO_DOSES.captures(text);
+    if NUMBER.find_iter(text).count() != 2 + usize::from(split.is_some()) {
         return None;
     }
     let in_pounds = weight[2].to_lowercase().starts_with(['p', 'l']);
-    Some(match in_pounds {
+    let day = match in_pounds {
         true => format!("{} * {} * 0.45359237", &dose[1], &weight[1]),
         false => format!("{} * {}", &dose[1], &weight[1]),
+    };
+    Some(match split {
+        Some(doses) if ONE_DOSE_ASKED.is_match(text) => format!("{day} / {}", &doses[1]),
+        _ => day,
     })
 }
 
