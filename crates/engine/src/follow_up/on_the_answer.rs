@@ -21,19 +21,27 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
     if !opened(question) && !tells_it_anew(question) {
         return None;
     }
-    let question = loopd_tools::numbers::with_parts(&in_digits(question));
+    let said_instead = PRICED_ONE.is_match(question) || question.to_lowercase().contains("instead");
+    let question = PRICED_ONE.replace_all(question, "$1 thing");
+    let question = loopd_tools::numbers::with_parts(&in_digits(&question));
     let new = the_one_amount(&question)?;
     let before = in_digits(before);
     let percent = is_percentage(&question, &new);
+    let money = |text: &str, at: usize| text[..at].trim_end().ends_with(CURRENCY_SIGNS);
+    let another_thing = said_instead && money(&question, new.start());
     let olds: Vec<regex::Match> = AMOUNT
         .find_iter(&before)
-        .filter(|old| !percent || is_percentage(&before, old))
+        .filter(|old| match (percent, another_thing) {
+            (true, _) => is_percentage(&before, old),
+            (false, true) => money(&before, old.start()),
+            (false, false) => true,
+        })
         .collect();
     let [old] = olds.as_slice() else {
         return None;
     };
-    let money = |text: &str, at: usize| text[..at].trim_end().ends_with(CURRENCY_SIGNS);
     if !percent
+        && !another_thing
         && (money(&question, new.start())
             || loopd_tools::math::spoken::conversion(&before).is_none())
     {
@@ -50,6 +58,15 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
         &before[old.end()..]
     ))
 }
+
+/// `the $1,200 one`: another thing of the kind asked about before, by its
+/// price ("And if I get the $1,200 one?").
+static PRICED_ONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&loopd_tools::numbers::with_currencies(
+        r"(?i)([SIGNS]\s?\d[\d,]*(?:\.\d+)?)\s+one\b",
+    ))
+    .expect("a valid regex")
+});
 
 /// Whether a follow-up with no opener tells the amount anew rather than
 /// asking something ("my daughter says it's only forty five in denver"

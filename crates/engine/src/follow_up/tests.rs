@@ -388,6 +388,22 @@ fn an_amount_said_anew_takes_the_place_of_the_one_of_its_kind() {
         ),
         None
     );
+    assert_eq!(
+        asked(
+            "I'm looking at a $1,460 welder at the farm store. With 8.25% sales tax, what's the total?",
+            "And if I get the $1,200 one instead?"
+        )
+        .as_deref(),
+        Some("I'm looking at a $1,200 welder at the farm store. With 8.25% sales tax, what's the total?")
+    );
+    assert_eq!(
+        asked(
+            "A $40 jacket and a $25 hat, what's the total?",
+            "And if I get the $30 one instead?"
+        ),
+        None,
+        "two prices: which one is swapped is not said"
+    );
 }
 
 #[test]
