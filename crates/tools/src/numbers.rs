@@ -48,7 +48,8 @@ pub fn small(word: &str) -> Option<u64> {
 /// and the punctuation around a run, stay as they were; spaces between
 /// words become one.
 pub fn in_digits(text: &str) -> String {
-    let words = split_words(text);
+    let text = thousands_said_short(text);
+    let words = split_words(&text);
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {
@@ -81,6 +82,50 @@ pub fn in_digits(text: &str) -> String {
         }
     }
     out.join(" ")
+}
+
+/// `eight grand`, `8.5 grand`, `a grand`: thousands, said for money.
+static GRAND: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b([a-z]+|\d+(?:\.\d+)?)\s+grand\b").expect("a valid regex"));
+
+/// `650k`, `2.5K`: thousands written short.
+static K_THOUSANDS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(\d+(?:\.\d+)?)[kK]\b").expect("a valid regex"));
+
+/// `text` with thousands said short written out: `650k` → `650000`, and
+/// `grand` after a number said as `thousand` (`eight grand` → `eight
+/// thousand`, `8.5 grand` → `8500`, `a grand` → `1000`); `a grand total`
+/// stays.
+fn thousands_said_short(text: &str) -> String {
+    let text = K_THOUSANDS.replace_all(text, |found: &regex::Captures| {
+        let end = found.get(0).map_or(0, |m| m.end());
+        let next = text[end..].split_whitespace().next().unwrap_or_default();
+        let a_race = matches!(
+            core(next).to_ascii_lowercase().as_str(),
+            "race" | "run" | "walk" | "swim" | "ride"
+        );
+        match found[1].parse::<f64>() {
+            Ok(n) if !a_race => format!("{}", n * 1000.0),
+            _ => found[0].to_string(),
+        }
+    });
+    let text = text.as_ref();
+    GRAND
+        .replace_all(text, |found: &regex::Captures| {
+            let end = found.get(0).map_or(0, |m| m.end());
+            let next = text[end..].split_whitespace().next().unwrap_or_default();
+            let count = found[1].to_ascii_lowercase();
+            let said =
+                small(&count).is_some() || TENS.contains(&count.as_str()) || count == "hundred";
+            match (count.as_str(), count.parse::<f64>()) {
+                _ if core(next).eq_ignore_ascii_case("total") => found[0].to_string(),
+                ("a" | "one", _) => "1000".to_string(),
+                (_, Ok(n)) => format!("{}", n * 1000.0),
+                _ if said => format!("{} thousand", &found[1]),
+                _ => found[0].to_string(),
+            }
+        })
+        .into_owned()
 }
 
 /// Words after which `one` stands for a thing, not a number (`quick one`,
@@ -303,6 +348,9 @@ const AFTER_A_TIME: &[&str] = &["am", "pm", "a.m.", "p.m.", "o'clock", "oclock"]
 /// After another price, `to` before a pair does not make it a clock time
 /// (`from two seventy nine a gallon to three fifteen`).
 fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usize)> {
+    if one_as_a_pronoun(words, at, 1) {
+        return None;
+    }
     let a_currency =
         words[at].eq_ignore_ascii_case("a") && words.get(at + 1).is_some_and(|w| is_currency(w));
     let (dollars, used) = match a_currency {
@@ -403,10 +451,12 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
     let last = words[cents_at + cents_used - 1];
     let tail = &last[last.trim_end_matches(is_mark).len()..];
     let currency = currency.unwrap_or_default();
-    Some((
-        format!("{dollars}.{cents:02}{currency}{tail}"),
-        cents_at + cents_used - at,
-    ))
+    // `eighty seven pound fifty`: pounds with pence are money, not weight.
+    let written = match currency.trim().to_ascii_lowercase().as_str() {
+        "pound" | "pounds" => format!("£{dollars}.{cents:02}{tail}"),
+        _ => format!("{dollars}.{cents:02}{currency}{tail}"),
+    };
+    Some((written, cents_at + cents_used - at))
 }
 
 /// `one twenty eight` before cents (`fifty`): the hundreds said as one
@@ -745,6 +795,13 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
         }
     };
     let (mut total, mut current, mut after, mut used) = (0u64, first, first_after, 1);
+    // The last scale said, and where the number after it began: a scale
+    // no smaller than the last starts another number (`six thousand four
+    // thousand` is a list).
+    let (mut last_scale, mut current_from) = (u64::MAX, 0);
+    // The last `and` inside the number, and the number before it: `three
+    // thousand five hundred and eight thousand` ends the first at `and`.
+    let (mut and_at, mut before_and) = (0, 0);
     while used < words.len() && core(words[used - 1]) == words[used - 1] {
         let word = core(words[used]).to_ascii_lowercase();
         let next = small(&word);
@@ -757,9 +814,19 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
             }
             (_, "thousand" | "lakh" | "lakhs" | "crore" | "crores" | "million", _) => {
                 let scale = scale(&word);
+                if scale >= last_scale && current_from > 0 {
+                    return Some(if and_at > current_from {
+                        ((total + before_and).to_string(), and_at)
+                    } else if and_at > 0 && and_at + 1 == current_from {
+                        (total.to_string(), and_at)
+                    } else {
+                        (total.to_string(), current_from)
+                    });
+                }
                 total += current.max(1) * scale;
                 current = 0;
                 after = After::Scale;
+                last_scale = scale;
             }
             (After::Tens, _, Some(n)) if (1..10).contains(&n) => {
                 current += n;
@@ -770,10 +837,14 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
                     .get(used + 1)
                     .is_some_and(|w| small(core(w)).is_some()) =>
             {
+                (and_at, before_and) = (used, current);
                 used += 1;
                 continue;
             }
             (After::Hundred | After::Scale, _, Some(n)) => {
+                if after == After::Scale {
+                    current_from = used;
+                }
                 current += n;
                 after = kind(n);
             }
@@ -817,6 +888,27 @@ fn kind(n: u64) -> After {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_said_short_or_in_a_list_are_written_out() {
+        assert_eq!(
+            in_digits("rent is 650k and 2.5K more"),
+            "rent is 650000 and 2500 more"
+        );
+        assert_eq!(in_digits("a 15K race"), "a 15K race");
+        assert_eq!(in_digits("eight grand"), "8000");
+        assert_eq!(in_digits("i owe him a grand"), "i owe him 1000");
+        assert_eq!(in_digits("the grand total"), "the grand total");
+        assert_eq!(
+            in_digits("six thousand four thousand and three thousand five hundred"),
+            "6000 4000 and 3500"
+        );
+        assert_eq!(
+            in_digits("three thousand five hundred and eight thousand"),
+            "3500 and 8000"
+        );
+        assert_eq!(in_digits("two million three hundred thousand"), "2300000");
+    }
 
     #[test]
     fn the_signs_are_those_of_the_currencies() {
@@ -869,6 +961,10 @@ mod tests {
                 "and at 3.29 a gallon what did that cost me",
             ),
             ("twenty seven fifty an hour?", "27.50 an hour?"),
+            (
+                "eighty seven pound fifty plus a hundred quid",
+                "£87.50 plus a hundred quid",
+            ),
             (
                 "diesel went from three oh nine to three forty five a gallon",
                 "diesel went from 3.09 to 3.45 a gallon",

@@ -229,7 +229,7 @@ static THEN_ON: LazyLock<Regex> = LazyLock::new(|| {
 static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
     [
         (
-            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|yo|well|now|wait|hang\s+on|gimme|give\s+me|tell\s+me)\b[\s,.]*)+",
+            r"(?i)^\s*(?:(?:u+m+|e+r+m*|u+h+|h+m+|righto|right|alright|so|like|okay|ok|hey|yo|well|now|wait|hang\s+on|gimme|give\s+me|tell\s+me|(?:a\s+)?quick\s+(?:one|question|sum))\b[\s,.:]*)+",
             "",
         ),
         (
@@ -243,6 +243,16 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "",
         ),
         (r"(?i)^\s*what\s+(-?\d)", "$1"),
+        // "can you times 265 by 12 for me".
+        (
+            r"(?i)^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:times|multiply)\s+(\d+(?:\.\d+)?)\s+by\s+(\d+(?:\.\d+)?)(?:\s+for\s+me)?(?:\s+please)?\s*[?.!]?\s*$",
+            "$1 * $2",
+        ),
+        // "we had 47 of our 60 rooms booked, what percent occupancy is that".
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:out\s+)?of\s+(?:our|the|my|their|his|her|all)?\s*(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+(?:%|percent(?:age)?)\b[^\d]*$",
+            "($1)/($2)*100",
+        ),
         // Notes and sums by their names: "a score plus a tenner plus three fivers".
         (r"(?i)\b(\d+)\s+fivers\b", "($1*5)"),
         (r"(?i)\b(\d+)\s+tenners\b", "($1*10)"),
@@ -337,7 +347,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         ),
         (r"(?i)\s+(?:is|equals|makes|comes\s+to)\s+what\s*\??\s*$", ""),
         (
-            r"(?i)(\d|\))[,\s]+(?:how\s+much\s+is\s+(?:that|it)|what(?:'s|s|\s+is)\s+that|what\s+do(?:es)?\s+(?:i|you|we|that|it)\s+(?:get|come\s+to|make))(?:\s+(?:then|altogether|in\s+all|all\s+together))?\s*[?.!]?\s*$",
+            r"(?i)(\d|\))(?:\s+(?:CURRENCIES))?[,\s]+(?:how\s+much\s+is\s+(?:that|it)|what(?:'s|s|\s+is)\s+that|what\s+do(?:es)?\s+(?:i|you|we|that|it)\s+(?:get|come\s+to|make))(?:\s+(?:then|altogether|in\s+all|all\s+together))?\s*[?.!]?\s*$",
             "$1",
         ),
         (r"(?i)[,\s]+go\s+on(?:\s+then)?\s*[.!?]?\s*$", ""),
@@ -351,7 +361,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"[SIGNS](\d)", "$1"),
         (r"(?i)(\d)\s+(?:CURRENCIES)\b", "$1"),
         (
-            r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?((?:-?[\d.]+(?:\s*,\s*|\s*,?\s+and\s+))+-?[\d.]+)(?:\s+[a-z]+){0,2}\s*[.?]?\s*$",
+            r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?((?:-?[\d.]+(?:\s*,\s*|\s*,?\s+and\s+))+-?[\d.]+)(?:\s+[a-z]+){0,4}\s*[.?]?\s*$",
             "$1($2)",
         ),
         (
@@ -556,6 +566,16 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?\b(?:how\s+much|what)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:come\s+to|cost|be|set\s+me\s+back)\s*$",
             "$2*(1-$1/100)",
         ),
+        // "15 percent off for nhs staff, how much do they pay for a 72 pound colour".
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+off\b[^\d]*?\bhow\s+much\s+(?:do|does|will|would|should)\s+(?:i|we|you|they|he|she)\s+pay\s+for\s+(?:an?\s+|the\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*$",
+            "$2*(1-$1/100)",
+        ),
+        // "20% off €12.50 for the last of the crab meat".
+        (
+            r"(?i)^[^\d]*?([\d.]+)\s*(?:%|percent)\s+off\s+(?:an?\s+|the\s+)?([\d.]+)\s+(?:for|on)\s+[^\d]*$",
+            "$2*(1-$1/100)",
+        ),
         (
             r"(?i)([\d.]+)\s*(?:%|percent)\s+off\s+(?:an?\s+|the\s+)?([\d.]+)(?:\s+[a-z]+){1,2}\s*$",
             "$2*(1-$1/100)",
@@ -615,6 +635,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\bpercent\b", "%"),
         (r"(?i)\bdouble\b", "2 *"),
         (r"(?i)\btriple\b", "3 *"),
+        // Last, with the operators in signs: "sebo please whats 4750 * 18": words before a bare computation.
+        (
+            r"(?i)^\s*(?:[a-z']+[\s,]+){1,2}(?:what(?:'s|s|\s+is)|how\s+much\s+is)\s+(\(*-?\d[\d\s.+\-*/^()]*)\s*[?.!]?\s*$",
+            "$1",
+        ),
     ]
     .into_iter()
     .map(|(pattern, to)| {
@@ -739,9 +764,13 @@ pub fn as_arithmetic(
     text = crate::numbers::with_parts(&text);
     if LIST_WORD.is_match(&text) {
         text = without_a_unit_after_each(&text);
-        text = THEN_BETWEEN_NUMBERS
-            .replace_all(&text, "$1, $2")
-            .into_owned();
+        // Twice: matches cannot overlap, so "7 then 23" after "19 then 7"
+        // is left for the second pass.
+        for _ in 0..2 {
+            text = THEN_BETWEEN_NUMBERS
+                .replace_all(&text, "$1, $2")
+                .into_owned();
+        }
         text = NUMBERS_IN_A_ROW
             .replace_all(&text, |found: &Captures| {
                 found[0].split_whitespace().collect::<Vec<_>>().join(", ")
@@ -808,6 +837,7 @@ pub fn as_arithmetic(
         .or_else(|| tax_included(&text))
         .or_else(|| percent_on_a_price(&text))
         .or_else(|| a_cut_of_an_amount(&text))
+        .or_else(|| owed_after_payments(&text))
         .or_else(|| what_is_left(&text))
         .or_else(|| takings_less_costs(&text))
     {

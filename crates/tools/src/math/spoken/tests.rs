@@ -1128,6 +1128,89 @@ fn a_weight_asked_for_what_to_weigh_out() {
 }
 
 #[test]
+fn readings_of_a_fishmonger_a_mechanic_and_a_dairy_farmer() {
+    for (said, read_as) in [
+        (
+            "i put eight grand in the credit union at two and a quarter percent for a year how much interest will i get",
+            "8000 * 2.25 / 100 * 1",
+        ),
+        (
+            "The bank's offering 4.35% a year on a $12,000 term deposit. What's the interest after twelve months?",
+            "12000 * 4.35 / 100 * 1",
+        ),
+        (
+            "I bought a 10 kilo box of prawns for €145 and sold the lot at €22 a kilo. What's my profit on the box?",
+            "10 * 22 - 145",
+        ),
+        (
+            "parking is four euro twenty a day and im in six days a week how much is that over a fortnight",
+            "4.20 * 6 * 2",
+        ),
+        ("What's 20% off €12.50 for the last of the crab meat?", "12.50*(1-20/100)"),
+        ("quick one sixty three dollars forty times nine", "63.40 * 9"),
+        (
+            "okay so a lady paid with a hundred dollar note for a thirty five dollar puncture repair and a twenty eight fifty set of wiper blades how much change do i give her",
+            "100 - (35 + 28.50)",
+        ),
+        (
+            "i sold eighteen hundred bushels of corn at four dollars and twelve cents a bushel and trucking cost me two hundred forty dollars how much did i clear",
+            "1800 * 4.12 - 240",
+        ),
+        (
+            "The skid steer loan was $24,000 with no interest and I've made 14 monthly payments of $850. How much is still owed?",
+            "24000 - 14 * 850",
+        ),
+        (
+            "okay so my hired man works eight and a half hours a day five days a week at seventeen fifty an hour whats his pay for the week",
+            "8.5 * 17.50 * 5 * 1",
+        ),
+        (
+            "Milk's paying $19.20 a hundredweight. What's that for 850 hundredweight?",
+            "850 * 19.20",
+        ),
+    ] {
+        assert_eq!(read(said), read_as, "{said}");
+    }
+    for (said, read_as) in [
+        ("sebo please whats four thousand seven hundred and fifty times eighteen", "4750 * 18"),
+        (
+            "we had forty seven of our sixty rooms booked last night what percent occupancy is that the manager wants it",
+            "(47)/(60)*100",
+        ),
+        (
+            "Rent is 650k for the month. I sent 200k on mobile money on Monday and 275k today. How much do I still owe the landlord?",
+            "650000 - 200000 - 275000",
+        ),
+        ("can you times two hundred and sixty five by twelve for me", "265 * 12"),
+        (
+            "okay so three hundred and twelve quid plus eighty seven pound fifty plus a hundred and forty quid what does that come to",
+            "312 + 87.50 + 140",
+        ),
+        (
+            "im doing fifteen percent off for nhs staff this month how much do they pay for a seventy two pound colour",
+            "72*(1-15/100)",
+        ),
+    ] {
+        assert_eq!(read(said), read_as, "{said}");
+    }
+    // A list of thousands said in words, its last item after `and`.
+    assert_eq!(
+        read("boda fares i paid this week six thousand four thousand seven thousand five thousand three thousand five hundred and eight thousand whats the median"),
+        "5500"
+    );
+    // Numbers said one `then` another, each pair joined.
+    assert_eq!(
+        read("twelve then nineteen then seven then twenty three then fifteen whats the median"),
+        "15"
+    );
+    assert_eq!(
+        read("what's a grand total of 5 and 6"),
+        "grand 11",
+        "a grand total is no 1000"
+    );
+}
+
+#[test]
 fn coins_are_counted_by_their_names() {
     assert_eq!(
         read("okay so i got seven toonies nine loonies and three quarters in the cup holder how much is that altogether"),

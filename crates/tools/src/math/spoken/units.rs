@@ -213,7 +213,7 @@ fn a_temperature_unnamed(text: &str) -> Option<Conversion> {
         .take(2)
         .map(|w| w.trim_end_matches(['.', ',', '?', '!', ';']))
         .find(|w| !w.starts_with("degree"))
-        .is_some_and(|w| named_unit(w).is_some());
+        .is_some_and(|w| !w.eq_ignore_ascii_case("in") && named_unit(w).is_some());
     if unit_after {
         return None;
     }
@@ -386,7 +386,7 @@ static AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A unit's name of one to four words (`US cups`, `miles per hour`,
 /// `degrees Fahrenheit`, `kilometers an hour`).
-const UNIT: &str = r"(?:degrees\s+)?(?:(?:square|sq\.?|cubic|cu\.?|fluid|fl\.?|us|imperial|british|uk)\s+){0,2}[a-z]+[²³]?(?:/[a-z]+|\s+(?:per|an|a)\s+[a-z]+)?";
+const UNIT: &str = r"(?:degrees\s+)?(?:(?:square|sq\.?|cubic|cu\.?|fluid|fl\.?|us|imperial|british|uk|nautical)\s+){0,2}[a-z]+[²³]?(?:/[a-z]+|\s+(?:per|an|a)\s+[a-z]+)?";
 
 /// A unit named in words: the longest reading first (`kilometers an hour`
 /// as a speed before `kilometers`), without `US`.

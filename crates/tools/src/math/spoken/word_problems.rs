@@ -522,10 +522,22 @@ static ONE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `$19.20 a hundredweight. What's that for 850 hundredweight?`: a price
+/// for each of a unit, then so many of the unit asked.
+static A_UNITS_PRICE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per)\s+([a-z]+)\b[^\d]*?\b(?:what(?:'s|s|\s+is)|how\s+much\s+is)\s+(?:that|it)\s+(?:for|on)\s+(\d+(?:\.\d+)?)\s+([a-z]+)\s*[?.!]?\s*$"))
+        .expect("a valid regex")
+});
+
 /// So many things at the price of one said before: `A sachet of 3-in-1
 /// coffee is ₱7. How much for 35 sachets?` is `35 * 7`, when the things
 /// counted are the thing priced.
 pub(super) fn many_at_the_price_of_one(text: &str) -> Option<String> {
+    if let Some(found) = A_UNITS_PRICE_THEN_MANY.captures(text) {
+        let same = singular(&found[2].to_lowercase()) == singular(&found[4].to_lowercase());
+        return (same && NUMBER.find_iter(text).count() == 2)
+            .then(|| format!("{} * {}", &found[3], &found[1]));
+    }
     let text = NAMED_WITH_NUMBERS.replace_all(text, "combo");
     let found = ONE_THEN_MANY.captures(&text)?;
     let counted = singular(&found[4].to_lowercase());
@@ -585,6 +597,67 @@ fn a_plain_amount(text: &str, amount: &regex::Match) -> bool {
     ) && !after.starts_with('%')
 }
 
+/// `the loan was $24,000`, `borrowed 5000`: what was owed at first.
+static BORROWED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(
+        r"(?i)\b(?:loan|borrowed|owed?|debt|financed)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b",
+    ))
+    .expect("a valid regex")
+});
+
+/// `14 monthly payments of $850`: how many payments of how much.
+static PAYMENTS_MADE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+)\s+(?:monthly\s+|weekly\s+|yearly\s+)?(?:payments|instal?ments|repayments)\s+of\s+[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
+/// `how much is still owed`, `what's left to pay`: asks what is owed now.
+static STILL_OWED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:still\s+owe[ds]?|owe[ds]?\s+now|left\s+to\s+pay|still\s+to\s+pay|remaining|outstanding|left\s+on\s+(?:it|the\s+loan))\b")
+        .expect("a valid regex")
+});
+
+/// What is still owed of a debt with no interest after equal payments
+/// (`The skid steer loan was $24,000 with no interest and I've made 14
+/// monthly payments of $850. How much is still owed?` is `24000 - 14 *
+/// 850`) or after amounts paid (`Rent is 650k for the month. I sent 200k
+/// on Monday and 275k today. How much do I still owe?` is `650000 -
+/// 200000 - 275000`). The text gives those numbers only, and no rate.
+pub(super) fn owed_after_payments(text: &str) -> Option<String> {
+    STILL_OWED.find(text)?;
+    if text.contains('%') || text.to_lowercase().contains("percent") {
+        return None;
+    }
+    let debt = BORROWED.captures(text).or_else(|| DUE.captures(text))?;
+    let debt = debt.get(1)?;
+    if let Some(paid) = PAYMENTS_MADE.captures(text) {
+        return (NUMBER.find_iter(text).count() == 3)
+            .then(|| format!("{} - {} * {}", debt.as_str(), &paid[1], &paid[2]));
+    }
+    let paid: Vec<regex::Match> = NUMBER
+        .find_iter(text)
+        .filter(|n| n.start() != debt.start())
+        .collect();
+    let plain = paid.iter().all(|amount| a_plain_amount(text, amount));
+    if paid.is_empty() || !plain || !PAYING.is_match(text) {
+        return None;
+    }
+    let paid: Vec<&str> = paid.iter().map(|amount| amount.as_str()).collect();
+    Some(format!("{} - {}", debt.as_str(), paid.join(" - ")))
+}
+
+/// `Rent is 650000`, `the bill came to 1200`: an amount due.
+static DUE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:rent|bill|fees?|invoice|balance|tab)\s+(?:is|was|came\s+to|comes\s+to|of)\s+[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
+/// `sent`, `paid`, `transferred`: a payment made.
+static PAYING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:sent|paid|gave|transferred|deposited|put\s+down)\b")
+        .expect("a valid regex")
+});
+
 /// What is left of an amount taken in after the costs said after it:
 /// `took 1240 quid this week diesel was 215 insurance 38 and the app took
 /// 62 whats left for me` is `1240 - 215 - 38 - 62`. Each cost is a plain
@@ -617,6 +690,10 @@ static NOT_SIMPLE_YEARLY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `12 months`: a year.
+static TWELVE_MONTHS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b12\s+months\b").expect("a valid regex"));
+
 /// A rate in percent, and a number of years.
 static PERCENT_RATE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)").expect("a valid regex"));
@@ -635,6 +712,7 @@ static WITH_THE_INTEREST: LazyLock<Regex> = LazyLock::new(|| {
 /// simple interest (compounding is not assumed either way); with the
 /// amount added where the total is asked.
 pub(super) fn simple_interest(text: &str) -> Option<String> {
+    let text = &TWELVE_MONTHS.replace_all(text, "1 year");
     if !INTEREST.is_match(text) || NOT_SIMPLE_YEARLY.is_match(text) {
         return None;
     }
@@ -762,6 +840,55 @@ static PAID_FOR_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// A payment, then what it paid for, then the change asked: `paid with a
+/// 100 note for a 35 puncture repair and a 28.50 set of wiper blades, how
+/// much change`.
+static PAID_THEN_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:gave|paid|pays|handed)\s+(?:me\s+|us\s+)?(?:with\s+)?(?:a\s+|an\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bfor\s+(.+?)\bchange\b[^\d]*$"))
+        .expect("a valid regex")
+});
+
+/// `a 35 puncture repair`, `a $28.50 set`: one thing by its price.
+static A_PRICED_THING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(
+        r"(?i)\b(?:a|an|the|one)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?[a-z]",
+    ))
+    .expect("a valid regex")
+});
+
+/// The change from a payment for things named after it, each one by its
+/// price: `paid with a hundred dollar note for a thirty five dollar
+/// puncture repair and a twenty eight fifty set of wiper blades how much
+/// change` is `100 - (35 + 28.50)`. Every number after the payment is one
+/// thing's price.
+fn change_paid_for_things(text: &str) -> Option<String> {
+    let paid = PAID_THEN_FOR.captures(text)?;
+    let after = text[paid.get(1)?.end()..]
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    let one_sum = after == "for"
+        || matches!(after.as_str(), "note" | "bill")
+        || crate::numbers::is_currency(&after);
+    if !one_sum {
+        return None;
+    }
+    let things = paid.get(2)?.as_str();
+    let prices: Vec<&str> = A_PRICED_THING
+        .captures_iter(things)
+        .filter_map(|thing| thing.get(1))
+        .map(|n| n.as_str())
+        .collect();
+    if prices.is_empty()
+        || NUMBER.find_iter(things).count() != prices.len()
+        || NUMBER.find_iter(text).count() != prices.len() + 1
+    {
+        return None;
+    }
+    Some(format!("{} - ({})", &paid[1], prices.join(" + ")))
+}
+
 /// The change from a payment for several kinds of things, each so many at
 /// a price (or one at a price): `3 mince pies at $5.20 each and 2 flat whites at $4.80 each
 /// and paid with a $50 note, how much change` is `50 - (3*5.20 + 2*4.80)`.
@@ -775,6 +902,9 @@ pub(super) fn change_for_items(text: &str) -> Option<String> {
         .to_string()
     });
     let text = text.as_ref();
+    if let Some(asked) = change_paid_for_things(text) {
+        return Some(asked);
+    }
     let paid = PAID_FOR_CHANGE.captures(text)?;
     let before = &text[..paid.get(0)?.start()];
     let mut items: Vec<String> = ITEMS_AT_A_PRICE
@@ -848,6 +978,32 @@ static PACK_BOUGHT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `a 10 kilo box of prawns for €145`: a pack's weight and price.
+static WEIGHT_BOUGHT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+(?:\.\d+)?)\s*(kilos?|kg|pounds?|lbs?)\s+(?:pack|box|case|crate|bag|tray|sack|tub|bucket)\s+(?:of\s+)?(?:[a-z'-]+\s+){0,2}?(?:costs?|is|was|for|at)\s+(?:me\s+|us\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
+/// `sold the lot at €22 a kilo`: the price of each unit of weight sold.
+static SOLD_BY_WEIGHT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:sold|sell)\s+(?:[a-z'-]+\s+){0,3}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:a|an|per|the)\s+(kilo|kg|pound|lb)\b"))
+        .expect("a valid regex")
+});
+
+/// The profit on a pack bought by its weight and sold by the weight: `a
+/// 10 kilo box of prawns for €145 and sold the lot at €22 a kilo` is `10
+/// * 22 - 145`, when both weigh in the same unit and the text gives
+/// those numbers only.
+fn profit_on_a_weight(text: &str) -> Option<String> {
+    let bought = WEIGHT_BOUGHT.captures(text)?;
+    let sold = SOLD_BY_WEIGHT.captures(text)?;
+    let unit = |u: &str| u.to_lowercase().starts_with(['k']);
+    if unit(&bought[2]) != unit(&sold[2]) || NUMBER.find_iter(text).count() != 3 {
+        return None;
+    }
+    Some(format!("{} * {} - {}", &bought[1], &sold[1], &bought[3]))
+}
+
 /// `each strip has 10 tablets`: how many of a smaller thing each holds.
 static EACH_HOLDS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\beach\s+(?:one\s+|[a-z]+\s+)?(?:has|holds|contains|is)\s+(\d+)\s+[a-z]+")
@@ -882,6 +1038,9 @@ pub(super) fn profit_on_a_pack(text: &str) -> Option<String> {
     .any(|w| lower.contains(w));
     if !lower.contains("profit") || per_piece {
         return None;
+    }
+    if let Some(weighed) = profit_on_a_weight(text) {
+        return Some(weighed);
     }
     let text = ONE_OF_THEM.replace_all(text, "$1 one $2");
     let text = text.as_ref();
@@ -918,10 +1077,11 @@ static DAYS_A_WEEK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(\d+)\s+days?\s+(?:a|per|each|every)\s+week\b").expect("a valid regex")
 });
 
-/// `in four weeks`, `over 3 weeks`; or `a week` asked at the end.
+/// `in four weeks`, `over 3 weeks`, `over a fortnight`; or `a week` asked
+/// at the end.
 static WEEKS_ASKED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:in|over|for)\s+(\d+)\s+weeks?\b|\b(?:a|per|each|every)\s+week\s*[?.!]?\s*$",
+        r"(?i)\b(?:in|over|for)\s+(\d+)\s+weeks?\b|\b(?:in|over|for)\s+(?:a|the)\s+(fortnight)\b|\b(?:a|per|each|every)\s+week\s*[?.!]?\s*$",
     )
     .expect("a valid regex")
 });
@@ -937,11 +1097,16 @@ pub(super) fn fares_over_weeks(text: &str) -> Option<String> {
     }
     let fare = FARE.captures(text)?;
     let days = DAYS_A_WEEK.captures(text)?;
-    let weeks = WEEKS_ASKED.captures(text)?.get(1);
+    let asked = WEEKS_ASKED.captures(text)?;
+    let weeks = asked.get(1);
     if NUMBER.find_iter(text).count() != 2 + usize::from(weeks.is_some()) {
         return None;
     }
-    let weeks = weeks.map_or("1", |n| n.as_str());
+    let weeks = match (weeks, asked.get(2)) {
+        (Some(n), _) => n.as_str(),
+        (None, Some(_)) => "2",
+        (None, None) => "1",
+    };
     let for_a_way = fare[2].to_lowercase();
     let both = match for_a_way.starts_with("each")
         || (for_a_way.ends_with("way") && THERE_AND_BACK.is_match(text))
@@ -960,7 +1125,7 @@ static HOURS_A_DAY: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `how much is that a week`, `in 4 weeks`: the weeks the pay is asked for.
 static PAY_ASKED_FOR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bhow\s+much\b[^\d]*?(?:\b(?:a|per|each)\s+week\b|\b(?:in|over|for)\s+(\d+)\s+weeks?\b)")
+    Regex::new(r"(?i)\bhow\s+much\b[^\d]*?(?:\b(?:a|per|each)\s+week\b|\b(?:in|over|for)\s+(\d+)\s+weeks?\b)|\b(?:pay|wages?|earnings)\s+(?:for|in)\s+(?:the|a)\s+week\b")
         .expect("a valid regex")
 });
 
@@ -1058,18 +1223,37 @@ static ASKS_WHAT_WAS_MADE: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn takings_less_costs(text: &str) -> Option<String> {
     ASKS_WHAT_WAS_MADE.find(text)?;
     let mut taken = TAKEN_IN.captures_iter(text);
-    let (Some(taken), None) = (taken.next(), taken.next()) else {
-        return None;
+    let (taken, counted) = match (taken.next(), taken.next()) {
+        (Some(taken), None) => {
+            let amount = taken.get(1)?;
+            (amount.as_str().to_string(), vec![amount.start()])
+        }
+        (None, _) => sold_at_a_price(text)?,
+        _ => return None,
     };
-    let taken = taken.get(1)?;
     let costs: Vec<regex::Match> = NUMBER
         .find_iter(text)
-        .filter(|n| n.start() != taken.start())
+        .filter(|n| !counted.contains(&n.start()))
         .collect();
     let plain = costs.iter().all(|cost| a_plain_amount(text, cost));
     if costs.is_empty() || !plain {
         return None;
     }
     let costs: Vec<&str> = costs.iter().map(|c| c.as_str()).collect();
-    Some(format!("{} - {}", taken.as_str(), costs.join(" - ")))
+    Some(format!("{taken} - {}", costs.join(" - ")))
+}
+
+/// `sold 1800 bushels of corn at 4.12 a bushel`: what was taken in for so
+/// many sold at a price, and where its two numbers start.
+fn sold_at_a_price(text: &str) -> Option<(String, Vec<usize>)> {
+    let lower = text.to_lowercase();
+    let from = lower.find("sold ")? + "sold ".len();
+    let sold = ITEMS_AT_A_PRICE
+        .captures(&text[from..])
+        .filter(|items| items.get(0).is_some_and(|m| m.start() == 0))?;
+    let (count, price) = (sold.get(1)?, sold.get(2)?);
+    Some((
+        format!("{} * {}", count.as_str(), price.as_str()),
+        vec![from + count.start(), from + price.start()],
+    ))
 }
