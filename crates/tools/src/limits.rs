@@ -327,9 +327,11 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let timer = verb == "set" && ["timer", "alarm", "reminder"].iter().any(|w| has(w));
     let uv_index = has("uv") && !has("rays");
     let sea_now = now_outside
-        && ["surf", "swell", "waves", "tide", "tides"]
-            .iter()
-            .any(|w| has(w));
+        && [
+            "surf", "swell", "waves", "tide", "tides", "wind", "winds", "gusts", "radar",
+        ]
+        .iter()
+        .any(|w| has(w));
     let backed_up = has("backed") && has("up") && (has("road") || has("motorway") || has("now"));
     let jammed = words.windows(2).any(|w| w == ["go", "slow"]) || has("jam");
     let held_up = jammed && (has("now") || has("currently") || has("bridge") || has("road"));
@@ -567,6 +569,14 @@ mod tests {
         for (request, what) in [
             ("What's the weather like today?", "check the weather"),
             ("Will it rain tomorrow?", "check the weather"),
+            (
+                "Are the boats out of Union Hall able to go out today? What's the wind like on the coast right now?",
+                "check the weather",
+            ),
+            (
+                "whats the radar showing over eau claire right now we got third crop cut and laying in the field",
+                "check the weather",
+            ),
             ("Do I need an umbrella today?", "check the weather"),
             ("Should I wear a jacket tomorrow?", "check the weather"),
             ("Is it cold outside?", "check the weather"),
