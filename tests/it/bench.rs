@@ -231,4 +231,9 @@ fn raw_measures_the_bare_model_in_one_json_line() {
     assert!(read > 0.1 && read < 10_000.0, "read bandwidth {read} GB/s");
     let share = v["decode_of_bandwidth"].as_f64().unwrap();
     assert!(share > 0.0, "decode share of bandwidth {share}");
+    let (kib, mib) = (
+        v["peak_rss_kib"].as_u64().unwrap(),
+        v["peak_rss_mib"].as_u64().unwrap(),
+    );
+    assert!(kib >> 10 == mib && mib > 0, "peak RSS {kib} KiB, {mib} MiB");
 }

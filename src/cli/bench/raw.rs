@@ -102,6 +102,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         "load_peak_rss_mib": load_peak >> 20,
         "prefill_peak_rss_mib": prefill_peak >> 20,
         "peak_rss_mib": peak >> 20,
+        "peak_rss_kib": peak >> 10,
         "read_gb_s": (read / 1e8).round() / 10.0,
         "decode_of_bandwidth": (best_decode / bound * 100.0).round() / 100.0,
         "check_rows": CHECK_ROWS,
