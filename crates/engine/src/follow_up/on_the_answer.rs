@@ -199,6 +199,11 @@ const ON_TOP: [&str; 5] = ["with", "plus", "adding", "less", "minus"];
 /// question before did not give: "And with 20 percent VAT on top?" after
 /// "That comes to 696." asks "What is 696 with 20 percent VAT on top?".
 pub(super) fn on_the_answer(question: &str, conversation: &[Message]) -> Option<String> {
+    // "And if I knock 30% off instead?": a percentage in place of the one
+    // before ([`an_amount_said_anew`]), not one more on the answer.
+    if question.to_lowercase().contains("instead") {
+        return None;
+    }
     if let Some(put) = put_on_if(question) {
         let value = answered_value(conversation, None)?;
         return Some(format!("What is {value} {put}?"));

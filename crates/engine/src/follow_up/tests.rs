@@ -398,6 +398,14 @@ fn an_amount_said_anew_takes_the_place_of_the_one_of_its_kind() {
     );
     assert_eq!(
         asked(
+            "What's 20% off €12.50 for the last of the crab meat?",
+            "And if I knock 30% off instead?"
+        )
+        .as_deref(),
+        Some("What's 30% off €12.50 for the last of the crab meat?")
+    );
+    assert_eq!(
+        asked(
             "A $40 jacket and a $25 hat, what's the total?",
             "And if I get the $30 one instead?"
         ),

@@ -430,7 +430,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$2*(1-$1/100)",
         ),
         (
-            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:sales\s+)?tax|vat|gst|hst|tip|gratuity|service(?:\s+charge)?|delivery(?:\s+charge)?)(?:\s+(?:on\s+top|added|included))?\s*$",
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:sales\s+)?tax|vat|gst|hst|tip|gratuity|service(?:\s+charge)?|delivery(?:\s+charge)?)(?:\s+(?:on\s+top|added(?:\s+on)?|included|on))?\s*$",
             "$1*(1+$2/100)",
         ),
         (

@@ -1182,6 +1182,7 @@ fn readings_of_a_fishmonger_a_mechanic_and_a_dairy_farmer() {
             "650000 - 200000 - 275000",
         ),
         ("can you times two hundred and sixty five by twelve for me", "265 * 12"),
+        ("What is 507.50 with 10% GST added on?", "507.50*(1+10/100)"),
         (
             "okay so three hundred and twelve quid plus eighty seven pound fifty plus a hundred and forty quid what does that come to",
             "312 + 87.50 + 140",
