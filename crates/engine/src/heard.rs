@@ -193,6 +193,46 @@ pub fn request(question: &str) -> Option<String> {
     Some(format!("{first}{}{mark}", chars.as_str()))
 }
 
+/// Words of Caribbean and Scots speech that are no English word, with the
+/// English word they stand for.
+const DIALECT: &[(&str, &str)] = &[
+    ("dat", "that"),
+    ("dis", "this"),
+    ("di", "the"),
+    ("inna", "in"),
+    ("wah", "what"),
+    ("pon", "on"),
+    ("wid", "with"),
+    ("bout", "about"),
+    ("whit", "what"),
+];
+
+/// `question` with the words of [`DIALECT`] said in English ("wah di time
+/// inna grand cayman now" → "what the time in grand cayman now"), or
+/// `None` when it has none. The tools that read questions are offered it
+/// after the question as said.
+pub fn in_plain_words(question: &str) -> Option<String> {
+    let mut changed = false;
+    let words: Vec<String> = question
+        .split(' ')
+        .map(|word| {
+            let core = word.trim_matches(|c: char| !c.is_alphanumeric());
+            let plain = DIALECT
+                .iter()
+                .find(|(said, _)| core.eq_ignore_ascii_case(said))
+                .map(|(_, english)| *english);
+            match plain {
+                Some(english) if !core.is_empty() => {
+                    changed = true;
+                    word.replacen(core, english, 1)
+                }
+                _ => word.to_string(),
+            }
+        })
+        .collect();
+    changed.then(|| words.join(" "))
+}
+
 /// The one question of a text that also tells something in sentences
 /// around it, when those sentences give no number the question does not
 /// say itself: "Could you convert 12 feet to metres for me? That's my
@@ -300,6 +340,22 @@ fn in_order(body: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn dialect_words_are_said_in_english() {
+        assert_eq!(
+            in_plain_words("wah di time inna grand cayman now mi bredda work pon a boat out deh")
+                .as_deref(),
+            Some("what the time in grand cayman now mi bredda work on a boat out deh")
+        );
+        assert_eq!(
+            in_plain_words("how many square feet dat?").as_deref(),
+            Some("how many square feet that?")
+        );
+        assert_eq!(in_plain_words("What time is it in London?"), None);
+        assert_eq!(in_plain_words("the distance in km"), None);
+    }
+
     use super::*;
 
     #[test]

@@ -673,6 +673,11 @@ impl Run {
             }
             asked.push(rewritten);
         }
+        let plain: Vec<String> = asked
+            .iter()
+            .filter_map(|question| super::heard::in_plain_words(question))
+            .collect();
+        asked.extend(plain);
         for question in asked {
             if let Some(read) = self.read_as_asked(&question).await? {
                 return Ok(self.first_of(vec![read]));

@@ -248,14 +248,14 @@ static ASKS_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `12% VAT on ₱1,500`, `15 percent tip on $80`: a percentage of an amount.
 static PERCENT_ON_AN_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+((?:sales\s+)?tax|vat|gst|hst|tip|service\s+charge)\s+(?:on|of|for)\s+(?:an?\s+|the\s+)?[SIGNS]?(\d[\d,]*(?:\.\d+)?)"))
+    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+((?:sales\s+)?tax|vat|gst|gct|hst|tip|service\s+charge)\s+(?:on|of|for)\s+(?:an?\s+|the\s+)?[SIGNS]?(\d[\d,]*(?:\.\d+)?)"))
         .expect("a valid regex")
 });
 
 /// `lunch for 65 dollars … 18 percent on that`: an amount, then a
 /// percentage of it.
 static AMOUNT_THEN_PERCENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)[SIGNS]?(\d[\d,]*(?:\.\d+)?)\s*(?:(?:CURRENCIES)\b)?[^\d%]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:sales\s+)?tax|vat|gst|hst|tip|service\s+charge\s+)?(?:on|of)\s+(?:that|it|this)\b"))
+    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)[SIGNS]?(\d[\d,]*(?:\.\d+)?)\s*(?:(?:CURRENCIES)\b)?[^\d%]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:sales\s+)?tax|vat|gst|gct|hst|tip|service\s+charge\s+)?(?:on|of)\s+(?:that|it|this)\b"))
         .expect("a valid regex")
 });
 

@@ -279,7 +279,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (r"(?i)\bwith\s+the\s+(\d+(?:\.\d+)?\s*(?:%|percent))", "with $1"),
         // "the 8.875% NYC sales tax", "a 6% state tax".
         (
-            r"(?i)(\d\s*(?:%|percent))\s+(?:(?-i:[A-Z]{2,5})|state|city|local|county)\s+((?:sales\s+)?tax|vat|gst|hst|pst)\b",
+            r"(?i)(\d\s*(?:%|percent))\s+(?:(?-i:[A-Z]{2,5})|state|city|local|county)\s+((?:sales\s+)?tax|vat|gst|gct|hst|pst)\b",
             "$1 $2",
         ),
         // "Split $186.40 evenly 8 ways", "split 90 between the 3 of us".
@@ -334,7 +334,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         ),
         (r"(?i)\badd\s+up\s+(?:all\s+)?(?:of\s+)?(my|our|the|these|his|her|their)\b", "total of $1"),
         (
-            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:plus|with|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:sales\s+)?(?:tax|vat|gst|hst|tip|gratuity|service(?:\s+charge)?)\b[^\d]*?\b(?:split|divided|shared)\s+(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+of\s+us)?)\b[^\d]*$",
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:plus|with|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:sales\s+)?(?:tax|vat|gst|gct|hst|tip|gratuity|service(?:\s+charge)?)\b[^\d]*?\b(?:split|divided|shared)\s+(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+of\s+us)?)\b[^\d]*$",
             "$1*(1+$2/100)/$3$4",
         ),
         (
@@ -430,7 +430,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$2*(1-$1/100)",
         ),
         (
-            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:sales\s+)?tax|vat|gst|hst|tip|gratuity|service(?:\s+charge)?|delivery(?:\s+charge)?)(?:\s+(?:on\s+top|added(?:\s+on)?|included|on))?\s*$",
+            r"(?i)^\s*(\d+(?:\.\d+)?)\s+(?:with|plus|and)\s+(?:an?\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:sales\s+)?tax|vat|gst|gct|hst|tip|gratuity|service(?:\s+charge)?|delivery(?:\s+charge)?)(?:\s+(?:on\s+top|added(?:\s+on)?|included|on))?\s*$",
             "$1*(1+$2/100)",
         ),
         (
@@ -450,11 +450,11 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1*$2/100",
         ),
         (
-            r"(?i)\b(including|inclusive\s+of|with|inc)\s+((?:sales\s+)?tax|vat|gst|hst|pst|iva|tva)\s+(?:at|of)\s+(\d+(?:\.\d+)?)\s*(%|percent)",
+            r"(?i)\b(including|inclusive\s+of|with|inc)\s+((?:sales\s+)?tax|vat|gst|gct|hst|pst|iva|tva)\s+(?:at|of)\s+(\d+(?:\.\d+)?)\s*(%|percent)",
             "$1 $3$4 $2",
         ),
         (
-            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with|inc)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|iva|tva|gst|hst|pst)\b[^\d]*\bbefore\s+(?:the\s+)?(?:vat|tax|iva|tva|gst|hst|pst)\s*$",
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with|inc)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|iva|tva|gst|gct|hst|pst)\b[^\d]*\bbefore\s+(?:the\s+)?(?:vat|tax|iva|tva|gst|gct|hst|pst)\s*$",
             "$1/(1+$2/100)",
         ),
         (
@@ -462,7 +462,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "($1)/($2)*100",
         ),
         (
-            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with|inc)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|iva|tva|gst|hst|pst)\b[^\d]*\bhow\s+much\b[^\d]*?(?:\d+(?:\.\d+)?[^\d]*?)?\b(?:was|is)\s+(?:the\s+)?(?:vat|tax|iva|tva|gst|hst|pst)\s*$",
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:including|inclusive\s+of|with|inc)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:vat|tax|iva|tva|gst|gct|hst|pst)\b[^\d]*\bhow\s+much\b[^\d]*?(?:\d+(?:\.\d+)?[^\d]*?)?\b(?:was|is)\s+(?:the\s+)?(?:vat|tax|iva|tva|gst|gct|hst|pst)\s*$",
             "$1-$1/(1+$2/100)",
         ),
         (
@@ -589,10 +589,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$2*(1-$1/100)",
         ),
         (
-            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|(?:sales\s+)?tax|vat|gst|hst|pst|iva|gratuity|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?(?:(?:\s+[a-z]+){1,3}\s*$)?",
+            r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:tip|(?:sales\s+)?tax|vat|gst|gct|hst|pst|iva|gratuity|service\s+charge|discount|deposit)\s+on\s+(?:(?:a|an|the|my|our)\s+)?(?:[a-z]+\s+){0,2}?(?:of\s+)?(\d+(?:\.\d+)?)(?:\s+(?:pounds?|quid|dollars?|euros?)\b)?(?:(?:\s+[a-z]+){1,3}\s*$)?",
             "$1% of $2",
         ),
-        (r"(?i)\b(?:tip|(?:sales\s+)?tax|vat|gst|hst|pst|discount)\s+on\b", "of"),
+        (r"(?i)\b(?:tip|(?:sales\s+)?tax|vat|gst|gct|hst|pst|discount)\s+on\b", "of"),
         (r"(?i)(\d)\s*(%|percent)\s+on\b", "$1 $2 of"),
         (r"(?i)([\d.]+)\s*(?:million)\b", "$1*1000000"),
         (r"(?i)([\d.]+)\s*(?:thousand)\b", "$1*1000"),

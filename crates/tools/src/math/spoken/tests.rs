@@ -760,6 +760,16 @@ fn conversions_are_recognised() {
         ),
         ("How far is a 15K race in miles?", (15.0, "km"), "miles"),
         (
+            "my bag is 23 kilos how many pounds is that",
+            (23.0, "kilos"),
+            "pounds",
+        ),
+        (
+            "the yard is fifty square metres how many square feet that",
+            (50.0, "square metres"),
+            "square feet",
+        ),
+        (
             "A pallet of concrete blocks is 1,200 kilos. How many pounds is that?",
             (1200.0, "kilos"),
             "pounds",
@@ -1183,6 +1193,10 @@ fn readings_of_a_fishmonger_a_mechanic_and_a_dairy_farmer() {
         ),
         ("can you times two hundred and sixty five by twelve for me", "265 * 12"),
         ("What is 507.50 with 10% GST added on?", "507.50*(1+10/100)"),
+        (
+            "the bill is 2300 dollars and the 15% GCT is already in it, how much before GCT",
+            "2300/(1+15/100)",
+        ),
         (
             "okay so three hundred and twelve quid plus eighty seven pound fifty plus a hundred and forty quid what does that come to",
             "312 + 87.50 + 140",

@@ -246,7 +246,7 @@ pub(super) fn a_cut_of_an_amount(text: &str) -> Option<String> {
 /// `15 percent diwali discount`, `20% off`, `13 percent HST`: a
 /// percentage off a price or on top of it (a word or two may name it).
 static PERCENT_ON_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:[a-z]+\s+){0,2}?(?:(discount|off)|((?:sales\s+)?tax|gst|hst|pst|vat|tip|service\s+charge))\b")
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:[a-z]+\s+){0,2}?(?:(discount|off)|((?:sales\s+)?tax|gst|gct|hst|pst|vat|tip|service\s+charge))\b")
         .expect("a valid regex")
 });
 
@@ -597,13 +597,13 @@ pub(super) fn how_long_it_lasts(text: &str) -> Option<String> {
 /// `before gst`, `without the vat`, `excluding tax`: a price asked
 /// without the tax it includes.
 static WITHOUT_TAX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:before|without|excluding|ex|less)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|hst|pst|vat)\b")
+    Regex::new(r"(?i)\b(?:before|without|excluding|ex|less)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|gct|hst|pst|vat)\b")
         .expect("a valid regex")
 });
 
 /// `how much is the gst`, `how much of that was the VAT`: the tax asked.
 static TAX_ASKED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bhow\s+much\s+(?:of\s+(?:that|it)\s+)?(?:is|was)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|hst|pst|vat)\b")
+    Regex::new(r"(?i)\bhow\s+much\s+(?:of\s+(?:that|it)\s+)?(?:is|was)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|gct|hst|pst|vat)\b")
         .expect("a valid regex")
 });
 
@@ -614,7 +614,7 @@ static TAX_ASKED: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn tax_included(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
-    if !lower.contains("includ") || numbers.len() != 2 {
+    if !(lower.contains("includ") || lower.contains("already in")) || numbers.len() != 2 {
         return None;
     }
     let found = PERCENT_ON_A_PRICE.captures(text)?;
