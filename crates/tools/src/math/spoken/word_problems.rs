@@ -991,8 +991,8 @@ static SOLD_BY_WEIGHT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The profit on a pack bought by its weight and sold by the weight: `a
-/// 10 kilo box of prawns for €145 and sold the lot at €22 a kilo` is `10
-/// * 22 - 145`, when both weigh in the same unit and the text gives
+/// 10 kilo box of prawns for €145 and sold the lot at €22 a kilo` is
+/// `10 * 22 - 145`, when both weigh in the same unit and the text gives
 /// those numbers only.
 fn profit_on_a_weight(text: &str) -> Option<String> {
     let bought = WEIGHT_BOUGHT.captures(text)?;
