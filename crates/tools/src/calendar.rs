@@ -131,7 +131,7 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     let found = moments(&words, now);
     let asked = asked(&text);
     let today = now.date_naive();
-    if asks_which_weekday_today(&text) {
+    if asks_which_weekday_today(&text) || TODAYS_WEEKDAY_ASKED.is_match(question) {
         return Ok(weekday(today, today));
     }
     if let Some(at) = time_plus(&words, &found) {
@@ -337,6 +337,14 @@ fn asks_about_today(text: &str) -> bool {
 }
 
 /// `is it thursday or friday today`, `is today monday`.
+/// `What day of the week is it?` as a sentence of its own, whatever the
+/// sentences after it say ("Doing back-to-back Saturdays has scrambled my
+/// head").
+static TODAYS_WEEKDAY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)^\s*(?:(?:so|um|okay|ok|hey)[,\s]+)*what\s+day\s+(?:of\s+the\s+week\s+)?is\s+it(?:\s+today)?\s*[?.!]")
+        .expect("a valid regex")
+});
+
 fn asks_which_weekday_today(text: &str) -> bool {
     let names_a_weekday = text.split(' ').any(when::is_day_name);
     names_a_weekday
@@ -937,6 +945,12 @@ mod tests {
                 .date
                 .as_deref(),
             Some("2026-12-20")
+        );
+        assert_eq!(
+            ask("What day of the week is it? Doing back-to-back Saturdays has scrambled my head.")
+                .weekday
+                .as_deref(),
+            Some("Wednesday")
         );
         assert_eq!(
             ask("What day of the week is Christmas this year?")
