@@ -814,6 +814,7 @@ pub fn as_arithmetic(
         .or_else(|| percent_named_of(&text))
         .or_else(|| a_shift(&text))
         .or_else(|| dose_by_weight(&text))
+        .or_else(|| cost_of_one_use(&text))
         .or_else(|| each_in_a_period(&text))
         .or_else(|| fuel_cost(&text))
         .or_else(|| fuel_for_a_distance(&text))

@@ -1194,6 +1194,14 @@ fn readings_of_a_fishmonger_a_mechanic_and_a_dairy_farmer() {
         ("can you times two hundred and sixty five by twelve for me", "265 * 12"),
         ("What is 507.50 with 10% GST added on?", "507.50*(1+10/100)"),
         (
+            "I bought 5 litres of developer for £40 and each colour uses 150 ml. What does the developer cost me per colour?",
+            "40 * 150 / 5000",
+        ),
+        (
+            "a 2 kilo bag of coffee beans cost me 38 dollars and each cup takes 18 grams how much is that per cup",
+            "38 * 18 / 2000",
+        ),
+        (
             "the bill is 2300 dollars and the 15% GCT is already in it, how much before GCT",
             "2300/(1+15/100)",
         ),

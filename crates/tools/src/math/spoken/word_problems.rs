@@ -522,6 +522,49 @@ static ONE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `5 litres of developer for £40`: an amount of something bought by its
+/// volume or weight, and its price.
+static MEASURE_BOUGHT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+(?:\.\d+)?)\s*(litres?|liters?|l|ml|millilit(?:er|re)s?|kilos?|kg|kilograms?|grams?|g)\s+(?:of\s+)?(?:[a-z'-]+\s+){0,4}?(?:for|at|costs?|cost\s+me)\s+[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
+/// `each colour uses 150 ml`: how much of it one use takes, and what a
+/// use is called.
+static EACH_USES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\beach\s+([a-z]+)\s+(?:uses|takes|needs)\s+(?:about\s+)?(\d+(?:\.\d+)?)\s*(litres?|liters?|l|ml|millilit(?:er|re)s?|kilos?|kg|kilograms?|grams?|g)\b")
+        .expect("a valid regex")
+});
+
+/// Millilitres or grams in one of a unit of [`MEASURE_BOUGHT`].
+fn in_small_units(unit: &str) -> f64 {
+    match unit.to_lowercase().as_str() {
+        "ml" | "g" => 1.0,
+        u if u.starts_with("milli") || u.starts_with("gram") => 1.0,
+        _ => 1000.0,
+    }
+}
+
+/// What one use of something bought by its measure costs: `I bought 5
+/// litres of developer for £40 and each colour uses 150 ml. What does the
+/// developer cost me per colour?` is `40 * 150 / 5000`. The text gives
+/// those numbers only, both measures of one kind, and asks per use.
+pub(super) fn cost_of_one_use(text: &str) -> Option<String> {
+    let bought = MEASURE_BOUGHT.captures(text)?;
+    let uses = EACH_USES.captures(text)?;
+    let asked = ASKED_PER.captures(text)?;
+    let volume = |u: &str| u.to_lowercase().starts_with(['l', 'm']);
+    if volume(&bought[2]) != volume(&uses[3])
+        || singular(&asked[1].to_lowercase()) != singular(&uses[1].to_lowercase())
+        || NUMBER.find_iter(text).count() != 3
+    {
+        return None;
+    }
+    let bought_small = bought[1].parse::<f64>().ok()? * in_small_units(&bought[2]);
+    let use_small = uses[2].parse::<f64>().ok()? * in_small_units(&uses[3]);
+    Some(format!("{} * {use_small} / {bought_small}", &bought[3]))
+}
+
 /// `$19.20 a hundredweight. What's that for 850 hundredweight?`: a price
 /// for each of a unit, then so many of the unit asked.
 static A_UNITS_PRICE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {

@@ -170,7 +170,7 @@ static IN_A_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `per shift`, `a visit`, `for each lesson`: the thing a cost is asked
 /// for one of, at the end of a question.
-static ASKED_PER: LazyLock<Regex> = LazyLock::new(|| {
+pub(super) static ASKED_PER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:per|a|each|for\s+each|for\s+every)\s+([a-z]+?)s?\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
