@@ -74,6 +74,42 @@ pub(super) fn with_more_added(question: &str, before: &str) -> Option<String> {
     ))
 }
 
+/// `if I get 7`, `if we sell 12`, `make it 9`: a count said anew with no
+/// thing named after it.
+static IF_SO_MANY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:if\s+(?:i|we|you|she|he|they)\s+(?:get|have|do|book|sell|buy|need|make|take)|make\s+it)\s+\d")
+        .expect("a valid regex")
+});
+
+/// `before` with its one count (a number that is no money, percentage or
+/// measure of time) replaced by the one a follow-up of [`IF_SO_MANY`] says:
+/// "and if i get seven" after "a half head of foils is £65. I've got 4
+/// booked this week, what's that in total?" asks of 7 booked.
+fn a_bare_count_anew(question: &str, count: &regex::Match, before: &str) -> Option<String> {
+    IF_SO_MANY.find(question)?;
+    let money = |at: usize| before[..at].trim_end().ends_with(CURRENCY_SIGNS);
+    let counts: Vec<regex::Match> = AMOUNT
+        .find_iter(before)
+        .filter(|n| {
+            let after = before[n.end()..].trim_start().to_lowercase();
+            let next = after.split_whitespace().next().unwrap_or_default();
+            !money(n.start())
+                && !after.starts_with('%')
+                && !after.starts_with("percent")
+                && !loopd_tools::numbers::is_currency(next)
+        })
+        .collect();
+    let [old] = counts.as_slice() else {
+        return None;
+    };
+    Some(format!(
+        "{}{}{}",
+        &before[..old.start()],
+        count.as_str(),
+        &before[old.end()..]
+    ))
+}
+
 /// `before` with the count of the things a follow-up counts anew: "And if
 /// two more come, so there are 6 of us?" after "… split between the 4 of
 /// us. How much each?" asks "… split between the 6 of us. How much
@@ -91,7 +127,9 @@ pub(super) fn with_a_count_changed(question: &str, before: &str) -> Option<Strin
     let said = before;
     let before = in_digits(before);
     let count = the_one_amount(&question)?;
-    let things = counted(&question[count.end()..])?;
+    let Some(things) = counted(&question[count.end()..]) else {
+        return a_bare_count_anew(&question, &count, &before);
+    };
     let same: Vec<regex::Match> = AMOUNT
         .find_iter(&before)
         .filter(|amount| counted(&before[amount.end()..]).as_deref() == Some(things.as_str()))

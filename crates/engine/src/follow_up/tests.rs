@@ -415,6 +415,28 @@ fn an_amount_said_anew_takes_the_place_of_the_one_of_its_kind() {
 }
 
 #[test]
+fn a_bare_count_said_anew_after_if() {
+    assert_eq!(
+        asked(
+            "Tidy, a half head of foils is £65. I've got 4 booked this week, what's that in total?",
+            "and if i get seven"
+        )
+        .as_deref(),
+        Some(
+            "Tidy, a half head of foils is £65. I've got 7 booked this week, what's that in total?"
+        )
+    );
+    assert_eq!(
+        asked(
+            "I walked 12 miles and 3 more the day after. How far?",
+            "And if I get 20?"
+        ),
+        None,
+        "two counts: which one is not said"
+    );
+}
+
+#[test]
 fn a_count_said_as_an_ordinal_and_a_discount_said_as_a_condition() {
     assert_eq!(
         asked(
