@@ -117,7 +117,10 @@ fn a_bare_count_anew(question: &str, count: &regex::Match, before: &str) -> Opti
 /// the same things.
 pub(super) fn with_a_count_changed(question: &str, before: &str) -> Option<String> {
     let lower = question.trim_start().to_lowercase();
-    if !OPENERS.iter().any(|o| lower.starts_with(&format!("{o} "))) && !lower.starts_with("so ") {
+    if !OPENERS.iter().any(|o| lower.starts_with(&format!("{o} ")))
+        && !lower.starts_with("so ")
+        && !lower.starts_with("what if ")
+    {
         return None;
     }
     let question = loopd_tools::numbers::with_parts(&in_digits(question));

@@ -415,6 +415,18 @@ fn an_amount_said_anew_takes_the_place_of_the_one_of_its_kind() {
 }
 
 #[test]
+fn a_count_said_anew_after_what_if() {
+    assert_eq!(
+        asked(
+            "The staff lunch bill is J$9,360 split between 6 of us. How much each?",
+            "What if it's 8 of us instead?"
+        )
+        .as_deref(),
+        Some("The staff lunch bill is J$9,360 split between 8 of us. How much each?")
+    );
+}
+
+#[test]
 fn a_bare_count_said_anew_after_if() {
     assert_eq!(
         asked(

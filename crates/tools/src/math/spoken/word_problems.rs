@@ -518,7 +518,7 @@ pub(super) fn for_the_group(text: &str) -> Option<String> {
 /// `A sachet of coffee is ₱7. How much for 35 sachets?`: the price of
 /// one thing, then how much so many of them come to.
 static ONE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)^\s*(?:an?|one|each)\s+([a-z0-9' -]+?)\s+(?:is|costs?|sells\s+for|goes\s+for)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|are\s+|would\s+|will\s+|do\s+|does\s+)?(?:[a-z]+\s+){0,3}?for\s+(\d+)\s+([a-z]+)\s*[?.!]?\s*$"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)^\s*(?:an?|one|1|each)\s+([a-z0-9' -]+?)\s+(?:is|costs?|sells\s+for|goes\s+for)\s+(?:[A-Z]{3}\s?)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|are\s+|would\s+|will\s+|do\s+|does\s+)?(?:[a-z]+\s+){0,3}?for\s+(\d+)(?:\s+([a-z]+))?\s*[?.!]?\s*$"))
         .expect("a valid regex")
 });
 
@@ -583,7 +583,10 @@ pub(super) fn many_at_the_price_of_one(text: &str) -> Option<String> {
     }
     let text = NAMED_WITH_NUMBERS.replace_all(text, "combo");
     let found = ONE_THEN_MANY.captures(&text)?;
-    let counted = singular(&found[4].to_lowercase());
+    let Some(counted) = found.get(4) else {
+        return Some(format!("{} * {}", &found[3], &found[2]));
+    };
+    let counted = singular(&counted.as_str().to_lowercase());
     let named = found[1]
         .to_lowercase()
         .split_whitespace()
