@@ -117,8 +117,31 @@ fn thousands_said_short(text: &str) -> String {
             let count = found[1].to_ascii_lowercase();
             let said =
                 small(&count).is_some() || TENS.contains(&count.as_str()) || count == "hundred";
+            let next = core(next).to_ascii_lowercase();
+            // "a grand piano", "a grand day out": an adjective, not money.
+            let money_after = next.is_empty()
+                || matches!(
+                    next.as_str(),
+                    "a" | "an"
+                        | "for"
+                        | "and"
+                        | "on"
+                        | "in"
+                        | "to"
+                        | "of"
+                        | "each"
+                        | "per"
+                        | "off"
+                        | "last"
+                        | "this"
+                        | "now"
+                        | "back"
+                        | "more"
+                        | "or"
+                );
             match (count.as_str(), count.parse::<f64>()) {
-                _ if core(next).eq_ignore_ascii_case("total") => found[0].to_string(),
+                _ if next == "total" => found[0].to_string(),
+                ("a" | "one", _) if !money_after => found[0].to_string(),
                 ("a" | "one", _) => "1000".to_string(),
                 (_, Ok(n)) => format!("{}", n * 1000.0),
                 _ if said => format!("{} thousand", &found[1]),
@@ -899,6 +922,11 @@ mod tests {
         assert_eq!(in_digits("eight grand"), "8000");
         assert_eq!(in_digits("i owe him a grand"), "i owe him 1000");
         assert_eq!(in_digits("the grand total"), "the grand total");
+        assert_eq!(
+            in_digits("how much does a grand piano weigh"),
+            "how much does a grand piano weigh"
+        );
+        assert_eq!(in_digits("a grand a month"), "1000 a month");
         assert_eq!(
             in_digits("six thousand four thousand and three thousand five hundred"),
             "6000 4000 and 3500"
