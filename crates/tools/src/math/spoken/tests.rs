@@ -1194,6 +1194,10 @@ fn readings_of_a_fishmonger_a_mechanic_and_a_dairy_farmer() {
         ("can you times two hundred and sixty five by twelve for me", "265 * 12"),
         ("What is 507.50 with 10% GST added on?", "507.50*(1+10/100)"),
         ("One jerk chicken leg quarter is J$750. How much for 22?", "22 * 750"),
+        (
+            "um boda to work is three thousand and the same back home i work six days a week how much do i spend in a week",
+            "3000 * 2 * 6 * 1",
+        ),
         ("One rolex at the stage is UGX 3,000. How much for 11?", "11 * 3000"),
         (
             "I bought 5 litres of developer for £40 and each colour uses 150 ml. What does the developer cost me per colour?",

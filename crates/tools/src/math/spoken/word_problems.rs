@@ -1106,9 +1106,10 @@ pub(super) fn profit_on_a_pack(text: &str) -> Option<String> {
     ))
 }
 
-/// `13 pesos each way`, `$3 a trip`, `26 a day`: a fare, and what it is for.
+/// `13 pesos each way`, `$3 a trip`, `26 a day`, `3000 and the same back`:
+/// a fare, and what it is for.
 static FARE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(each\s+way|one\s+way|a\s+trip|per\s+trip|a\s+ride|per\s+ride|a\s+day|per\s+day)\b"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(each\s+way|one\s+way|a\s+trip|per\s+trip|a\s+ride|per\s+ride|a\s+day|per\s+day|and\s+the\s+same\s+(?:back|coming\s+back|on\s+the\s+way\s+back))\b"))
         .expect("a valid regex")
 });
 
@@ -1155,6 +1156,7 @@ pub(super) fn fares_over_weeks(text: &str) -> Option<String> {
     };
     let for_a_way = fare[2].to_lowercase();
     let both = match for_a_way.starts_with("each")
+        || for_a_way.starts_with("and")
         || (for_a_way.ends_with("way") && THERE_AND_BACK.is_match(text))
     {
         true => " * 2",
