@@ -97,11 +97,15 @@ static K_THOUSANDS: LazyLock<Regex> =
 /// thousand`, `8.5 grand` → `8500`, `a grand` → `1000`); `a grand total`
 /// stays.
 fn thousands_said_short(text: &str) -> String {
-    let text = K_THOUSANDS.replace_all(text, |found: &regex::Captures| {
+    // The word after a match, bare and in lower case.
+    let word_after = |text: &str, found: &regex::Captures| {
         let end = found.get(0).map_or(0, |m| m.end());
         let next = text[end..].split_whitespace().next().unwrap_or_default();
+        core(next).to_ascii_lowercase()
+    };
+    let text = K_THOUSANDS.replace_all(text, |found: &regex::Captures| {
         let a_race = matches!(
-            core(next).to_ascii_lowercase().as_str(),
+            word_after(text, found).as_str(),
             "race" | "run" | "walk" | "swim" | "ride"
         );
         match found[1].parse::<f64>() {
@@ -112,12 +116,10 @@ fn thousands_said_short(text: &str) -> String {
     let text = text.as_ref();
     GRAND
         .replace_all(text, |found: &regex::Captures| {
-            let end = found.get(0).map_or(0, |m| m.end());
-            let next = text[end..].split_whitespace().next().unwrap_or_default();
+            let next = word_after(text, found);
             let count = found[1].to_ascii_lowercase();
             let said =
                 small(&count).is_some() || TENS.contains(&count.as_str()) || count == "hundred";
-            let next = core(next).to_ascii_lowercase();
             // "a grand piano", "a grand day out": an adjective, not money.
             let money_after = next.is_empty()
                 || matches!(

@@ -53,16 +53,7 @@ pub(super) fn with_more_added(question: &str, before: &str) -> Option<String> {
         .parse()
         .ok()?;
     let before = in_digits(before);
-    let counts: Vec<regex::Match> = AMOUNT
-        .find_iter(&before)
-        .filter(|n| {
-            let ahead = before[..n.start()].trim_end();
-            let behind = before[n.end()..].trim_start().to_lowercase();
-            let money = ahead.ends_with(CURRENCY_SIGNS);
-            let part = behind.starts_with(['%', ':', '/']) || behind.starts_with("percent");
-            !money && !part && n.as_str().parse::<u64>().is_ok()
-        })
-        .collect();
+    let counts = counts_in(&before);
     let [count] = counts.as_slice() else {
         return None;
     };
@@ -81,24 +72,33 @@ static IF_SO_MANY: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// `before` with its one count (a number that is no money, percentage or
-/// measure of time) replaced by the one a follow-up of [`IF_SO_MANY`] says:
-/// "and if i get seven" after "a half head of foils is £65. I've got 4
-/// booked this week, what's that in total?" asks of 7 booked.
+/// The numbers of `text` that count things: whole numbers that are no
+/// money (a sign before, a currency after), percentage, clock time or
+/// fraction.
+fn counts_in(text: &str) -> Vec<regex::Match<'_>> {
+    AMOUNT
+        .find_iter(text)
+        .filter(|n| {
+            let behind = text[n.end()..].trim_start().to_lowercase();
+            let next = behind.split_whitespace().next().unwrap_or_default();
+            let part = behind.starts_with(['%', ':', '/']) || behind.starts_with("percent");
+            !is_money(text, n.start())
+                && !part
+                && !loopd_tools::numbers::is_currency(
+                    next.trim_end_matches(|c: char| !c.is_alphanumeric()),
+                )
+                && n.as_str().parse::<u64>().is_ok()
+        })
+        .collect()
+}
+
+/// `before` with its one count ([`counts_in`]) replaced by the one a
+/// follow-up of [`IF_SO_MANY`] says: "and if i get seven" after "a half
+/// head of foils is £65. I've got 4 booked this week, what's that in
+/// total?" asks of 7 booked.
 fn a_bare_count_anew(question: &str, count: &regex::Match, before: &str) -> Option<String> {
     IF_SO_MANY.find(question)?;
-    let money = |at: usize| before[..at].trim_end().ends_with(CURRENCY_SIGNS);
-    let counts: Vec<regex::Match> = AMOUNT
-        .find_iter(before)
-        .filter(|n| {
-            let after = before[n.end()..].trim_start().to_lowercase();
-            let next = after.split_whitespace().next().unwrap_or_default();
-            !money(n.start())
-                && !after.starts_with('%')
-                && !after.starts_with("percent")
-                && !loopd_tools::numbers::is_currency(next)
-        })
-        .collect();
+    let counts = counts_in(before);
     let [old] = counts.as_slice() else {
         return None;
     };

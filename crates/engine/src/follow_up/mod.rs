@@ -152,6 +152,12 @@ fn find_word(text: &str, word: &str) -> Option<usize> {
 static AMOUNT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"-?\d[\d,]*(?:\.\d+)?").expect("a valid regex"));
 
+/// Whether the number at byte `at` of `text` is money: a currency's sign
+/// stands before it.
+fn is_money(text: &str, at: usize) -> bool {
+    text[..at].trim_end().ends_with(CURRENCY_SIGNS)
+}
+
 /// Where "minus " or "negative " said before the number at `at` of `text`
 /// begins, if one is.
 fn minus_before(text: &str, at: usize) -> Option<usize> {

@@ -27,13 +27,12 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
     let new = the_one_amount(&question)?;
     let before = in_digits(before);
     let percent = is_percentage(&question, &new);
-    let money = |text: &str, at: usize| text[..at].trim_end().ends_with(CURRENCY_SIGNS);
-    let another_thing = said_instead && money(&question, new.start());
+    let another_thing = said_instead && is_money(&question, new.start());
     let olds: Vec<regex::Match> = AMOUNT
         .find_iter(&before)
         .filter(|old| match (percent, another_thing) {
             (true, _) => is_percentage(&before, old),
-            (false, true) => money(&before, old.start()),
+            (false, true) => is_money(&before, old.start()),
             (false, false) => true,
         })
         .collect();
@@ -42,7 +41,7 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
     };
     if !percent
         && !another_thing
-        && (money(&question, new.start())
+        && (is_money(&question, new.start())
             || loopd_tools::math::spoken::conversion(&before).is_none())
     {
         return None;

@@ -228,6 +228,15 @@ fn a_count_said_anew_takes_the_place_of_the_one_before() {
     );
     assert_eq!(
         asked(
+            "The taxi is 90 dollars and 4 of us are going. How much each?",
+            "And if 2 more come?"
+        )
+        .as_deref(),
+        Some("The taxi is 90 dollars and 6 of us are going. How much each?"),
+        "an amount with its currency after it is no count"
+    );
+    assert_eq!(
+        asked(
             "Tickets are £18 each and 34 pupils are going. What's the total?",
             "what if three more sign up"
         )

@@ -578,8 +578,9 @@ static A_UNITS_PRICE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn many_at_the_price_of_one(text: &str) -> Option<String> {
     if let Some(found) = A_UNITS_PRICE_THEN_MANY.captures(text) {
         let same = singular(&found[2].to_lowercase()) == singular(&found[4].to_lowercase());
-        return (same && NUMBER.find_iter(text).count() == 2)
-            .then(|| format!("{} * {}", &found[3], &found[1]));
+        if same && NUMBER.find_iter(text).count() == 2 {
+            return Some(format!("{} * {}", &found[3], &found[1]));
+        }
     }
     let text = NAMED_WITH_NUMBERS.replace_all(text, "combo");
     let found = ONE_THEN_MANY.captures(&text)?;
@@ -1209,14 +1210,10 @@ static COST_EACH: LazyLock<Regex> = LazyLock::new(|| {
 /// GH₵5.50. What is my total profit?` is `36 * (7 - 5.50)`. The text gives
 /// those numbers only.
 pub(super) fn profit_on_each_sold(text: &str) -> Option<String> {
-    let lower = text.to_lowercase();
-    if !lower.contains("profit") {
+    if !text.to_lowercase().contains("profit") {
         return None;
     }
-    let after_sold = &text[lower.find("sold ")? + "sold ".len()..];
-    let sold = ITEMS_AT_A_PRICE
-        .captures(after_sold)
-        .filter(|items| items.get(0).is_some_and(|m| m.start() == 0))?;
+    let (_, sold) = items_sold(text)?;
     let cost = COST_EACH.captures(text)?;
     let cost = cost.get(1).or(cost.get(2))?;
     if NUMBER.find_iter(text).count() != 3 {
@@ -1291,14 +1288,21 @@ pub(super) fn takings_less_costs(text: &str) -> Option<String> {
     Some(format!("{taken} - {}", costs.join(" - ")))
 }
 
-/// `sold 1800 bushels of corn at 4.12 a bushel`: what was taken in for so
-/// many sold at a price, and where its two numbers start.
-fn sold_at_a_price(text: &str) -> Option<(String, Vec<usize>)> {
-    let lower = text.to_lowercase();
-    let from = lower.find("sold ")? + "sold ".len();
+/// `sold 36 bags at 7 a bag`: the [`ITEMS_AT_A_PRICE`] right after
+/// `sold`, read from the byte offset returned with it.
+fn items_sold(text: &str) -> Option<(usize, Captures<'_>)> {
+    // ASCII lowercase keeps every byte offset of `text`.
+    let from = text.to_ascii_lowercase().find("sold ")? + "sold ".len();
     let sold = ITEMS_AT_A_PRICE
         .captures(&text[from..])
         .filter(|items| items.get(0).is_some_and(|m| m.start() == 0))?;
+    Some((from, sold))
+}
+
+/// `sold 1800 bushels of corn at 4.12 a bushel`: what was taken in for so
+/// many sold at a price, and where its two numbers start.
+fn sold_at_a_price(text: &str) -> Option<(String, Vec<usize>)> {
+    let (from, sold) = items_sold(text)?;
     let (count, price) = (sold.get(1)?, sold.get(2)?);
     Some((
         format!("{} * {}", count.as_str(), price.as_str()),
