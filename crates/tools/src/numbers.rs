@@ -827,10 +827,18 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
     // The last `and` inside the number, and the number before it: `three
     // thousand five hundred and eight thousand` ends the first at `and`.
     let (mut and_at, mut before_and) = (0, 0);
+    // The unit word last added after a tens word or a hundred: `two hundred
+    // and forty one hundred` is a list, whose second number that unit begins.
+    let mut last_unit = 0;
     while used < words.len() && core(words[used - 1]) == words[used - 1] {
         let word = core(words[used]).to_ascii_lowercase();
         let next = small(&word);
         match (after, word.as_str(), next) {
+            (After::Unit, "hundred", _) if current >= 100 && last_unit > 0 => {
+                let ends = used - 1;
+                let ends = if and_at + 1 == ends { and_at } else { ends };
+                return Some(((total + current - last_unit).to_string(), ends));
+            }
             (After::Unit | After::Tens, "hundred", _)
                 if !current.is_multiple_of(100) || current == 0 =>
             {
@@ -856,6 +864,7 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
             (After::Tens, _, Some(n)) if (1..10).contains(&n) => {
                 current += n;
                 after = After::Unit;
+                last_unit = n;
             }
             (After::Hundred | After::Scale, "and", _)
                 if words
@@ -872,12 +881,21 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
                 }
                 current += n;
                 after = kind(n);
+                last_unit = if n < 10 { n } else { 0 };
             }
             (After::Unit | After::Tens | After::Hundred, "point", _) => {
-                let decimals: Vec<u64> = words[used + 1..]
+                let mut decimals: Vec<u64> = words[used + 1..]
                     .iter()
                     .map_while(|w| small(core(w)).filter(|d| *d < 10))
                     .collect();
+                // `three point five four point two` is a list: the digit
+                // before the next `point` begins the next number.
+                let point_next = words
+                    .get(used + 1 + decimals.len())
+                    .is_some_and(|w| core(w).eq_ignore_ascii_case("point"));
+                if point_next && decimals.len() > 1 {
+                    decimals.pop();
+                }
                 if decimals.is_empty() {
                     break;
                 }
@@ -1079,6 +1097,19 @@ mod tests {
             ("hundred and", "hundred and"),
             ("a thousand and fifty", "1050"),
             ("a hundred point eight", "100.8"),
+            (
+                "three point five four point two two point eight and three point nine",
+                "3.5 4.2 2.8 and 3.9",
+            ),
+            ("three point one four", "3.14"),
+            (
+                "two hundred and ten one hundred and eighty five two hundred and forty one hundred and ninety eight",
+                "210 185 240 198",
+            ),
+            ("three hundred five hundred", "300 500"),
+            ("two hundred and one hundred", "200 and 100"),
+            ("twenty one hundred", "2100"),
+            ("two thousand one hundred and five", "2105"),
             ("a hundred times a hundred", "100 times 100"),
             ("a few hundred", "a few hundred"),
             ("nothing to see", "nothing to see"),
