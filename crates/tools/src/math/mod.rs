@@ -418,6 +418,8 @@ const DIMENSIONS: &[Dimension] = &[
             unit("ft", &["foot", "feet"], 0.3048),
             unit("in", &["inch"], 0.0254),
             unit("nmi", &["nautical mile"], 1852.0),
+            unit("ftm", &["fathom"], 1.8288),
+            unit("fur", &["furlong"], 201.168),
             unit("ly", &["light year", "lightyear"], 9_460_730_472_580_800.0),
         ],
     },
@@ -1066,6 +1068,11 @@ mod tests {
         assert_eq!(convert(1.0, "GiB", "MiB").unwrap(), (1024.0, "MiB".into()));
         assert_eq!(convert(8.0, "Mb", "MB").unwrap(), (1.0, "MB".into()));
         assert_eq!(convert(3.0, "mb", "kB").unwrap(), (3000.0, "kB".into()));
+        assert_eq!(
+            convert(40.0, "fathoms", "metres").unwrap(),
+            (73.152, "m".into())
+        );
+        assert_eq!(convert(1.0, "furlong", "yd").unwrap(), (220.0, "yd".into()));
     }
 
     #[test]
@@ -1075,7 +1082,7 @@ mod tests {
             message.starts_with("unknown unit `parsecs`. Known length units: m, km,"),
             "{message}"
         );
-        let message = failure(convert(1.0, "furlong", "bananas"));
+        let message = failure(convert(1.0, "cubit", "bananas"));
         assert!(message.contains("temperature: K, C, F"), "{message}");
         assert_eq!(
             failure(convert(1.0, "km", "kg")),

@@ -243,9 +243,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "",
         ),
         (r"(?i)^\s*what\s+(-?\d)", "$1"),
-        // "can you times 265 by 12 for me".
+        // "can you times 265 by 12 for me", "what do you get if you times
+        // 574 by 19".
         (
-            r"(?i)^\s*(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?)?(?:times|multiply)\s+(\d+(?:\.\d+)?)\s+by\s+(\d+(?:\.\d+)?)(?:\s+for\s+me)?(?:\s+please)?\s*[?.!]?\s*$",
+            r"(?i)^[^\d]*?\b(?:times|multiply)\s+(\d+(?:\.\d+)?)\s+by\s+(\d+(?:\.\d+)?)(?:\s+for\s+me)?(?:\s+please)?\s*[?.!]?\s*$",
             "$1 * $2",
         ),
         // "we had 47 of our 60 rooms booked, what percent occupancy is that".
@@ -490,6 +491,22 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             "$1 / $2",
         ),
         (
+            r"(?i)^\s*(?:(?:if|when)\s+(?:you|i|we)\s+)?(?:take\s+)?(-?\d+(?:\.\d+)?)\s+and\s+(?:then\s+)?divide\s+(?:it\s+|that\s+)?by\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "$1 / $2",
+        ),
+        (
+            r"(?i)^\s*(?:(?:if|when)\s+(?:you|i|we)\s+)?(?:take\s+)?(-?\d+(?:\.\d+)?)\s+and\s+(?:then\s+)?(?:multiply|times)\s+(?:it\s+|that\s+)?by\s+(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+            "$1 * $2",
+        ),
+        (
+            r"(?i)^\s*(?:(?:if|when)\s+(?:you|i|we)\s+)?(?:take\s+)?(-?\d+(?:\.\d+)?)\s+and\s+(?:then\s+)?add\s+(-?\d+(?:\.\d+)?)(?:\s+to\s+(?:it|that))?\s*\.?\s*$",
+            "$1 + $2",
+        ),
+        (
+            r"(?i)^\s*(?:(?:if|when)\s+(?:you|i|we)\s+)?(?:take\s+)?(-?\d+(?:\.\d+)?)\s+and\s+(?:then\s+)?(?:subtract|take\s+away|take\s+off)\s+(-?\d+(?:\.\d+)?)(?:\s+from\s+(?:it|that))?\s*\.?\s*$",
+            "$1 - $2",
+        ),
+        (
             r"(?i)^\s*(?:(?:what\s+do\s+(?:you|i|we)\s+get|what's\s+left)\s+(?:if|when)\s+(?:you|i|we)\s+)?(?:subtract|take(?:\s+away)?)\s+(-?[\d,]*\d(?:\.\d+)?)\s+(?:away\s+)?from\s+(-?[\d,]*\d(?:\.\d+)?)\s*\.?\s*$",
             "$2 - $1",
         ),
@@ -500,6 +517,20 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         (
             r"(?i)^\s*(?:split|divide|share)\s+(?:the\s+bill\s+of\s+)?(\d+(?:\.\d+)?)\s+(\d+)\s+ways\s*\.?\s*$",
             "$1 / $2",
+        ),
+        // "share out 5625 by 15 for me", "8316 shared between 36".
+        (
+            r"(?i)^[^\d]*?\b(?:split|divide|share)\s+(?:out\s+|up\s+)?(\d+(?:\.\d+)?)\s+(?:by|between|among|amongst|into)\s+(\d+)(?:\s+(?:people|persons|friends|ways|of\s+us))?(?:\s+for\s+(?:me|us))?(?:\s+please)?\s*[?.!]?\s*$",
+            "$1 / $2",
+        ),
+        (
+            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:shared|split)\s+(?:out\s+|up\s+|evenly\s+|equally\s+)?(?:between|among|amongst|by|into)\s+(\d+)(?:\s+(?:people|persons|friends|ways|of\s+us))?(?:\s+for\s+(?:me|us))?(?:\s+please)?\s*[?.!]?\s*$",
+            "$1 / $2",
+        ),
+        // "out of 800 doubles 120 was with no pepper that is what percentage".
+        (
+            r"(?i)^[^\d]*\bout\s+of\s+(\d+(?:\.\d+)?)\s+(?:[a-z']+\s+){0,3}?(\d+(?:\.\d+)?)\b[^\d]*\bwhat\s+percent(?:age)?\b[^\d]*$",
+            "($2)/($1)*100",
         ),
         (
             r"(?i)^\s*(?:split|divide|share)\s+(?:the\s+bill\s+of\s+)?(\d+(?:\.\d+)?)\s+(?:between|among|amongst)\s+(\d+)(?:\s+(?:people|persons|friends|of\s+us))?\s*\.?\s*$",
@@ -694,6 +725,13 @@ static DOLLARS_AND_CENTS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid regex")
 });
 
+/// `14 kids at 450 a month each how much is that a month`: a price each
+/// for the period the question asks about, which then counts once.
+static EACH_FOR_THE_PERIOD_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)(\d(?:\.\d+)?\s*(?:(?:CURRENCIES)\s+)?)(?:a|per)\s+(day|week|month|year|night|term)\s+each\b(.*\b(?:a|per|every|each)\s+(day|week|month|year|night|term)\b)"))
+        .expect("a valid regex")
+});
+
 /// `Lily has to write down 13 cubed. What's the answer?`: the sum in the
 /// sentence before, from its first number on.
 static ANSWER_TO_THE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
@@ -763,6 +801,7 @@ pub fn as_arithmetic(
         .into_owned();
     text = crate::numbers::with_parts(&text);
     if LIST_WORD.is_match(&text) {
+        text = DEGREES_AFTER.replace_all(&text, "$1").into_owned();
         text = without_a_unit_after_each(&text);
         // Twice: matches cannot overlap, so "7 then 23" after "19 then 7"
         // is left for the second pass.
@@ -804,6 +843,14 @@ pub fn as_arithmetic(
             }
         })
         .into_owned();
+    text = EACH_FOR_THE_PERIOD_ASKED
+        .replace(&text, |found: &Captures| {
+            match found[2].eq_ignore_ascii_case(&found[4]) {
+                true => format!("{}each{}", &found[1], &found[3]),
+                false => found[0].to_string(),
+            }
+        })
+        .into_owned();
     if let Some(asked) = coins_by_name(&text)
         .or_else(|| with_overtime(&text))
         .or_else(|| change_for_items(&text))
@@ -811,6 +858,7 @@ pub fn as_arithmetic(
         .or_else(|| fares_over_weeks(&text))
         .or_else(|| pay_for_hours(&text))
         .or_else(|| profit_on_each_sold(&text))
+        .or_else(|| profit_on_many_sold(&text))
         .or_else(|| percent_named_of(&text))
         .or_else(|| a_shift(&text))
         .or_else(|| dose_by_weight(&text))
@@ -827,13 +875,14 @@ pub fn as_arithmetic(
         .or_else(|| per_amount(&text))
         .or_else(|| how_many_it_takes(&text))
         .or_else(|| over_a_period(&text))
+        .or_else(|| paid_off_in_parts(&text))
         .or_else(|| at_the_rate_given(&text))
         .or_else(|| share_of_two(&text))
         .or_else(|| split_between(&text))
         .or_else(|| amounts_for_each(&text))
         .or_else(|| for_the_group(&text))
-        .or_else(|| many_at_the_price_of_one(&text))
         .or_else(|| price_of_one(&text))
+        .or_else(|| many_at_the_price_of_one(&text))
         .or_else(|| simple_interest(&text))
         .or_else(|| tax_included(&text))
         .or_else(|| percent_on_a_price(&text))
@@ -907,6 +956,10 @@ pub fn as_arithmetic(
         .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
         .into_owned())
 }
+
+/// `68°C`, `70 °F`, `21°`: a temperature's sign after its number.
+static DEGREES_AFTER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(\d)\s*°\s*(?:[CF]\b)?").expect("a valid regex"));
 
 /// `62 grams`: a number and the word after it.
 static NUMBER_AND_WORD: LazyLock<Regex> =

@@ -287,6 +287,25 @@ fn arithmetic_and_nothing_else_is_said_with_its_value() {
 fn conversions_asked_in_words_are_said_in_their_words() {
     let say = |question: &str, result: f64| converted(&conversion(question).unwrap(), result);
     assert_eq!(
+        say(
+            "How many imperial gallons fit in the 20-litre soup boiler?",
+            4.39938
+        ),
+        "20 litres is 4.4 imperial gallons."
+    );
+    assert_eq!(
+        say(
+            "what ninety five kilometres an hour is in his miles per hour",
+            59.0303
+        ),
+        "95 kilometres per hour is 59.03 miles per hour."
+    );
+    assert_eq!(
+        conversion("forty five litres of diesel convert that to american gallons for me")
+            .map(|asked| asked.to),
+        Some("gallons".to_string())
+    );
+    assert_eq!(
         say("How many feet are in a mile?", 5280.0),
         "1 mile is 5280 feet."
     );
@@ -961,10 +980,83 @@ fn a_pack_priced_asked_per_thing() {
 }
 
 #[test]
+fn a_container_priced_asked_per_one_of_what_it_holds() {
+    assert_eq!(
+        read("A case of 24 Red Stripe costs me J$6,720. How much is that per bottle?"),
+        "6720 / 24"
+    );
+    assert_eq!(
+        read("a crate of thirty eggs is two hundred and forty rand how much for one egg"),
+        "240 / 30"
+    );
+    assert_ne!(read("A case of 24 costs $30, how much a case"), "30 / 24");
+}
+
+#[test]
+fn the_profit_on_many_sold_at_a_price_each_costing_less_to_make() {
+    assert_eq!(
+        read("I sell a quarter chicken for J$900 and it costs me J$520 to make. If I sell 45 quarters today, what's my profit?"),
+        "45 * (900 - 520)"
+    );
+}
+
+#[test]
+fn a_number_taken_and_then_worked_on() {
+    assert_eq!(
+        read("so if i take nineteen thousand three hundred and twenty and divide it by twenty three what do i get"),
+        "19320 / 23"
+    );
+    assert_eq!(read("take 45 and multiply it by 12"), "45 * 12");
+}
+
+#[test]
+fn a_part_of_a_whole_named_in_percent() {
+    assert_eq!(
+        read("I took R1,150 on Saturday and R4,600 for the whole week. What percent of the week's money came on Saturday?"),
+        "1150 / 4600 * 100"
+    );
+    assert_eq!(
+        read("lekker i do school transport too fourteen kids at four hundred and fifty rand a month each how much is that a month"),
+        "14 * 450"
+    );
+}
+
+#[test]
+fn shares_products_and_parts_said_around_other_words() {
+    for (said, read_as) in [
+        ("share out five thousand six hundred and twenty five by fifteen for me", "5625 / 15"),
+        ("okay so eight thousand three hundred and sixteen shared between thirty six", "8316 / 36"),
+        ("go on then what do you get if you times five hundred and seventy four by nineteen", "574 * 19"),
+        ("uh out of eight hundred doubles one hundred and twenty was with no pepper that is what percentage", "(120)/(800)*100"),
+        ("The pepper jars came to TT$337.50, VAT-inclusive at 12.5%. Strip out the VAT for me, what was the base amount?", "337.50/(1+12.5/100)"),
+        ("the new industrial mixer is one thousand and eighty quid including vat at twenty percent whats the price without the vat", "1080/(1+20/100)"),
+    ] {
+        assert_eq!(read(said), read_as, "{said}");
+    }
+}
+
+#[test]
+fn a_price_paid_off_in_equal_parts() {
+    assert_eq!(
+        read("The new combi oven is £3,600. If we pay it off over 36 months, how much is that a month?"),
+        "3600 / 36"
+    );
+    assert_eq!(read("If a doubles is TT$6, how much for 14?"), "14 * 6");
+}
+
+#[test]
+fn a_list_of_temperatures_with_their_signs() {
+    assert_eq!(
+        read("Hot cupboard readings: 68°C, 72°C, 65°C, 74°C, 70°C and 63°C. What's the range?"),
+        "11"
+    );
+}
+
+#[test]
 fn a_share_of_what_is_earned() {
     assert_eq!(
         read("my share of rent is nine hundred fifty a month and i make two thousand five hundred a month what percent of my pay goes to rent"),
-        "950/2500*100"
+        "950 / 2500 * 100"
     );
 }
 

@@ -76,10 +76,11 @@ static AMOUNT_IN: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid regex")
 });
 
-/// `how many cups are in a gallon`, `how many ounces in 2 pounds`.
+/// `how many cups are in a gallon`, `how many ounces in 2 pounds`, `how
+/// many gallons fit in the 20 litre boiler`.
 static HOW_MANY_IN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:are\s+there\s+|are\s+|is\s+|make\s+up\s+)?(?:in|per|to)\s+(?:a|an|one|(-?[\d,]*\.?\d+))\s*([a-zµ°/²³ .]+?)\s*$",
+        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:are\s+there\s+|are\s+|is\s+|make\s+up\s+|(?:will\s+|would\s+|can\s+|do\s+)?(?:fit|go)\s+)?(?:in|into|per|to)\s+(?:(?:the|my|our|this|that)\s+)?(?:a|an|one|(-?[\d,]*\.?\d+))\s*([a-zµ°/²³ .]+?)\s*$",
     )
     .expect("a valid regex")
 });
@@ -149,11 +150,35 @@ fn in_imperial_measures(text: &str) -> std::borrow::Cow<'_, str> {
     })
 }
 
+/// `in his miles per hour`: the unit wanted, named as someone's.
+static OWNED_UNIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bin\s+(?:his|her|my|our|their|your)\s+").expect("a valid regex")
+});
+
+/// `american gallons`: the US measures.
+static AMERICAN_UNIT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bamerican\s+(gallons?|quarts?|pints?|cups?|fluid\s+ounces?|tons?)\b")
+        .expect("a valid regex")
+});
+
+/// `the 20-litre soup boiler`: an amount joined to its unit.
+static UNIT_AFTER_A_HYPHEN: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(\d)-([A-Za-z]+)\b").expect("a valid regex"));
+
 /// The conversion `text` asks for, if it is one: an amount in a unit to
 /// another unit, as written (`3 m in ft`) or asked (`How many cups are in
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
 /// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
+    let text = OWNED_UNIT.replace_all(text, "in ");
+    let text = AMERICAN_UNIT.replace_all(&text, "us $1");
+    let text = UNIT_AFTER_A_HYPHEN.replace_all(&text, |found: &Captures| {
+        match named_unit(&found[2]).is_some() {
+            true => format!("{} {}", &found[1], &found[2]),
+            false => found[0].to_string(),
+        }
+    });
+    let text = text.as_ref();
     let whole = as_a_whole(text);
     let known =
         |asked: &Conversion| named_unit(&asked.from).is_some() && named_unit(&asked.to).is_some();
@@ -525,8 +550,44 @@ pub fn converted(asked: &Conversion, result: f64) -> String {
         "1" => singular(&to),
         _ => to,
     };
-    format!("{} {} is {said} {to}.", number(asked.value), asked.from)
+    let from = match asked.value == 1.0 || !COUNTED_UNITS.contains(&asked.from.as_str()) {
+        true => asked.from.clone(),
+        false => plural_unit(&asked.from),
+    };
+    format!("{} {from} is {said} {to}.", number(asked.value))
 }
+
+/// Units said in the singular after an amount as an adjective (`a
+/// 40-pound box`, `the 20-litre boiler`), said in the plural in an answer.
+const COUNTED_UNITS: &[&str] = &[
+    "litre",
+    "liter",
+    "pound",
+    "kilo",
+    "gallon",
+    "mile",
+    "foot",
+    "inch",
+    "ounce",
+    "cup",
+    "metre",
+    "meter",
+    "yard",
+    "quart",
+    "pint",
+    "gram",
+    "kilogram",
+    "tonne",
+    "ton",
+    "acre",
+    "hectare",
+    "fathom",
+    "furlong",
+    "kilometre",
+    "kilometer",
+    "centimetre",
+    "centimeter",
+];
 
 /// A unit's name for one of it: `feet` → `foot`, `cups` → `cup`.
 pub(super) fn singular(unit: &str) -> String {

@@ -362,6 +362,43 @@ pub(super) fn over_a_period(text: &str) -> Option<String> {
     })
 }
 
+/// `pay it off over 24 months`: a price paid in so many equal parts.
+static PAID_OVER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:pay|paying|paid|spread|split)\s+(?:it\s+|that\s+|this\s+|them\s+)?(?:off\s+|back\s+|out\s+)?over\s+(\d+)\s+(day|week|fortnight|month|year)s?\b")
+        .expect("a valid regex")
+});
+
+/// `how much is that a month`, `what's the monthly payment`: one part asked.
+static ONE_PART_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a|per|each|every)\s+(day|week|fortnight|month|year)\b[^\d]*$|\b(daily|weekly|monthly|yearly)\b[^\d]*$")
+        .expect("a valid regex")
+});
+
+/// A price paid off in equal parts: `The new combi oven is £3,600. If we
+/// pay it off over 24 months, how much is that a month?` is `3600 / 24`.
+/// The text gives those two numbers only.
+pub(super) fn paid_off_in_parts(text: &str) -> Option<String> {
+    let over = PAID_OVER.captures(text)?;
+    let asked = ONE_PART_ASKED.captures(text)?;
+    let period = over[2].to_lowercase();
+    let same = match (asked.get(1), asked.get(2)) {
+        (Some(each), _) => each.as_str().eq_ignore_ascii_case(&period),
+        (None, Some(ly)) => {
+            let ly = ly.as_str().to_lowercase();
+            ly == format!("{period}ly") || (ly == "daily" && period == "day")
+        }
+        (None, None) => false,
+    };
+    let count = over.get(1)?;
+    let mut others = NUMBER
+        .find_iter(text)
+        .filter(|n| n.start() != count.start());
+    let (Some(price), None) = (others.next(), others.next()) else {
+        return None;
+    };
+    same.then(|| format!("{} / {}", price.as_str(), count.as_str()))
+}
+
 /// `a dollar is about 150 yen`, `1 pound = 1.2 euros`: how many of one
 /// thing another is, as the user gives it.
 static RATE_GIVEN: LazyLock<Regex> = LazyLock::new(|| {
@@ -404,6 +441,15 @@ static WHAT_PERCENT_IS_THAT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `What percent of the week's money came on Saturday?`: a share asked of
+/// a whole named, not given, at the end.
+static WHAT_PERCENT_OF_THE_WHOLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bwhat\s+percent(?:age)?\s+of\s+(?:the|my|our|his|her|their|that|this)\b[^\d]*$",
+    )
+    .expect("a valid regex")
+});
+
 /// Words that make two amounts a change, not a part of a whole.
 const CHANGES: &[&str] = &[
     "from", "increase", "decrease", "rise", "rose", "risen", "grew", "grown", "went", "up", "down",
@@ -411,11 +457,15 @@ const CHANGES: &[&str] = &[
 ];
 
 /// The share of the larger of two amounts the smaller is, in percent,
-/// when a question gives the two and asks what percent that is: `we
+/// when a question gives the two and asks what percent that is (`we
 /// budgeted 3000 and we've spent 1800 what percent is that` is `1800 /
-/// 3000 * 100`. Not for a change from one amount to another.
+/// 3000 * 100`) or what percent of the whole the part is. Not for a change
+/// from one amount to another.
 pub(super) fn share_of_two(text: &str) -> Option<String> {
-    WHAT_PERCENT_IS_THAT.find(text)?;
+    let asks_that = WHAT_PERCENT_IS_THAT.is_match(text);
+    if !asks_that && !WHAT_PERCENT_OF_THE_WHOLE.is_match(text) {
+        return None;
+    }
     let numbers: Vec<f64> = NUMBER
         .find_iter(text)
         .filter_map(|n| n.as_str().parse().ok())
@@ -429,7 +479,7 @@ pub(super) fn share_of_two(text: &str) -> Option<String> {
         .any(|word| CHANGES.contains(&word));
     if changes
         || text.contains(['%', '$'])
-        || lower.contains("percent of")
+        || (asks_that && lower.contains("percent of"))
         || lower.contains(" out of ")
     {
         return None;
@@ -518,7 +568,7 @@ pub(super) fn for_the_group(text: &str) -> Option<String> {
 /// `A sachet of coffee is ₱7. How much for 35 sachets?`: the price of
 /// one thing, then how much so many of them come to.
 static ONE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)^\s*(?:an?|one|1|each)\s+([a-z0-9' -]+?)\s+(?:is|costs?|sells\s+for|goes\s+for)\s+(?:[A-Z]{3}\s?)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|are\s+|would\s+|will\s+|do\s+|does\s+)?(?:[a-z]+\s+){0,3}?for\s+(\d+)(?:\s+([a-z]+))?\s*[?.!]?\s*$"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)^\s*(?:if\s+)?(?:an?|one|1|each)\s+([a-z0-9' -]+?)\s+(?:is|costs?|sells\s+for|goes\s+for)\s+(?:[A-Z]{3}\s?)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|are\s+|would\s+|will\s+|do\s+|does\s+)?(?:[a-z]+\s+){0,3}?for\s+(\d+)(?:\s+([a-z]+))?\s*[?.!]?\s*$"))
         .expect("a valid regex")
 });
 
@@ -602,7 +652,7 @@ static NAMED_WITH_NUMBERS: LazyLock<Regex> =
 /// `a sleeve of 50 plastic cups is 12.50, how much is that per cup`: a
 /// pack of so many things at a price, asked per thing.
 static PACK_PRICED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+)\s+(?:[a-z-]+\s+){0,2}?([a-z]+)\s+(?:is|are|costs?|for|at)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\b(?:per|each|a|an|for\s+(?:one|each|a|an))\s+([a-z]+)\b[^\d]*$"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(\d+)\s+(?:[a-z-]+\s+){0,2}?([a-z]+)\s+(?:is|are|costs?|for|at)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*\b(?:per|each|a|an|for\s+(?:one|1|each|a|an))\s+([a-z]+)\b[^\d]*$"))
         .expect("a valid regex")
 });
 
@@ -610,13 +660,33 @@ static PACK_PRICED: LazyLock<Regex> = LazyLock::new(|| {
 /// numbers only and asks per the thing counted: `a sleeve of 50 plastic
 /// cups is 12.50 how much is that per cup` is `12.50 / 50`.
 pub(super) fn price_of_one(text: &str) -> Option<String> {
-    if NUMBER.find_iter(text).count() != 2 {
+    let one_asked = usize::from(FOR_ONE_AT_THE_END.is_match(text));
+    if NUMBER.find_iter(text).count() != 2 + one_asked {
         return None;
     }
-    let found = PACK_PRICED.captures(text)?;
-    let same = singular(&found[2].to_lowercase()) == singular(&found[4].to_lowercase());
-    same.then(|| format!("{} / {}", &found[3], &found[1]))
+    if let Some(found) = PACK_PRICED.captures(text) {
+        let same = singular(&found[2].to_lowercase()) == singular(&found[4].to_lowercase());
+        if same {
+            return Some(format!("{} / {}", &found[3], &found[1]));
+        }
+    }
+    let found = CONTAINER_PRICED.captures(text)?;
+    let asked = found.get(4).map(|m| singular(&m.as_str().to_lowercase()));
+    let container = singular(&found[1].to_lowercase());
+    (asked.as_ref() != Some(&container)).then(|| format!("{} / {}", &found[3], &found[2]))
 }
+
+/// `how much for 1 egg`: the price of one asked, its `1` no amount given.
+static FOR_ONE_AT_THE_END: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bfor\s+1\s+[a-z]+\s*[?.!]?\s*$").expect("a valid regex"));
+
+/// `A case of 24 Red Stripe costs me J$6,720. How much is that per
+/// bottle?`: a container of so many at a price, asked per one of them,
+/// whatever the one is called (not the container itself).
+static CONTAINER_PRICED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(case|pack|packet|box|crate|carton|tray|bag|sack|bundle|sleeve|tub|jar|tin|flat|pallet|set|roll|block)\s+of\s+(\d+)\b[^\d]*?\b(?:is|are|costs?|was|were|for|at)\s+(?:me\s+|us\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*(?:\b(?:per|a|an|for\s+(?:one|1|each|a|an))\s+([a-z]+)|\b(?:each|apiece))\b[^\d]*$"))
+        .expect("a valid regex")
+});
 
 /// `what's left`, `how much do I have left`, `what's my profit`: asks
 /// what remains of an amount, at the end of a text.
@@ -1220,6 +1290,45 @@ pub(super) fn profit_on_each_sold(text: &str) -> Option<String> {
         return None;
     }
     Some(format!("{} * ({} - {})", &sold[1], &sold[2], cost.as_str()))
+}
+
+/// `it costs me J$520 to make`: what one costs to make or buy.
+static COST_TO_MAKE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\bcosts?\s+(?:me\s+|us\s+|him\s+|her\s+|them\s+)?(?:about\s+)?[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?to\s+(?:make|produce|cook|bake|prepare|grow|buy|get|brew)\b"))
+        .expect("a valid regex")
+});
+
+/// `If I sell 45 quarters today`: how many are sold.
+static SELL_MANY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:sell|sold|sells|selling)\s+(\d+)\s+[a-z]").expect("a valid regex")
+});
+
+/// The profit on so many sold, when one sells at a price and costs less
+/// to make: `I sell a quarter chicken for J$900 and it costs me J$520 to
+/// make. If I sell 45 quarters today, what's my profit?` is `45 * (900 -
+/// 520)`. The text gives those numbers only.
+pub(super) fn profit_on_many_sold(text: &str) -> Option<String> {
+    if !text.to_lowercase().contains("profit") || NUMBER.find_iter(text).count() != 3 {
+        return None;
+    }
+    let price = SOLD_EACH_AT.captures(text)?.get(1)?;
+    let cost = COST_TO_MAKE
+        .captures(text)
+        .and_then(|found| found.get(1))
+        .or_else(|| {
+            let found = COST_EACH.captures(text)?;
+            found.get(1).or(found.get(2))
+        })?;
+    let count = SELL_MANY.captures(text)?.get(1)?;
+    let distinct = count.start() != price.start() && count.start() != cost.start();
+    distinct.then(|| {
+        format!(
+            "{} * ({} - {})",
+            count.as_str(),
+            price.as_str(),
+            cost.as_str()
+        )
+    })
 }
 
 /// `5% bonus`, `3 percent commission`: a percentage and what it is of.

@@ -597,13 +597,20 @@ pub(super) fn how_long_it_lasts(text: &str) -> Option<String> {
 /// `before gst`, `without the vat`, `excluding tax`: a price asked
 /// without the tax it includes.
 static WITHOUT_TAX: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:before|without|excluding|ex|less)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|gct|hst|pst|vat)\b")
+    Regex::new(r"(?i)\b(?:before|without|excluding|ex|less|minus|remove|strip(?:ped)?\s+out|take\s+out|took\s+out)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|gct|hst|pst|vat)\b")
         .expect("a valid regex")
 });
 
 /// `how much is the gst`, `how much of that was the VAT`: the tax asked.
 static TAX_ASKED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\bhow\s+much\s+(?:of\s+(?:that|it)\s+)?(?:is|was)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|gct|hst|pst|vat)\b")
+        .expect("a valid regex")
+});
+
+/// `VAT-inclusive at 12.5%`, `including vat at twenty percent`: a tax
+/// named before its rate.
+static TAX_AT_A_PERCENT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:(?:sales\s+)?tax|gst|gct|hst|pst|vat)(?:[\s-]+inclusive)?\s+(?:at|of)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)")
         .expect("a valid regex")
 });
 
@@ -614,15 +621,19 @@ static TAX_ASKED: LazyLock<Regex> = LazyLock::new(|| {
 pub(super) fn tax_included(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
-    if !(lower.contains("includ") || lower.contains("already in")) || numbers.len() != 2 {
+    let included = ["includ", "inclusive", "already in"]
+        .iter()
+        .any(|w| lower.contains(w));
+    if !included || numbers.len() != 2 {
         return None;
     }
-    let found = PERCENT_ON_A_PRICE.captures(text)?;
-    found.get(3)?;
-    let percent = found.get(1)?.as_str();
-    let price = numbers
-        .iter()
-        .find(|n| n.start() != found.get(1).map_or(0, |p| p.start()))?;
+    let percent = PERCENT_ON_A_PRICE
+        .captures(text)
+        .filter(|found| found.get(3).is_some())
+        .or_else(|| TAX_AT_A_PERCENT.captures(text))?
+        .get(1)?;
+    let price = numbers.iter().find(|n| n.start() != percent.start())?;
+    let percent = percent.as_str();
     let price = price.as_str();
     let tax_asked = TAX_ASKED.is_match(text);
     if WITHOUT_TAX.is_match(text) {
