@@ -620,7 +620,8 @@ fn find_zone(name: &str) -> Result<Zone, ToolError> {
 }
 
 /// Large cities whose timezone is named after another city, countries
-/// with one timezone, and holiday islands and regions.
+/// with one timezone, states and provinces, and holiday islands and
+/// regions.
 const CITIES: &[(&str, &str)] = &[
     ("Mumbai", "Asia/Kolkata"),
     ("Bombay", "Asia/Kolkata"),
@@ -724,6 +725,71 @@ const CITIES: &[(&str, &str)] = &[
     ("Orlando", "America/New_York"),
     ("New Orleans", "America/Chicago"),
     ("Portland", "America/Los_Angeles"),
+    // States and provinces, by their most populous zone: "Portland, Maine"
+    // is read as its last place.
+    ("Alabama", "America/Chicago"),
+    ("Alaska", "America/Anchorage"),
+    ("Arizona", "America/Phoenix"),
+    ("Arkansas", "America/Chicago"),
+    ("California", "America/Los_Angeles"),
+    ("Colorado", "America/Denver"),
+    ("Connecticut", "America/New_York"),
+    ("Delaware", "America/New_York"),
+    ("Florida", "America/New_York"),
+    ("Idaho", "America/Boise"),
+    ("Illinois", "America/Chicago"),
+    ("Indiana", "America/Indiana/Indianapolis"),
+    ("Iowa", "America/Chicago"),
+    ("Kansas", "America/Chicago"),
+    ("Kentucky", "America/New_York"),
+    ("Louisiana", "America/Chicago"),
+    ("Maine", "America/New_York"),
+    ("Maryland", "America/New_York"),
+    ("Massachusetts", "America/New_York"),
+    ("Michigan", "America/Detroit"),
+    ("Minnesota", "America/Chicago"),
+    ("Mississippi", "America/Chicago"),
+    ("Missouri", "America/Chicago"),
+    ("Montana", "America/Denver"),
+    ("Nebraska", "America/Chicago"),
+    ("Nevada", "America/Los_Angeles"),
+    ("New Hampshire", "America/New_York"),
+    ("New Jersey", "America/New_York"),
+    ("New Mexico", "America/Denver"),
+    ("North Carolina", "America/New_York"),
+    ("North Dakota", "America/Chicago"),
+    ("Ohio", "America/New_York"),
+    ("Oklahoma", "America/Chicago"),
+    ("Oregon", "America/Los_Angeles"),
+    ("Pennsylvania", "America/New_York"),
+    ("Rhode Island", "America/New_York"),
+    ("South Carolina", "America/New_York"),
+    ("South Dakota", "America/Chicago"),
+    ("Tennessee", "America/Chicago"),
+    ("Texas", "America/Chicago"),
+    ("Utah", "America/Denver"),
+    ("Vermont", "America/New_York"),
+    ("Virginia", "America/New_York"),
+    ("West Virginia", "America/New_York"),
+    ("Wisconsin", "America/Chicago"),
+    ("Wyoming", "America/Denver"),
+    ("Ontario", "America/Toronto"),
+    ("British Columbia", "America/Vancouver"),
+    ("Alberta", "America/Edmonton"),
+    ("Manitoba", "America/Winnipeg"),
+    ("Saskatchewan", "America/Regina"),
+    ("Nova Scotia", "America/Halifax"),
+    ("New Brunswick", "America/Moncton"),
+    ("Newfoundland", "America/St_Johns"),
+    ("Prince Edward Island", "America/Halifax"),
+    ("PEI", "America/Halifax"),
+    ("Yukon", "America/Whitehorse"),
+    ("Queensland", "Australia/Brisbane"),
+    ("New South Wales", "Australia/Sydney"),
+    ("Tasmania", "Australia/Hobart"),
+    ("South Australia", "Australia/Adelaide"),
+    ("Western Australia", "Australia/Perth"),
+    ("Northern Territory", "Australia/Darwin"),
     ("Honolulu", "Pacific/Honolulu"),
     ("Hawaii", "Pacific/Honolulu"),
     ("Mexico", "America/Mexico_City"),
@@ -1070,6 +1136,7 @@ fn asks_time(question: &str) -> Option<Option<String>> {
         "local time",
         "time now",
         "time in ",
+        "clock in ",
     ]
     .iter()
     .any(|phrase| lower.contains(phrase))
@@ -1093,16 +1160,22 @@ fn asks_time(question: &str) -> Option<Option<String>> {
         Some((_, after)) => Some(after),
         None if there => before
             .rsplit_once(" in ")
-            .map(|(_, after)| after.split(['.', '!', '?', ',']).next().unwrap_or(after)),
+            .map(|(_, after)| after.split(['.', '!', '?']).next().unwrap_or(after)),
         None => None,
     };
     let place = after_in.map(|after| {
-        after
+        let after = after
             .trim()
             .trim_end_matches(" right now")
             .trim_end_matches(" now")
-            .trim()
-            .to_string()
+            .trim();
+        // `portland, maine`: the state or country named after the comma
+        // tells which of the places so called.
+        match after.split_once(',') {
+            Some((_, region)) if knows_place(region.trim()) => region.trim().to_string(),
+            Some((city, _)) => city.trim().to_string(),
+            None => after.to_string(),
+        }
     });
     Some(
         place
@@ -1342,6 +1415,12 @@ mod tests {
                 "my brother just landed in johannesburg whats the time there",
                 "14:00",
             ),
+            (
+                "What time is it in Portland, Maine right now? I need to call a dealer down there.",
+                "08:00",
+            ),
+            ("whats the time in texas", "07:00"),
+            ("ey check the clock in edmonton", "06:00"),
             (
                 "Tell me the current time in São Paulo - need to ring the bean importer.",
                 "09:00",
