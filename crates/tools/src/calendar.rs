@@ -254,7 +254,42 @@ fn moments(words: &[String], now: DateTime<FixedOffset>) -> Vec<(usize, Moment)>
             _ => start += 1,
         }
     }
+    if found.is_empty() {
+        found.extend(a_day_of_the_month(words, now.date_naive()));
+    }
     found
+}
+
+/// Whether `word` is said as an ordinal (`16th`, `sixteenth`), not as a
+/// bare number.
+fn is_ordinal(word: &str) -> bool {
+    !word.chars().all(|c| c.is_ascii_digit())
+}
+
+/// `until the sixteenth`, `on the 16th`, `by the twenty first`: a day of
+/// the month named without its month, after a word that points to a
+/// date; its next occurrence.
+fn a_day_of_the_month(words: &[String], today: NaiveDate) -> Option<(usize, Moment)> {
+    let points = |w: &str| matches!(w, "until" | "till" | "til" | "on" | "by" | "before" | "to");
+    (0..words.len().saturating_sub(2)).find_map(|at| {
+        if !points(&words[at]) || words[at + 1] != "the" {
+            return None;
+        }
+        let tens = match words[at + 2].as_str() {
+            "twenty" | "20" => Some(20),
+            "thirty" | "30" => Some(30),
+            _ => None,
+        };
+        let unit = words
+            .get(at + 3)
+            .and_then(|w| when::ordinal(w).filter(|_| is_ordinal(w)));
+        let (day, last) = match (tens, unit) {
+            (Some(tens), Some(unit)) if unit < 10 => (tens + unit, at + 3),
+            _ => (when::ordinal(&words[at + 2])?, at + 2),
+        };
+        let date = when::day_of_month_from(day, today)?;
+        is_ordinal(&words[last]).then_some((last + 1, Moment::Date(date)))
+    })
 }
 
 /// Words that read as a date but only fill the question (`now` in `how
@@ -857,6 +892,23 @@ mod tests {
             ask("how many more days till march second texas independence day we always do a cookout").days,
             Some(97)
         );
+    }
+
+    #[test]
+    fn a_day_of_the_month_said_alone_is_its_next_one() {
+        let sixteenth = ask("how many days until the day of reconciliation on the sixteenth");
+        assert_eq!(sixteenth.date.as_deref(), Some("2026-12-16"));
+        assert_eq!(
+            ask("how many days till the 3rd").date.as_deref(),
+            Some("2026-12-03")
+        );
+        assert_eq!(
+            ask("what day of the week is it on the twenty first")
+                .date
+                .as_deref(),
+            Some("2026-12-21")
+        );
+        assert!(answer("how many days until the 16", now()).is_err());
     }
 
     #[test]

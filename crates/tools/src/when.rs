@@ -292,6 +292,19 @@ fn on_or_after(month: u32, day: u32, year: Option<i32>, today: NaiveDate) -> Opt
     }
 }
 
+/// The next day numbered `day` from `today` on: this month's, else the
+/// next month's that has one (`until the sixteenth`).
+pub(crate) fn day_of_month_from(day: u32, today: NaiveDate) -> Option<NaiveDate> {
+    let mut first = today.with_day(1)?;
+    for _ in 0..3 {
+        if let Some(date) = first.with_day(day).filter(|date| *date >= today) {
+            return Some(date);
+        }
+        first = first.checked_add_months(chrono::Months::new(1))?;
+    }
+    None
+}
+
 fn month(word: &str) -> Option<u32> {
     let word = word.trim_end_matches('.');
     (1..=12).find(|&m| {
