@@ -352,8 +352,14 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             .windows(2)
             .any(|w| w[0] == "on" && super::when::is_day_name(w[1]));
     let in_history = has("year") || (has("when") && (has("did") || has("was")));
+    // "losing track", "leading up to": a result only beside a sport.
+    let a_result_alone = [
+        "score", "scores", "won", "win", "winning", "result", "beat", "final",
+    ]
+    .iter()
+    .any(|w| has(w));
     let sports = (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w))
-        || (result && (live || just_played));
+        || (a_result_alone && (live || just_played));
     let queue = (has("queue") || has("queues")) && live;
     let draw = ["lottery", "lotto", "powerball", "toto", "4d", "draw"]
         .iter()
@@ -369,7 +375,9 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         || has("overdraft")
         || words.iter().any(|w| w.ends_with("card") || *w == "wallet")
         || MONEY_APPS.iter().any(|w| has(w));
-    let account = !numbers && bank && MONEY_MOVED.iter().any(|w| has(w));
+    let asks_what_is_in = verb == "check" || (has("how") && has("much") && has("in"));
+    let account = !numbers && bank && (asks_what_is_in || MONEY_MOVED.iter().any(|w| has(w)));
+    let money_moved = verb == "move" && bank;
     let own_records = verb == "check" && IN_AN_ACCOUNT.iter().any(|w| has(w));
     let vehicle = [
         "train",
@@ -437,10 +445,14 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             || has("restaurant")
             || has("restaurants")
             || (has("near") && has("me")));
-    let shopping = (has("shopping") && (has("order") || has("list") || has("basket")))
-        || has("basket")
-        || has("cart")
-        || has("trolley");
+    let a_cart = has("basket") || has("cart") || has("trolley");
+    let filled = [
+        "add", "put", "remove", "take", "order", "checkout", "my", "our",
+    ]
+    .iter()
+    .any(|w| has(w));
+    let shopping =
+        (has("shopping") && (has("order") || has("list") || has("basket"))) || (a_cart && filled);
     let plans = words.iter().enumerate().any(|(i, w)| {
         super::calendar::PERSONAL.contains(w)
             && (words[i.saturating_sub(3)..i]
@@ -525,6 +537,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .or(an_app.then_some("use other apps"))
         .or(timer.then_some("set timers or alarms"))
         .or(device.then_some("control devices"))
+        .or(money_moved.then_some("send or request money"))
         .or(sports.then_some("follow sports"))
         .or(account.then_some("see your bank accounts"))
         .or(own_records.then_some("see your accounts, claims or orders"))
@@ -614,6 +627,18 @@ mod tests {
                 "see your accounts, claims or orders",
             ),
             ("What's my GCash balance?", "see your bank accounts"),
+            (
+                "Move TT$500 out of my Republic Bank chequing into my brother Ravi's account.",
+                "send or request money",
+            ),
+            (
+                "Check how much is in my Scotiabank chequing account.",
+                "see your bank accounts",
+            ),
+            (
+                "how much have i got in my savings account",
+                "see your bank accounts",
+            ),
             ("um did the sens beat the habs tonight whats the final", "follow sports"),
             (
                 "e transfer two hundred bucks to my sister for the hockey pool",
@@ -835,6 +860,7 @@ mod tests {
             "How long should I let the frosting set?",
             "A train leaves at 3 pm and travels 2 times as far as the bus. How far does it go?",
             "How long does a hot dog take to grill?",
+            "Between band meetings and the cart I losing track. Which day of the week we reach today?",
             "If it is 5 degrees colder today than the 20 degrees of yesterday, how cold is it now?",
             "John drives for 3 hours at 60 mph, then spends 2 hours in standstill traffic on \
              his way home and 1 more hour at 30 mph. How far is he from home?",
