@@ -15,6 +15,10 @@ const FRAMES: [&str; 11] = [
 static COUNT_OF: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*\d+(?:\.\d+)?\s+([a-z]+)\b").expect("a valid regex"));
 
+/// `90-pound`: an amount joined to its unit, as an adjective.
+static NUMBER_HYPHEN_UNIT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(\d)-([A-Za-z])").expect("a valid regex"));
+
 /// `question` as a fragment in the frame of `before` (a preposition's
 /// object or an amount in a unit replaced). Not a frame with a number
 /// after a conversion ("and in baguio its only eighteen"): the number said
@@ -47,7 +51,8 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
         None => a_place_and_more(question)?,
     };
     let fragment = loopd_tools::numbers::with_parts(&fragment);
-    let fragment = fragment.as_str();
+    let fragment = NUMBER_HYPHEN_UNIT.replace_all(&fragment, "$1 $2");
+    let fragment = fragment.as_ref();
     let words: Vec<&str> = fragment.split_whitespace().collect();
     let head = words.first()?.to_lowercase();
     let before_body = before.trim_end_matches(['?', '.', '!']);
@@ -275,7 +280,8 @@ fn a_place_and_more(question: &str) -> Option<String> {
 
 /// A fragment that names a place and then says more of it ("manchester
 /// where me daughter is", "out in boise where my sister lives", "moncton
-/// thats where my cousin is") as the place alone.
+/// thats where my cousin is", "cairo my brother is working there") as the
+/// place alone.
 fn a_place_without_its_clause(fragment: &str) -> &str {
     let lower = fragment.to_ascii_lowercase();
     let bare = |place: &str| {
@@ -295,6 +301,13 @@ fn a_place_without_its_clause(fragment: &str) -> &str {
         " thats ",
         " that's ",
         " because ",
+        " my ",
+        " me ",
+        " our ",
+        " we ",
+        " i ",
+        " im ",
+        " i'm ",
     ]
     .iter()
     .filter_map(|clause| lower.find(clause))
@@ -355,6 +368,8 @@ fn amount_before(text: &str, unit: &str) -> Option<(usize, usize)> {
                 .all(|c| c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '$'))
     };
     let head = text[..at].trim_end();
+    // `a 40-pound box`: the hyphen stays with the unit.
+    let head = head.strip_suffix('-').unwrap_or(head);
     let start = last_word(head);
     if is_number(&head[start..]) {
         return Some((start, head.len()));

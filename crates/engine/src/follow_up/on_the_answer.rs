@@ -251,6 +251,13 @@ static PERCENT_ON_AN_AMOUNT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `the vat on 360 dollars at 12.5 percent`: a tax, the amount it is
+/// on, then its rate.
+static TAX_ON_AN_AMOUNT_AT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)\b((?:sales\s+)?tax|vat|gst|gct|hst|tip|service\s+charge)\s+(?:on|of|for)\s+(?:an?\s+|the\s+)?[SIGNS]?(\d[\d,]*(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:at|of)\s+(\d+(?:\.\d+)?)\s*(?:%|percent)"))
+        .expect("a valid regex")
+});
+
 /// `lunch for 65 dollars … 18 percent on that`: an amount, then a
 /// percentage of it.
 static AMOUNT_THEN_PERCENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -282,6 +289,14 @@ pub(super) fn the_total_with_it(question: &str, before: &str) -> Option<String> 
             found[3].replace(',', ""),
             &found[1],
             found[2].to_lowercase()
+        ));
+    }
+    if let Some(found) = TAX_ON_AN_AMOUNT_AT.captures(&before) {
+        return Some(format!(
+            "What is {} with {}% {}?",
+            found[2].replace(',', ""),
+            &found[3],
+            found[1].to_lowercase()
         ));
     }
     let found = AMOUNT_THEN_PERCENT.captures(&before)?;

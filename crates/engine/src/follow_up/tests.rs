@@ -747,3 +747,54 @@ fn a_place_with_a_clause_after_it_is_the_place() {
         Some("what time is it in moncton my aunt retired up there")
     );
 }
+
+#[test]
+fn an_amount_joined_to_its_unit_is_said_anew() {
+    for question in ["And a 90-pound one?", "and a ninety pound one"] {
+        assert_eq!(
+            asked("How many kilos is a 40-pound box of herring?", question).as_deref(),
+            Some("How many kilos is a 90-pound box of herring?"),
+            "{question}"
+        );
+    }
+}
+
+#[test]
+fn a_count_that_gets_in_and_a_place_with_who_is_there() {
+    assert_eq!(
+        asked(
+            "the fare from alex to town is twenty one rand how much for fifteen passengers",
+            "and if only nine get in"
+        )
+        .as_deref(),
+        Some("the fare from alex to town is 21 rand how much for 9 passengers")
+    );
+    assert_eq!(
+        asked(
+            "What's the time in Lagos right now? One of my regulars is flying there.",
+            "okay and what about cairo my brother is working there"
+        )
+        .as_deref(),
+        Some("What's the time in cairo right now? One of my regulars is flying there")
+    );
+}
+
+#[test]
+fn a_split_said_anew_and_the_total_with_a_tax_asked_before() {
+    assert_eq!(
+        asked(
+            "the staff christmas meal is four hundred and twenty quid for the whole room split between fourteen of us how much each",
+            "and if its split sixteen ways"
+        )
+        .as_deref(),
+        Some("the staff christmas meal is 420 quid for the whole room split between 16 of us how much each")
+    );
+    assert_eq!(
+        asked(
+            "um how much is the vat on three hundred and sixty dollars at twelve point five percent",
+            "so how much is the total with the vat"
+        )
+        .as_deref(),
+        Some("What is 360 with 12.5% vat?")
+    );
+}
