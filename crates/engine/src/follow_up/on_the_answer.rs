@@ -283,21 +283,18 @@ pub(super) fn the_total_with_it(question: &str, before: &str) -> Option<String> 
         return None;
     }
     let before = in_digits(before);
+    let with = |amount: &str, percent: &str, what: &str| {
+        Some(format!(
+            "What is {} with {percent}% {}?",
+            amount.replace(',', ""),
+            what.to_lowercase()
+        ))
+    };
     if let Some(found) = PERCENT_ON_AN_AMOUNT.captures(&before) {
-        return Some(format!(
-            "What is {} with {}% {}?",
-            found[3].replace(',', ""),
-            &found[1],
-            found[2].to_lowercase()
-        ));
+        return with(&found[3], &found[1], &found[2]);
     }
     if let Some(found) = TAX_ON_AN_AMOUNT_AT.captures(&before) {
-        return Some(format!(
-            "What is {} with {}% {}?",
-            found[2].replace(',', ""),
-            &found[3],
-            found[1].to_lowercase()
-        ));
+        return with(&found[2], &found[3], &found[1]);
     }
     let found = AMOUNT_THEN_PERCENT.captures(&before)?;
     let tipped = bare_words(&before).any(|w| {
@@ -306,10 +303,5 @@ pub(super) fn the_total_with_it(question: &str, before: &str) -> Option<String> 
             "tip" | "tips" | "waiter" | "waitress" | "server" | "gratuity"
         )
     });
-    Some(format!(
-        "What is {} with {}% {}?",
-        found[1].replace(',', ""),
-        &found[2],
-        if tipped { "tip" } else { "tax" }
-    ))
+    with(&found[1], &found[2], if tipped { "tip" } else { "tax" })
 }
