@@ -121,6 +121,12 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
         ));
     }
     let text = words.join(" ");
+    if let Some(thing) = asks_which_thing(&words) {
+        return Err(format!(
+            "`{}` asks which {thing}: that is not the calendar; answer it from what you know",
+            question.trim()
+        ));
+    }
     if asks_a_year_in_history(&words) {
         return Err(format!(
             "`{}` asks in what year something happened: that is history, not the calendar; \
@@ -296,6 +302,42 @@ fn a_day_of_the_month(words: &[String], today: NaiveDate) -> Option<(usize, Mome
 /// many days from now`, a lone `day`).
 fn is_filler(span: &[String]) -> bool {
     matches!(span, [w] if w == "now")
+}
+
+/// What a question's first `which` asks about, when it is not a day, a
+/// date or a time (`which county is stonehenge in the year fives are going
+/// … after christmas`).
+fn asks_which_thing(words: &[String]) -> Option<&str> {
+    let at = words.iter().position(|w| w == "which")?;
+    let thing = words.get(at + 1)?.as_str();
+    let of_the_calendar = matches!(
+        thing,
+        "day"
+            | "days"
+            | "date"
+            | "dates"
+            | "weekday"
+            | "month"
+            | "months"
+            | "year"
+            | "years"
+            | "week"
+            | "weeks"
+            | "weekend"
+            | "time"
+            | "holiday"
+            | "one"
+            | "is"
+            | "was"
+            | "will"
+            | "of"
+            | "comes"
+            | "falls"
+            | "happens"
+    ) || when::is_day_name(thing)
+        || thing.parse::<chrono::Month>().is_ok()
+        || thing.chars().any(|c| c.is_ascii_digit());
+    (!of_the_calendar).then_some(thing)
 }
 
 /// Whether the words ask in what year something happened (`in what year
@@ -892,6 +934,19 @@ mod tests {
             ask("how many more days till march second texas independence day we always do a cookout").days,
             Some(97)
         );
+    }
+
+    #[test]
+    fn which_thing_other_than_a_date_is_not_the_calendar() {
+        let stonehenge =
+            "quick one which county is stonehenge in the year fives are going on a trip there after christmas";
+        assert!(answer(stonehenge, now()).is_err());
+        assert!(ask("which day is christmas this year")
+            .answer
+            .contains("Friday"));
+        assert!(ask("which day of the week is christmas")
+            .answer
+            .contains("Friday"));
     }
 
     #[test]
