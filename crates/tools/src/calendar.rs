@@ -108,7 +108,7 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     }
     let said = crate::numbers::in_digits(&crate::numbers::years_in_digits(question));
     let said = CLOCK_WITH_A_POINT.replace_all(&said, "$1:$2");
-    let said = SPAN_WITH_A_HYPHEN.replace_all(&said, "$1 $2");
+    let said = crate::numbers::amounts_apart(&said);
     let words = words(&said);
     let names_a_date = words.iter().any(|w| {
         w.chars().any(|c| c.is_ascii_digit())
@@ -231,11 +231,6 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
 }
 
 /// Lower-case words, punctuation dropped except inside times (`7:30`).
-/// `30-day terms`, `a 6-week course`: a span joined to its unit.
-static SPAN_WITH_A_HYPHEN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)\b(\d+)-(days?|weeks?|months?|years?)\b").expect("a valid regex")
-});
-
 fn words(text: &str) -> Vec<String> {
     text.to_lowercase()
         .replace(['’', '\''], "")

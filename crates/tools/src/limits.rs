@@ -337,11 +337,13 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let held_up = jammed && (has("now") || has("currently") || has("bridge") || has("road"));
     let an_app = has("app") && matches!(verb, "check" | "open" | "look" | "see");
     let device = verb == "set" && DEVICES.iter().any(|w| has(w));
-    let result = [
-        "score", "scores", "won", "win", "winning", "losing", "leading", "result", "beat", "final",
+    let a_result_alone = [
+        "score", "scores", "won", "win", "winning", "result", "beat", "final",
     ]
     .iter()
     .any(|w| has(w));
+    // "losing track", "leading up to": a result only beside a sport.
+    let result = a_result_alone || has("losing") || has("leading");
     let live = ["now", "currently", "live", "tonight", "today"]
         .iter()
         .any(|w| has(w));
@@ -352,12 +354,6 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             .windows(2)
             .any(|w| w[0] == "on" && super::when::is_day_name(w[1]));
     let in_history = has("year") || (has("when") && (has("did") || has("was")));
-    // "losing track", "leading up to": a result only beside a sport.
-    let a_result_alone = [
-        "score", "scores", "won", "win", "winning", "result", "beat", "final",
-    ]
-    .iter()
-    .any(|w| has(w));
     let sports = (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w))
         || (a_result_alone && (live || just_played));
     let queue = (has("queue") || has("queues")) && live;

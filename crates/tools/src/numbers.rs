@@ -210,6 +210,26 @@ pub fn prices_in_digits(text: &str) -> String {
 static LETTER_SIGNED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\b(R|RM)\s?(\d[\d,]*(?:\.\d+)?)\b").expect("a valid regex"));
 
+/// `40-pound`, `30-day`: an amount joined by a hyphen to the word after it.
+static JOINED_TO_A_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(\d)-([A-Za-z]+)").expect("a valid regex"));
+
+/// `text` with an amount joined to its unit by a hyphen written apart (`a
+/// 40-pound box` → `a 40 pound box`, `30-day terms` → `30 day terms`), so
+/// that the unit reads as a word of its own; a name with another hyphen
+/// after the word (`3-in-1`) is kept.
+pub fn amounts_apart(text: &str) -> String {
+    JOINED_TO_A_WORD
+        .replace_all(text, |found: &regex::Captures| {
+            let end = found.get(0).map_or(0, |m| m.end());
+            match text[end..].starts_with('-') {
+                true => found[0].to_string(),
+                false => format!("{} {}", &found[1], &found[2]),
+            }
+        })
+        .into_owned()
+}
+
 /// `GH₵`, `NZ$`, `US$`: a country's letters before a currency sign.
 static COUNTRY_BEFORE_SIGN: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&with_currencies(r"\b[A-Z]{1,3}([SIGNS])")).expect("a valid regex")
@@ -956,6 +976,13 @@ mod tests {
             "3500 and 8000"
         );
         assert_eq!(in_digits("two million three hundred thousand"), "2300000");
+    }
+
+    #[test]
+    fn amounts_joined_to_their_unit_are_written_apart() {
+        assert_eq!(amounts_apart("a 40-pound box"), "a 40 pound box");
+        assert_eq!(amounts_apart("30-day terms"), "30 day terms");
+        assert_eq!(amounts_apart("3-in-1 coffee"), "3-in-1 coffee");
     }
 
     #[test]

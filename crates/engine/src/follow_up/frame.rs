@@ -15,10 +15,6 @@ const FRAMES: [&str; 11] = [
 static COUNT_OF: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^\s*\d+(?:\.\d+)?\s+([a-z]+)\b").expect("a valid regex"));
 
-/// `90-pound`: an amount joined to its unit, as an adjective.
-static NUMBER_HYPHEN_UNIT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(\d)-([A-Za-z])").expect("a valid regex"));
-
 /// `question` as a fragment in the frame of `before` (a preposition's
 /// object or an amount in a unit replaced). Not a frame with a number
 /// after a conversion ("and in baguio its only eighteen"): the number said
@@ -51,8 +47,8 @@ pub(super) fn framed(question: &str, before: &str) -> Option<String> {
         None => a_place_and_more(question)?,
     };
     let fragment = loopd_tools::numbers::with_parts(&fragment);
-    let fragment = NUMBER_HYPHEN_UNIT.replace_all(&fragment, "$1 $2");
-    let fragment = fragment.as_ref();
+    let fragment = loopd_tools::numbers::amounts_apart(&fragment);
+    let fragment = fragment.as_str();
     let words: Vec<&str> = fragment.split_whitespace().collect();
     let head = words.first()?.to_lowercase();
     let before_body = before.trim_end_matches(['?', '.', '!']);

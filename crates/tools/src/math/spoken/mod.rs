@@ -283,9 +283,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)(\d\s*(?:%|percent))\s+(?:(?-i:[A-Z]{2,5})|state|city|local|county)\s+((?:sales\s+)?tax|vat|gst|gct|hst|pst)\b",
             "$1 $2",
         ),
-        // "Split $186.40 evenly 8 ways", "split 90 between the 3 of us".
+        // "Split $186.40 evenly 8 ways", "split 90 between the 3 of us",
+        // "share out 5625 by 15 for me".
         (
-            r"(?i)^\s*(?:split|divide|share)\s+[SIGNS]?(\d+(?:\.\d+)?)\s+(?:(?:up|evenly|equally)\s+)*(?:(\d+)\s+ways|(?:between|among)\s+(?:the\s+)?(\d+)(?:\s+[a-z]+){0,2})\b[^\d]*$",
+            r"(?i)^[^\d]*?\b(?:split|divide|share)\s+(?:out\s+|up\s+)?[SIGNS]?(\d+(?:\.\d+)?)\s+(?:(?:up|evenly|equally)\s+)*(?:(\d+)\s+ways|(?:between|among|amongst|by|into)\s+(?:the\s+)?(\d+)(?:\s+[a-z]+){0,2})\b[^\d]*$",
             "$1 / $2$3",
         ),
         // "take 3846 away from 11000".
@@ -298,10 +299,10 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bfor\s+(?:the\s+|all\s+)?(\d+)\s+of\s+us\b[^\d]*?\bhow\s+much\s+(?:is\s+(?:that|it)\s+|do\s+we\s+(?:pay|owe)\s+|does\s+)?(?:each|per\s+person|a\s+head|per\s+head|a\s+person|everyone|every\s+one)\b(?:\s+(?:person|one|pay|owe))?\s*[?.!]?\s*$",
             "$1 / $2",
         ),
-        // "9600 divided up 32 ways".
+        // "9600 divided up 32 ways", "8316 shared between 36".
         (
-            r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,2}?(?:divided|split|shared)\s+(?:(?:up|evenly|equally)\s+)*(?:by\s+|into\s+)?(\d+)\s+ways\b[^\d]*$",
-            "$1 / $2",
+            r"(?i)^[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,2}?(?:divided|split|shared)\s+(?:(?:up|out|evenly|equally)\s+)*(?:(?:by\s+|into\s+)?(\d+)\s+ways|(?:between|among|amongst)\s+(?:the\s+)?(\d+)(?:\s+[a-z]+){0,2})\b[^\d]*$",
+            "$1 / $2$3",
         ),
         // "3 yards at 8200 a yard and she gave me 30000, how much change".
         (
@@ -516,15 +517,6 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
         ),
         (
             r"(?i)^\s*(?:split|divide|share)\s+(?:the\s+bill\s+of\s+)?(\d+(?:\.\d+)?)\s+(\d+)\s+ways\s*\.?\s*$",
-            "$1 / $2",
-        ),
-        // "share out 5625 by 15 for me", "8316 shared between 36".
-        (
-            r"(?i)^[^\d]*?\b(?:split|divide|share)\s+(?:out\s+|up\s+)?(\d+(?:\.\d+)?)\s+(?:by|between|among|amongst|into)\s+(\d+)(?:\s+(?:people|persons|friends|ways|of\s+us))?(?:\s+for\s+(?:me|us))?(?:\s+please)?\s*[?.!]?\s*$",
-            "$1 / $2",
-        ),
-        (
-            r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:shared|split)\s+(?:out\s+|up\s+|evenly\s+|equally\s+)?(?:between|among|amongst|by|into)\s+(\d+)(?:\s+(?:people|persons|friends|ways|of\s+us))?(?:\s+for\s+(?:me|us))?(?:\s+please)?\s*[?.!]?\s*$",
             "$1 / $2",
         ),
         // "out of 800 doubles 120 was with no pepper that is what percentage".

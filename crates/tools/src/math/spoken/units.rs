@@ -161,10 +161,6 @@ static AMERICAN_UNIT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// `the 20-litre soup boiler`: an amount joined to its unit.
-static UNIT_AFTER_A_HYPHEN: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(\d)-([A-Za-z]+)\b").expect("a valid regex"));
-
 /// The conversion `text` asks for, if it is one: an amount in a unit to
 /// another unit, as written (`3 m in ft`) or asked (`How many cups are in
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
@@ -172,13 +168,8 @@ static UNIT_AFTER_A_HYPHEN: LazyLock<Regex> =
 pub fn conversion(text: &str) -> Option<Conversion> {
     let text = OWNED_UNIT.replace_all(text, "in ");
     let text = AMERICAN_UNIT.replace_all(&text, "us $1");
-    let text = UNIT_AFTER_A_HYPHEN.replace_all(&text, |found: &Captures| {
-        match named_unit(&found[2]).is_some() {
-            true => format!("{} {}", &found[1], &found[2]),
-            false => found[0].to_string(),
-        }
-    });
-    let text = text.as_ref();
+    let text = crate::numbers::amounts_apart(&text);
+    let text = text.as_str();
     let whole = as_a_whole(text);
     let known =
         |asked: &Conversion| named_unit(&asked.from).is_some() && named_unit(&asked.to).is_some();
