@@ -256,12 +256,25 @@ fn place_known_after_in(text: &str) -> Option<(usize, usize)> {
     text.rmatch_indices(" in ").find_map(|(at, found)| {
         let start = at + found.len();
         let words: Vec<&str> = text[start..].split(' ').take(3).collect();
-        (1..=words.len()).rev().find_map(|n| {
+        let end = (1..=words.len()).rev().find_map(|n| {
             let said = words[..n].join(" ");
             let bare = said.trim_end_matches([',', '.', '?', '!']);
-            loopd_tools::clock::knows_place(bare).then(|| (start, start + bare.len()))
-        })
+            loopd_tools::clock::knows_place(bare).then(|| start + bare.len())
+        })?;
+        Some((start, end + region_after(&text[end..])))
     })
+}
+
+/// The length of `, maine` or ` bahamas` at the start of `rest`: the
+/// country or state named after a place, which goes with it.
+fn region_after(rest: &str) -> usize {
+    let lead = rest.len() - rest.trim_start_matches([',', ' ']).len();
+    let word = rest[lead..].split(' ').next().unwrap_or("");
+    let bare = word.trim_end_matches([',', '.', '?', '!']);
+    match lead > 0 && loopd_tools::clock::knows_place(bare) {
+        true => lead + bare.len(),
+        false => 0,
+    }
 }
 
 /// `in`, and a place the clock knows, in a follow-up that goes on with
@@ -298,6 +311,7 @@ fn a_place_without_its_clause(fragment: &str) -> &str {
         " that's ",
         " because ",
         " my ",
+        " mi ",
         " me ",
         " our ",
         " we ",

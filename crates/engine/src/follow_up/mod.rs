@@ -48,17 +48,49 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
     let question = asked.next()?.content.trim();
     let before = asked.next()?.content.trim();
     let before = super::heard::request(before).unwrap_or_else(|| before.to_string());
-    framed(question, &before)
-        .or_else(|| with_value_before(question, &before))
-        .or_else(|| with_a_count_changed(question, &before))
-        .or_else(|| one_more_in_the_list(question, &before))
-        .or_else(|| with_more_added(question, &before))
-        .or_else(|| the_total_with_it(question, &before))
+    read_after(question, &before, conversation).or_else(|| {
+        let plain = in_plain_words(question)?;
+        read_after(&plain, &before, conversation)
+    })
+}
+
+/// `question` read after `before`, by the first reading that fits.
+fn read_after(question: &str, before: &str, conversation: &[Message]) -> Option<String> {
+    framed(question, before)
+        .or_else(|| with_value_before(question, before))
+        .or_else(|| with_a_count_changed(question, before))
+        .or_else(|| one_more_in_the_list(question, before))
+        .or_else(|| with_more_added(question, before))
+        .or_else(|| the_total_with_it(question, before))
         .or_else(|| on_the_answer(question, conversation))
         .or_else(|| priced_on_the_answer(question, conversation))
         .or_else(|| for_more_periods(question, conversation))
-        .or_else(|| an_amount_said_anew(question, &before))
-        .or_else(|| split_anew(question, &before))
+        .or_else(|| an_amount_said_anew(question, before))
+        .or_else(|| split_anew(question, before))
+}
+
+/// A follow-up in English words, when it was said in dialect: the words
+/// of [`super::heard::in_plain_words`], and `an` for `and` at its start
+/// before a word no article goes with ("an what bout london", "an fifty
+/// pound"). `None` when nothing changes.
+fn in_plain_words(question: &str) -> Option<String> {
+    let question = question.trim();
+    let mut words = question.splitn(3, ' ');
+    let said_and = match (words.next(), words.next()) {
+        (Some(an), Some(next)) if an.eq_ignore_ascii_case("an") => {
+            let next = next.to_lowercase();
+            matches!(
+                next.as_str(),
+                "what" | "wha" | "wah" | "how" | "if" | "for" | "in"
+            ) || !loopd_tools::numbers::in_digits(&next).contains(char::is_alphabetic)
+        }
+        _ => false,
+    };
+    let question = match said_and {
+        true => format!("and{}", &question[2..]),
+        false => question.to_string(),
+    };
+    super::heard::in_plain_words(&question).or(said_and.then_some(question))
 }
 
 /// Words said before a follow-up's opener (`okay and what about …`).

@@ -798,3 +798,24 @@ fn a_split_said_anew_and_the_total_with_a_tax_asked_before() {
         Some("What is 360 with 12.5% vat?")
     );
 }
+
+#[test]
+fn a_follow_up_said_in_patois() {
+    assert_eq!(
+        asked(
+            "what time it is in nassau bahamas right now mi auntie live deh",
+            "an what bout london mi son deh deh"
+        )
+        .as_deref(),
+        Some("What time is it in london right now mi auntie live deh?")
+    );
+    assert_eq!(
+        asked(
+            "quick one twenty five pound a chicken how many kilos dat",
+            "an fifty pound"
+        )
+        .as_deref(),
+        Some("50 pound a chicken how many kilos dat?")
+    );
+    assert_eq!(asked("How much is an apple?", "an orange"), None);
+}
