@@ -657,8 +657,9 @@ static PACK_PRICED: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The price of one of a pack's things, when the text holds the two
-/// numbers only and asks per the thing counted: `a sleeve of 50 plastic
-/// cups is 12.50 how much is that per cup` is `12.50 / 50`.
+/// numbers only (and perhaps the `1` of `for 1 egg`) and asks per the
+/// thing counted, or per anything but the container: `a sleeve of 50
+/// plastic cups is 12.50 how much is that per cup` is `12.50 / 50`.
 pub(super) fn price_of_one(text: &str) -> Option<String> {
     let one_asked = usize::from(FOR_ONE_AT_THE_END.is_match(text));
     if NUMBER.find_iter(text).count() != 2 + one_asked {
