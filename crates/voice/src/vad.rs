@@ -125,6 +125,8 @@ struct Judge {
     heard: Vec<f32>,
     /// Asked since the last voiced frame.
     asked: bool,
+    /// The words of the pause under way read as a finished sentence.
+    worded: bool,
 }
 
 /// One utterance found in a stream, as sample offsets from the stream's start.
@@ -201,6 +203,7 @@ impl Endpointer {
                 rules: judging,
                 heard: Vec::new(),
                 asked: false,
+                worded: false,
             }),
             ..Endpointer::new(rules)
         }
@@ -258,6 +261,19 @@ impl Endpointer {
         })
     }
 
+    /// The words heard before the pause under way read as a finished
+    /// sentence (its transcript says so): if the judge hears the turn as
+    /// unfinished, the ordinary trailing silence ends it instead of the
+    /// judge's longer patience. Speech that goes on forgets it.
+    pub fn words_finished(&mut self) {
+        if self.pause().is_none() {
+            return;
+        }
+        if let Some(judge) = &mut self.judge {
+            judge.worded = true;
+        }
+    }
+
     /// The utterance under way, voiced or paused: the speech heard so far.
     pub fn so_far(&self) -> Option<Utterance> {
         let (start, last) = self.speech?;
@@ -280,6 +296,7 @@ impl Endpointer {
             }
             if voiced {
                 judge.asked = false;
+                judge.worded = false;
             }
         }
         match &mut self.speech {
@@ -333,8 +350,11 @@ impl Endpointer {
     /// (asking the judge once per pause); `None` without one, or once it
     /// has failed (the fixed silence rule then holds).
     fn turn_heard_over(&mut self, silent_ms: u32) -> Option<bool> {
+        let trailing_silence_ms = self.rules.trailing_silence_ms;
         let judge = self.judge.as_mut()?;
-        if silent_ms >= judge.rules.patience_ms {
+        if silent_ms >= judge.rules.patience_ms
+            || (judge.worded && judge.asked && silent_ms >= trailing_silence_ms)
+        {
             return Some(true);
         }
         if judge.asked || silent_ms < judge.rules.ask_after_ms {
@@ -433,6 +453,38 @@ mod tests {
         assert!(
             asked[0] >= RATE,
             "the judge hears the whole utterance: {asked:?}"
+        );
+    }
+
+    #[test]
+    fn finished_words_end_a_turn_the_judge_hears_as_unfinished_after_the_ordinary_silence() {
+        let rules = Endpointing::default();
+        let unsure = || Scripted {
+            finished: false,
+            asked: Arc::default(),
+        };
+        let pause_of = |ms: usize| vec![0.0; ms * RATE / 1000];
+        let mut vad = Endpointer::judged(rules, Arc::new(unsure()), Judging::default());
+        vad.words_finished();
+        assert!(vad.push(&voiced()).is_empty());
+        vad.words_finished();
+        assert!(vad.push(&pause_of(100)).is_empty());
+        vad.words_finished();
+        let over = vad.push(&pause_of(1000)).pop().expect("an utterance");
+        assert!(
+            (over.endpoint_delay_ms() - 480.0).abs() < 17.0,
+            "the ordinary silence ends it: {over:?}"
+        );
+
+        let mut vad = Endpointer::judged(rules, Arc::new(unsure()), Judging::default());
+        vad.push(&voiced());
+        vad.push(&pause_of(100));
+        vad.words_finished();
+        vad.push(&voiced());
+        let over = vad.push(&pause_of(2000)).pop().expect("an utterance");
+        assert!(
+            (over.endpoint_delay_ms() - 1200.0).abs() < 17.0,
+            "speech that went on forgot the words before it: {over:?}"
         );
     }
 

@@ -312,6 +312,74 @@ fn run(
     }
 }
 
+/// Words an English sentence does not end on: articles, prepositions,
+/// joining words, possessives and the sounds of someone thinking. A transcript ending on one was cut
+/// mid-sentence, whatever Whisper's full stop says.
+const OPEN_ENDINGS: &[&str] = &[
+    "a",
+    "an",
+    "the",
+    "of",
+    "in",
+    "on",
+    "at",
+    "to",
+    "for",
+    "from",
+    "with",
+    "by",
+    "into",
+    "than",
+    "per",
+    "and",
+    "or",
+    "but",
+    "because",
+    "if",
+    "so",
+    "that",
+    "my",
+    "your",
+    "our",
+    "their",
+    "plus",
+    "minus",
+    "divided",
+    "multiplied",
+    "um",
+    "uh",
+    "er",
+    "erm",
+    "hmm",
+];
+
+/// Whether `transcript` reads as a finished sentence: Whisper ended it with
+/// a full stop, question mark or exclamation mark, and its last word is not
+/// one a sentence goes on from ("what is 12 times?", "the time in?").
+pub fn reads_finished(transcript: &str) -> bool {
+    let text = crate::tools::numbers::in_digits(transcript.trim());
+    let Some(body) = text.strip_suffix(['.', '?', '!']) else {
+        return false;
+    };
+    if body.ends_with(['.', ',', '-', ':', ';']) {
+        return false;
+    }
+    let words: Vec<String> = body
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let number = |w: &String| w.chars().any(|c| c.is_ascii_digit());
+    match words.as_slice() {
+        [] => false,
+        [.., before, last] if last == "times" || last == "over" => !number(before),
+        [.., last] => !OPEN_ENDINGS.contains(&last.as_str()),
+    }
+}
+
 fn span(utterance: &Utterance) -> (usize, usize) {
     (utterance.start, utterance.end)
 }
@@ -368,5 +436,40 @@ impl Ahead {
     pub fn withdraw(self) {
         tracing::debug!("withdrew {:?}, asked in the pause", self.question);
         self.ticket.canceller().cancel();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_finished;
+
+    #[test]
+    fn a_transcript_reads_finished_when_punctuated_and_not_cut_mid_sentence() {
+        for finished in [
+            "What time is it in Tokyo?",
+            "Why is the sky blue?",
+            "What is the weather like?",
+            "How many times?",
+            "Is it over?",
+            "Set a timer for 10 minutes.",
+            "Stop!",
+            "What is seventeen times twenty three?",
+        ] {
+            assert!(reads_finished(finished), "{finished:?}");
+        }
+        for open in [
+            "What is 12 times?",
+            "What is twelve times?",
+            "What's the capital of?",
+            "What time is it in",
+            "Set a timer for...",
+            "What is 20 divided by",
+            "Um.",
+            "Tell me about, um.",
+            "How far is it from here to the",
+            "",
+        ] {
+            assert!(!reads_finished(open), "{open:?}");
+        }
     }
 }

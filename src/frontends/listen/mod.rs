@@ -254,7 +254,10 @@ pub fn converse(
                 .heard(cut.so_far().as_ref(), pause.as_ref(), &recent);
             let so_far = parts.transcriber.so_far();
             if pending.is_none() {
-                keep_ahead(&mut ahead.asked, pause.as_ref(), parts, &addressing);
+                let words = keep_ahead(&mut ahead.asked, pause.as_ref(), parts, &addressing);
+                if words.as_deref().is_some_and(early::reads_finished) {
+                    cut.words_finished();
+                }
                 prefill_so_far(so_far, &mut ahead.prefilled, parts, &addressing);
             }
         }
@@ -302,26 +305,27 @@ pub fn converse(
 
 /// Asks the question heard before a pause, held, once its transcript is
 /// ready; withdraws one asked before an earlier pause when the speech went on.
+/// Returns the transcript when it became ready now.
 fn keep_ahead(
     ahead: &mut Option<Ahead>,
     pause: Option<&Pause>,
     parts: &mut Answering,
     addressing: &Addressing,
-) {
+) -> Option<String> {
     if let (Some(asked), Some(pause)) = (ahead.as_ref(), pause) {
         if asked.heard_before(pause) {
-            return;
+            return None;
         }
     }
     if let Some(stale) = ahead.take() {
         stale.withdraw();
     }
-    let Some(pause) = pause else { return };
-    if let Some(transcript) = parts.transcriber.ready(pause) {
-        *ahead = Ahead::ask(pause, &transcript, addressing, |question, held| {
-            submit(parts, question, Some(held))
-        });
-    }
+    let pause = pause?;
+    let transcript = parts.transcriber.ready(pause)?;
+    *ahead = Ahead::ask(pause, &transcript, addressing, |question, held| {
+        submit(parts, question, Some(held))
+    });
+    Some(transcript)
 }
 
 /// Computes the prompt of the question heard so far, when a transcription

@@ -120,6 +120,14 @@ impl Segmenter {
         }
     }
 
+    /// The words before the pause under way read as a finished sentence
+    /// (by voice only; see [`Endpointer::words_finished`]).
+    pub fn words_finished(&mut self) {
+        if let Segmenter::Voice(vad) = self {
+            vad.words_finished();
+        }
+    }
+
     /// The speech heard so far of the utterance under way, by voice only
     /// (a held key's speech is transcribed when it is let go).
     pub fn so_far(&self) -> Option<Utterance> {
