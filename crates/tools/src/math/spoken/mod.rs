@@ -108,7 +108,10 @@ pub fn bare_arithmetic(question: &str, value: f64) -> Option<String> {
         .trim_end_matches(['?', '.', '!'])
         .trim_end_matches(" please")
         .trim();
-    let words: Vec<&str> = phrase.split_whitespace().collect();
+    let words: Vec<&str> = phrase
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(['?', '.', '!', ',']))
+        .collect();
     let number = |word: &str| word.replace(',', "").parse::<f64>().is_ok();
     let lower = |word: &str| word.to_ascii_lowercase();
     let computes = |word: &str| {
@@ -124,7 +127,7 @@ pub fn bare_arithmetic(question: &str, value: f64) -> Option<String> {
     if !bare || value.abs() >= EXACT_BELOW {
         return None;
     }
-    let mut said = phrase.to_string();
+    let mut said = words.join(" ");
     if let Some(first) = said.get(..1) {
         said.replace_range(..1, &first.to_uppercase());
     }

@@ -255,6 +255,11 @@ fn arithmetic_and_nothing_else_is_said_with_its_value() {
         said("17 plus 5 minus 2", 20.0).as_deref(),
         Some("17 plus 5 minus 2 is 20.")
     );
+    assert_eq!(
+        said("What is 12 times? 13.", 156.0).as_deref(),
+        Some("12 times 13 is 156."),
+        "a pause after the operator, written as a question mark"
+    );
     assert_eq!(said("What is 17?", 17.0), None);
     assert_eq!(said("What is the 5?", 5.0), None);
     assert_eq!(
