@@ -342,9 +342,11 @@ fn asks_which_thing(words: &[String]) -> Option<&str> {
 }
 
 /// Whether the words ask in what year something happened (`in what year
-/// did Confederation happen`, `which year was the tower built`), not what
-/// year it was or will be (`what year was it 30 years ago`); `what year
-/// was that` with no count from now asks about what was said before it.
+/// did Confederation happen`, `which year was the tower built`, said
+/// without its `did`: `what year jamaica get independence`), not what
+/// year it is, was or will be (`what year was it 30 years ago`, `what year
+/// we in now`); `what year was that` with no count from now asks about
+/// what was said before it.
 fn asks_a_year_in_history(words: &[String]) -> bool {
     let counts_from_now = words.iter().any(|w| w.chars().any(|c| c.is_ascii_digit()));
     let asks = |w: &[String]| {
@@ -352,9 +354,45 @@ fn asks_a_year_in_history(words: &[String]) -> bool {
             && w[1] == "year"
             && matches!(w[2].as_str(), "did" | "was" | "were" | "had" | "has")
     };
+    let of_now = |word: &str| {
+        matches!(
+            word,
+            "is" | "are"
+                | "am"
+                | "it"
+                | "its"
+                | "we"
+                | "now"
+                | "this"
+                | "today"
+                | "currently"
+                | "right"
+                | "will"
+                | "would"
+                | "be"
+                | "of"
+                | "in"
+                | "at"
+                | "do"
+                | "does"
+                | "comes"
+                | "after"
+                | "before"
+                | "from"
+                | "to"
+                | "please"
+        )
+    };
+    let subject_after = |w: &[String]| {
+        matches!(w[0].as_str(), "what" | "which")
+            && w[1] == "year"
+            && !of_now(&w[2])
+            && !w[2].chars().any(|c| c.is_ascii_digit())
+    };
     words
         .windows(4)
         .any(|w| asks(w) && (!matches!(w[3].as_str(), "it" | "that") || !counts_from_now))
+        || words.windows(3).any(|w| !asks(w) && subject_after(w))
 }
 
 fn asked(text: &str) -> Asked {
@@ -874,6 +912,20 @@ mod tests {
         let juneteenth = "juneteenth is when the news about freedom got read out in galveston \
              what year was that";
         assert!(answer(juneteenth, now()).is_err());
+        for history in [
+            "okay so what year trinidad and tobago get independence from britain",
+            "what year jamaica get independence",
+            "which year the berlin wall come down",
+        ] {
+            assert!(answer(history, now()).is_err(), "{history}");
+        }
+        for today in [
+            "what year is it",
+            "what year we in now",
+            "what year it is now",
+        ] {
+            assert!(ask(today).answer.contains("2026"), "{today}");
+        }
     }
 
     #[test]
