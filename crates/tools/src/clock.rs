@@ -1136,7 +1136,10 @@ fn asks_difference(question: &str) -> Option<(String, String)> {
 /// Whether `question` asks for the time now, and where: `Some(None)` for
 /// here, `Some(Some(place))` for the place after "in".
 fn asks_time(question: &str) -> Option<Option<String>> {
-    let lower = question.to_lowercase();
+    let lower = question
+        .to_lowercase()
+        .replace(" at the minute", " now")
+        .replace(" at the moment", " now");
     let asks = [
         "what time",
         "the time",
