@@ -332,7 +332,21 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         ]
         .iter()
         .any(|w| has(w));
-    let backed_up = has("backed") && has("up") && (has("road") || has("motorway") || has("now"));
+    let a_road_named = words.iter().any(|w| {
+        let w = w.replace('-', "");
+        w.len() >= 2
+            && w.starts_with(['m', 'a', 'i', 'n'])
+            && w[1..].bytes().all(|b| b.is_ascii_digit())
+    });
+    let backed_up = has("backed")
+        && has("up")
+        && (has("road")
+            || has("motorway")
+            || has("now")
+            || has("morning")
+            || has("tonight")
+            || has("today")
+            || a_road_named);
     let jammed = words.windows(2).any(|w| w == ["go", "slow"]) || has("jam");
     let held_up = jammed && (has("now") || has("currently") || has("bridge") || has("road"));
     let an_app = has("app") && matches!(verb, "check" | "open" | "look" | "see");
@@ -353,7 +367,11 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         || words
             .windows(2)
             .any(|w| w[0] == "on" && super::when::is_day_name(w[1]));
-    let in_history = has("year") || (has("when") && (has("did") || has("was")));
+    let in_history = has("year")
+        || (has("when") && (has("did") || has("was")))
+        || in_digits
+            .split(|c: char| !c.is_ascii_digit())
+            .any(|n| n.len() == 4 && n.parse::<u32>().is_ok_and(|y| (1000..2100).contains(&y)));
     let sports = (live || (result && !in_history)) && SPORTS.iter().any(|w| has(w))
         || (a_result_alone && (live || just_played));
     let queue = (has("queue") || has("queues")) && live;
@@ -700,6 +718,10 @@ mod tests {
             ),
             ("Tell John dinner is ready.", "send messages"),
             ("are there any roadworks on the a34 this morning", "check the traffic"),
+            (
+                "Is the M1 backed up at Sprucefield this morning? I've to get to Lisburn for ten.",
+                "check the traffic",
+            ),
             ("whats diesel going for at the nearest petrol station", "check prices or markets"),
             (
                 "add fish fingers and apple juice to my online shopping order",
@@ -842,6 +864,7 @@ mod tests {
             "who wrote the book things fall apart",
             "Doing a stock count at work, what's 1,248 minus 379?",
             "Who won the World Cup in 1966?",
+            "Which county won their first ever All-Ireland Senior Football title in 2002?",
             "Who won the World Cup last year?",
             "I'm going for a run, how far is 5 km in miles?",
             "How many people live in Toronto?",
