@@ -717,10 +717,23 @@ static HALF_A_UNIT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `a pound and a half`, `a mile and a half`: one unit and half of it.
+static A_UNIT_AND_A_HALF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:a|an|one)\s+(kilo|kg|pound|lb|litre|liter|gallon|mile|kilomet(?:er|re)|cup|pint|ounce|inch|foot|met(?:er|re)|stone|teaspoon|tablespoon)\s+and\s+a\s+half\b")
+        .expect("a valid regex")
+});
+
+/// `a dozen`, `2 dozen`, `0.5 dozen` (from `half a dozen`): so many twelves.
+static DOZENS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(a|one|\d+(?:\.\d+)?)\s+dozen\b").expect("a valid regex"));
+
 /// `text` with each whole number and a part (`2 and a quarter`) as one
-/// number (`2.25`), and half of one unit (`half a kilo`) as `0.5 kilo`.
+/// number (`2.25`), half of one unit (`half a kilo`) as `0.5 kilo`, one
+/// and a half (`a pound and a half`) as `1.5 pound`, and dozens counted
+/// (`a dozen bags` → `12 bags`; not a price's `£3 a dozen`).
 pub fn with_parts(text: &str) -> String {
-    let text = HALF_A_UNIT.replace_all(text, |found: &regex::Captures| {
+    let text = A_UNIT_AND_A_HALF.replace_all(text, "1.5 $1");
+    let text = HALF_A_UNIT.replace_all(&text, |found: &regex::Captures| {
         let start = found.get(0).map_or(0, |m| m.start());
         let after_and = text[..start]
             .trim_end()
@@ -730,6 +743,24 @@ pub fn with_parts(text: &str) -> String {
         match after_and {
             true => found[0].to_string(),
             false => format!("0.5 {}", &found[1]),
+        }
+    });
+    let text = DOZENS.replace_all(&text, |found: &regex::Captures| {
+        let start = found.get(0).map_or(0, |m| m.start());
+        let word_before = text[..start]
+            .trim_end()
+            .rsplit(char::is_whitespace)
+            .next()
+            .unwrap_or("");
+        let a_price_per_dozen = word_before.contains(|c: char| c.is_ascii_digit())
+            || is_currency(word_before.trim_matches(|c: char| !c.is_alphanumeric()));
+        let count = match found[1].to_ascii_lowercase().as_str() {
+            "a" | "one" => Some(1.0),
+            n => n.parse::<f64>().ok(),
+        };
+        match count {
+            Some(count) if !a_price_per_dozen => format!("{}", count * 12.0),
+            _ => found[0].to_string(),
         }
     });
     AND_A_PART
@@ -1161,6 +1192,15 @@ mod tests {
             ("2 and three quarters", "2.75"),
             ("1 and a quarter pounds", "1.25 pounds"),
             ("6 and 3 more", "6 and 3 more"),
+            (
+                "and a pound and a half of currants",
+                "and 1.5 pound of currants",
+            ),
+            ("What about a dozen bags?", "What about 12 bags?"),
+            ("half a dozen eggs", "6 eggs"),
+            ("2 dozen rolls", "24 rolls"),
+            ("eggs are £3 a dozen", "eggs are £3 a dozen"),
+            ("eggs are 3 pounds a dozen", "eggs are 3 pounds a dozen"),
         ] {
             assert_eq!(with_parts(said), written, "{said:?}");
         }

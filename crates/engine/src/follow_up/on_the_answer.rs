@@ -261,7 +261,7 @@ static TAX_ON_AN_AMOUNT_AT: LazyLock<Regex> = LazyLock::new(|| {
 /// `lunch for 65 dollars … 18 percent on that`: an amount, then a
 /// percentage of it.
 static AMOUNT_THEN_PERCENT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)[SIGNS]?(\d[\d,]*(?:\.\d+)?)\s*(?:(?:CURRENCIES)\b)?[^\d%]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:sales\s+)?tax|vat|gst|gct|hst|tip|service\s+charge\s+)?(?:on|of)\s+(?:that|it|this)\b"))
+    Regex::new(&loopd_tools::numbers::with_currencies(r"(?i)[SIGNS]?(\d[\d,]*(?:\.\d+)?)\s*(?:(?:CURRENCIES)\b)?[^\d%]*?\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:(?:(?:sales\s+)?tax|vat|gst|gct|hst|tip|service\s+charge)\s+)?(?:on|of)\s+(?:that|it|this)\b"))
         .expect("a valid regex")
 });
 

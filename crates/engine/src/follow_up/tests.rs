@@ -819,3 +819,21 @@ fn a_follow_up_said_in_patois() {
     );
     assert_eq!(asked("How much is an apple?", "an orange"), None);
 }
+#[test]
+fn a_dozen_a_unit_and_a_half_and_a_tip_on_that_are_read_in_follow_ups() {
+    let flour = "A bag of self-raising flour is £1.35. How much for 7 bags?";
+    assert_eq!(
+        asked(flour, "What about a dozen bags?").as_deref(),
+        Some("A bag of self-raising flour is £1.35. How much for 12 bags?")
+    );
+    let sultanas = "my christmas cake needs two pound of sultanas whats that in grams";
+    assert_eq!(
+        asked(sultanas, "and a pound and a half of currants").as_deref(),
+        Some("my christmas cake needs 1.5 pound of sultanas whats that in grams")
+    );
+    let lunch = "The Sunday lunch at the hotel came to £86.40. What's a 15% tip on that?";
+    assert_eq!(
+        asked(lunch, "So what do I hand over altogether, tip included?").as_deref(),
+        Some("What is 86.40 with 15% tip?")
+    );
+}
