@@ -116,7 +116,10 @@ pub fn bare_arithmetic(question: &str, value: f64) -> Option<String> {
     let lower = |word: &str| word.to_ascii_lowercase();
     let computes = |word: &str| {
         (is_operator_word(word) && lower(word) != "of")
-            || matches!(lower(word).as_str(), "multiplied" | "power" | "root")
+            || matches!(
+                lower(word).as_str(),
+                "multiplied" | "power" | "root" | "lots"
+            )
     };
     let operator = |word: &str| {
         computes(word) || matches!(lower(word).as_str(), "of" | "by" | "to" | "the" | "square")
@@ -146,7 +149,7 @@ const EXACT_BELOW: f64 = 1e12;
 
 /// The words that ask for a computation, before it.
 static ASKING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:(?:please\s+)?(?:what(?:'s|\s+is|\s+be)|whats|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+)")
+    Regex::new(r"(?i)^(?:(?:okay|ok|so|um|uh|erm|hey|right|quick\s+one)[,\s]+)*(?:(?:please\s+)?(?:what(?:'s|\s+is|\s+be)|whats|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+)?")
         .expect("a valid regex")
 });
 
@@ -652,6 +655,7 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^[^\d]*?(\d+(?:\.\d+)?)\s+(?:an?|per)\s+[a-z]+\s+(?:times|multiplied\s+by|x)\s+(\d+(?:\.\d+)?)(?:\s+[a-z]+)?\s*$",
             "$1 * $2",
         ),
+        (r"(?i)(\d)\s+lots\s+of\s+([SIGNS]?\d)", "$1 * $2"),
         (r"(?i)\b(?:multiplied\s+by|times)\b", "*"),
         (r"(\d)\s+[xX]\s+(\d)", "$1 * $2"),
         (r"(?i)\b(?:divided\s+by|over)\b", "/"),

@@ -13,6 +13,10 @@ fn read(text: &str) -> String {
 #[test]
 fn operator_words_become_operators() {
     assert_eq!(read("17 times 23"), "17 * 23");
+    assert_eq!(
+        read("um fourteen lots of two pound eighty five"),
+        "14 * 2.85"
+    );
     assert_eq!(read("What is 1234 plus 5678?"), "1234 + 5678");
     assert_eq!(read("144 divided by 12"), "144 / 12");
     assert_eq!(read("15 squared"), "15^2");
@@ -259,6 +263,18 @@ fn arithmetic_and_nothing_else_is_said_with_its_value() {
         said("What is 12 times? 13.", 156.0).as_deref(),
         Some("12 times 13 is 156."),
         "a pause after the operator, written as a question mark"
+    );
+    assert_eq!(
+        said(
+            "okay how much is three hundred and sixty five lots of twenty four",
+            8760.0
+        )
+        .as_deref(),
+        Some("365 lots of 24 is 8760.")
+    );
+    assert_eq!(
+        said("um fourteen lots of twelve", 168.0).as_deref(),
+        Some("14 lots of 12 is 168.")
     );
     assert_eq!(said("What is 17?", 17.0), None);
     assert_eq!(said("What is the 5?", 5.0), None);
@@ -1047,6 +1063,20 @@ fn a_price_paid_off_in_equal_parts() {
         "3600 / 36"
     );
     assert_eq!(read("If a doubles is TT$6, how much for 14?"), "14 * 6");
+    assert_eq!(
+        read("the fare from alex to town is twenty one rand how much for fifteen passengers"),
+        "15 * 21",
+        "a fare is paid a head"
+    );
+    assert_eq!(
+        read("The mango is 5 cedis, how much for 12 mangoes?"),
+        "12 * 5"
+    );
+    assert_ne!(
+        read("The bill is 80 dollars, how much each for 4 people?"),
+        "4 * 80",
+        "a bill is not paid a head"
+    );
 }
 
 #[test]
@@ -1578,4 +1608,16 @@ fn pesos_and_particles_around_a_sum() {
 fn many_at_the_price_of_one_said_before() {
     assert_eq!(read("A coffee is $4. How much for 6 coffees?"), "6 * 4");
     assert_ne!(read("A coffee is $4. How much for 6 muffins?"), "6 * 4");
+}
+#[test]
+fn change_from_a_note_given_for_things_at_their_prices() {
+    assert_eq!(
+        read("i gave the wee lad in the shop a twenty pound note for a magazine at four pound twenty and sweeties at three pound sixty five how much change should i get"),
+        "20 - (4.20 + 3.65)"
+    );
+    assert_ne!(
+        read("i gave him a twenty for two magazines at 4.20 each how much change"),
+        "20 - (4.20)",
+        "a price of each is not the price of all"
+    );
 }

@@ -591,6 +591,15 @@ pub(super) fn singular(unit: &str) -> String {
         "inches" => "inch".to_string(),
         "degrees" => "degree".to_string(),
         lower
+            if [
+                "ches", "shes", "xes", "sses", "zzes", "atoes", "ngoes", "eroes", "choes",
+            ]
+            .iter()
+            .any(|end| lower.ends_with(end)) =>
+        {
+            last[..last.len() - 2].to_string()
+        }
+        lower
             if lower.len() > 3
                 && lower.ends_with('s')
                 && !lower.ends_with("ss")

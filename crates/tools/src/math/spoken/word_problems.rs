@@ -568,7 +568,7 @@ pub(super) fn for_the_group(text: &str) -> Option<String> {
 /// `A sachet of coffee is ₱7. How much for 35 sachets?`: the price of
 /// one thing, then how much so many of them come to.
 static ONE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)^\s*(?:if\s+)?(?:an?|one|1|each)\s+([a-z0-9' -]+?)\s+(?:is|costs?|sells\s+for|goes\s+for)\s+(?:[A-Z]{3}\s?)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|are\s+|would\s+|will\s+|do\s+|does\s+)?(?:[a-z]+\s+){0,3}?for\s+(\d+)(?:\s+([a-z]+))?\s*[?.!]?\s*$"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)^\s*(?:if\s+)?(?:(an?|one|1|each|the)\s+)?([a-z0-9' -]+?)\s+(?:is|costs?|sells\s+for|goes\s+for)\s+(?:[A-Z]{3}\s?)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bhow\s+much\s+(?:is\s+it\s+|are\s+|would\s+|will\s+|do\s+|does\s+)?(?:[a-z]+\s+){0,3}?for\s+(\d+)(?:\s+([a-z]+))?\s*[?.!]?\s*$"))
         .expect("a valid regex")
 });
 
@@ -634,16 +634,50 @@ pub(super) fn many_at_the_price_of_one(text: &str) -> Option<String> {
     }
     let text = NAMED_WITH_NUMBERS.replace_all(text, "combo");
     let found = ONE_THEN_MANY.captures(&text)?;
-    let Some(counted) = found.get(4) else {
-        return Some(format!("{} * {}", &found[3], &found[2]));
+    let the_one = found
+        .get(1)
+        .is_none_or(|det| det.as_str().eq_ignore_ascii_case("the"));
+    let product = format!("{} * {}", &found[4], &found[3]);
+    let Some(counted) = found.get(5) else {
+        return (!the_one).then_some(product);
     };
     let counted = singular(&counted.as_str().to_lowercase());
-    let named = found[1]
-        .to_lowercase()
-        .split_whitespace()
-        .any(|w| singular(w) == counted);
-    named.then(|| format!("{} * {}", &found[3], &found[2]))
+    let thing = found[2].to_lowercase();
+    let named = thing.split_whitespace().any(|w| singular(w) == counted);
+    let a_head = PAID_A_HEAD.contains(&thing.split_whitespace().next().unwrap_or(""))
+        && PEOPLE.contains(&counted.as_str());
+    (named || a_head).then_some(product)
 }
+
+/// What each person pays for themselves (`the fare is 21 rand`).
+const PAID_A_HEAD: &[&str] = &[
+    "fare",
+    "ticket",
+    "entry",
+    "admission",
+    "ride",
+    "seat",
+    "plate",
+    "meal",
+    "entrance",
+    "pass",
+];
+
+/// People counted, in the singular (`15 passengers`).
+const PEOPLE: &[&str] = &[
+    "person",
+    "people",
+    "passenger",
+    "adult",
+    "kid",
+    "child",
+    "children",
+    "guest",
+    "rider",
+    "student",
+    "pupil",
+    "customer",
+];
 
 /// `3-in-1`, `2-in-1`: a name with numbers in it.
 static NAMED_WITH_NUMBERS: LazyLock<Regex> =
@@ -962,7 +996,7 @@ static PAID_FOR_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
 /// 100 note for a 35 puncture repair and a 28.50 set of wiper blades, how
 /// much change`.
 static PAID_THEN_FOR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:gave|paid|pays|handed)\s+(?:me\s+|us\s+)?(?:with\s+)?(?:a\s+|an\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bfor\s+(.+?)\bchange\b[^\d]*$"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:gave|paid|pays|handed)\s+(?:[a-z']+\s+){0,6}?(?:with\s+)?(?:a\s+|an\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\bfor\s+(.+?)\bchange\b[^\d]*$"))
         .expect("a valid regex")
 });
 
@@ -970,6 +1004,15 @@ static PAID_THEN_FOR: LazyLock<Regex> = LazyLock::new(|| {
 static A_PRICED_THING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&crate::numbers::with_currencies(
         r"(?i)\b(?:a|an|the|one)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?[a-z]",
+    ))
+    .expect("a valid regex")
+});
+
+/// `a magazine at 4.20`, `sweeties for 3.65`: one thing, then its price
+/// (not a price of each: `at 2.50 each`).
+static A_THING_AT_ITS_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(
+        r"(?i)\b(?:at|for|costing|costs?)\s+[SIGNS]?(\d+(?:\.\d+)?)\b(\s+(?:each|a|an|per|apiece)\b)?",
     ))
     .expect("a valid regex")
 });
@@ -993,11 +1036,21 @@ fn change_paid_for_things(text: &str) -> Option<String> {
         return None;
     }
     let things = paid.get(2)?.as_str();
-    let prices: Vec<&str> = A_PRICED_THING
+    let mut prices: Vec<&str> = A_PRICED_THING
         .captures_iter(things)
         .filter_map(|thing| thing.get(1))
         .map(|n| n.as_str())
         .collect();
+    if prices.is_empty() {
+        let priced: Vec<regex::Captures> = A_THING_AT_ITS_PRICE.captures_iter(things).collect();
+        if priced.iter().all(|found| found.get(2).is_none()) {
+            prices = priced
+                .iter()
+                .filter_map(|found| found.get(1))
+                .map(|n| n.as_str())
+                .collect();
+        }
+    }
     if prices.is_empty()
         || NUMBER.find_iter(things).count() != prices.len()
         || NUMBER.find_iter(text).count() != prices.len() + 1
