@@ -254,6 +254,19 @@ fn moments(words: &[String], now: DateTime<FixedOffset>) -> Vec<(usize, Moment)>
                 when::moment(&span, now).map(|m| (n, m))
             });
         match longest {
+            // `the 24th of october independence day`, `independence day
+            // june twelve`: a date and a name side by side are one day,
+            // the one the date with its month says.
+            Some((n, moment)) if found.last().is_some_and(|(end, _)| *end == start) => {
+                let month_named = words[start..start + n]
+                    .iter()
+                    .any(|w| w.parse::<chrono::Month>().is_ok());
+                if month_named {
+                    found.pop();
+                    found.push((start + n, moment));
+                }
+                start += n;
+            }
             Some((n, moment)) if !is_filler(&words[start..start + n]) => {
                 found.push((start + n, moment));
                 start += n;
@@ -919,6 +932,14 @@ mod tests {
         ] {
             assert!(answer(history, now()).is_err(), "{history}");
         }
+        let named_twice = ask(
+            "um the twenty fourth of october independence day how many days is that from today",
+        );
+        assert!(
+            named_twice.answer.contains("333 days"),
+            "{}",
+            named_twice.answer
+        );
         for today in [
             "what year is it",
             "what year we in now",

@@ -205,10 +205,20 @@ pub fn prices_in_digits(text: &str) -> String {
     }
 }
 
-/// `R3,795`, `RM 25.90`: an amount after the sign of the rand or the
-/// ringgit, which are letters.
+/// `R3,795`, `RM 25.90`, `K640`: an amount after the sign of the rand,
+/// the ringgit or the kwacha, which are letters.
 static LETTER_SIGNED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(R|RM)\s?(\d[\d,]*(?:\.\d+)?)\b").expect("a valid regex"));
+    LazyLock::new(|| Regex::new(r"\b(R|RM|K)\s?(\d[\d,]*(?:\.\d+)?)\b").expect("a valid regex"));
+
+/// Words of buying and selling that, beside [`ABOUT_MONEY`], make a `K`
+/// before an amount the kwacha's sign (not `K9` the dog or `K2` the
+/// mountain).
+static TRADE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:sold|sell|selling|sales|bought|buy|rent|profit|charged|owe|owes|kwacha)\b",
+    )
+    .expect("a valid regex")
+});
 
 /// `40-pound`, `30-day`: an amount joined by a hyphen to the word after it.
 static JOINED_TO_A_WORD: LazyLock<Regex> =
@@ -236,14 +246,21 @@ static COUNTRY_BEFORE_SIGN: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// `text` with amounts signed by letters written as the amount and the
-/// currency's name: `R3,795` → `3,795 rand`, `RM25` → `25 ringgit`
-/// (digits run into a letter sign read as no number); a country's letters
-/// before a sign dropped (`GH₵420` → `₵420`).
+/// currency's name: `R3,795` → `3,795 rand`, `RM25` → `25 ringgit`,
+/// `K640` → `640 kwacha` in a text about money (digits run into a letter
+/// sign read as no number); a country's letters before a sign dropped
+/// (`GH₵420` → `₵420`).
 pub fn letter_signs_named(text: &str) -> String {
     let text = COUNTRY_BEFORE_SIGN.replace_all(text, "$1");
+    let kwacha = ABOUT_MONEY.is_match(&text) || TRADE.is_match(&text);
     LETTER_SIGNED
         .replace_all(&text, |found: &regex::Captures| {
-            let name = if &found[1] == "R" { "rand" } else { "ringgit" };
+            let name = match &found[1] {
+                "R" => "rand",
+                "RM" => "ringgit",
+                _ if kwacha => "kwacha",
+                _ => return found[0].to_string(),
+            };
             format!("{} {name}", &found[2])
         })
         .into_owned()
@@ -898,6 +915,14 @@ fn run(words: &[&str]) -> Option<(String, usize)> {
             }
             (_, "thousand" | "lakh" | "lakhs" | "crore" | "crores" | "million", _) => {
                 let scale = scale(&word);
+                let unit_before = small(&core(words[used - 1]).to_ascii_lowercase())
+                    .is_some_and(|n| n == last_unit && n > 0);
+                if scale >= last_scale && current_from > 0 && unit_before && and_at + 2 != used {
+                    // `two thousand one hundred two thousand`, `… four
+                    // hundred and fifty one thousand`: the unit before the
+                    // scale begins the next number.
+                    return Some(((total + current - last_unit).to_string(), used - 1));
+                }
                 if scale >= last_scale && current_from > 0 {
                     return Some(if and_at > current_from {
                         ((total + before_and).to_string(), and_at)
@@ -1007,6 +1032,15 @@ mod tests {
             "3500 and 8000"
         );
         assert_eq!(in_digits("two million three hundred thousand"), "2300000");
+        assert_eq!(
+            in_digits("two thousand one hundred two thousand four hundred and fifty one thousand nine hundred and eighty and two thousand six hundred"),
+            "2100 2450 1980 and 2600"
+        );
+        assert_eq!(
+            in_digits("four hundred and fifty one thousand"),
+            "451000",
+            "a number's first scale takes all before it"
+        );
     }
 
     #[test]

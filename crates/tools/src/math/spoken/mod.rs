@@ -884,6 +884,7 @@ pub fn as_arithmetic(
         .or_else(|| many_at_the_price_of_one(&text))
         .or_else(|| simple_interest(&text))
         .or_else(|| tax_included(&text))
+        .or_else(|| tax_on_it(&text))
         .or_else(|| percent_on_a_price(&text))
         .or_else(|| a_cut_of_an_amount(&text))
         .or_else(|| owed_after_payments(&text))

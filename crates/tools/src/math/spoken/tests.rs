@@ -1172,6 +1172,14 @@ fn amounts_signed_by_letters() {
         "takings were 3,100 rand, 2,850 rand and 12.50 ringgit"
     );
     assert_eq!(
+        crate::numbers::letter_signs_named("sold 100 heaps at K9 a heap"),
+        "sold 100 heaps at 9 kwacha a heap"
+    );
+    assert_eq!(
+        crate::numbers::letter_signs_named("how tall is K2 in feet"),
+        "how tall is K2 in feet"
+    );
+    assert_eq!(
         result(
             "Petrol is 23.40 rand a litre and I put in 55 litres",
             1287.0
@@ -1619,5 +1627,32 @@ fn change_from_a_note_given_for_things_at_their_prices() {
         read("i gave him a twenty for two magazines at 4.20 each how much change"),
         "20 - (4.20)",
         "a price of each is not the price of all"
+    );
+}
+
+#[test]
+fn the_tax_inside_a_price_named_twice() {
+    assert_eq!(
+        read("The wholesaler charged me K696 for a carton of cooking oil, with 16% VAT already included. How much of that K696 is the VAT itself?"),
+        "696-696/(1+16/100)"
+    );
+}
+#[test]
+fn one_thing_weighed_is_converted() {
+    let asked = super::conversion(
+        "one bale of salaula is forty five kilos how many pounds is that my supplier in america only talks in pounds",
+    )
+    .expect("a conversion");
+    assert_eq!(
+        (asked.value, asked.from.as_str(), asked.to.as_str()),
+        (45.0, "kilos", "pounds")
+    );
+}
+
+#[test]
+fn the_tax_on_an_amount_said_before_its_rate() {
+    assert_eq!(
+        read("okay so the hardware shop bill is one thousand two hundred and forty kwacha before vat whats the vat on it at sixteen percent"),
+        "1240 * 16/100"
     );
 }

@@ -150,6 +150,11 @@ fn in_imperial_measures(text: &str) -> std::borrow::Cow<'_, str> {
     })
 }
 
+/// `one bale of salaula is 45 kilos`: `one` as an article before a thing
+/// that is not a unit.
+static ONE_THING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(\s*)one\s+([a-z]+)\b").expect("a valid regex"));
+
 /// `in his miles per hour`: the unit wanted, named as someone's.
 static OWNED_UNIT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\bin\s+(?:his|her|my|our|their|your)\s+").expect("a valid regex")
@@ -166,7 +171,11 @@ static AMERICAN_UNIT: LazyLock<Regex> = LazyLock::new(|| {
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
 /// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
-    let text = OWNED_UNIT.replace_all(text, "in ");
+    let text = ONE_THING.replace(text, |found: &Captures| match named_unit(&found[2]) {
+        Some(_) => found[0].to_string(),
+        None => format!("{}a {}", &found[1], &found[2]),
+    });
+    let text = OWNED_UNIT.replace_all(&text, "in ");
     let text = AMERICAN_UNIT.replace_all(&text, "us $1");
     let text = crate::numbers::amounts_apart(&text);
     let text = text.as_str();

@@ -603,7 +603,7 @@ static WITHOUT_TAX: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `how much is the gst`, `how much of that was the VAT`: the tax asked.
 static TAX_ASKED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bhow\s+much\s+(?:of\s+(?:that|it)\s+)?(?:is|was)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|gct|hst|pst|vat)\b")
+    Regex::new(r"(?i)\bhow\s+much\s+(?:of\s+(?:that|it)\s+(?:\S+\s+){0,2}?)?(?:is|was)\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|gct|hst|pst|vat)\b")
         .expect("a valid regex")
 });
 
@@ -614,13 +614,46 @@ static TAX_AT_A_PERCENT: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `whats the vat on it at sixteen percent`: a tax on an amount said
+/// before, then its rate.
+static TAX_ON_IT_AT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:what(?:'s|s|\s+is|\s+will\s+be|\s+would\s+be)|how\s+much\s+(?:is|will\s+be|would\s+be))\s+(?:the\s+)?(?:(?:sales\s+)?tax|gst|gct|hst|pst|vat)\s+(?:on|for)\s+(?:it|that|this)\s+at\s+(\d+(?:\.\d+)?)\s*(?:%|percent)")
+        .expect("a valid regex")
+});
+
+/// The tax on the one amount a text gives, asked with its rate after it:
+/// `the bill is 1240 kwacha before vat whats the vat on it at 16 percent`
+/// is `1240 * 16/100`.
+pub(super) fn tax_on_it(text: &str) -> Option<String> {
+    let percent = TAX_ON_IT_AT.captures(text)?.get(1)?;
+    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let [first, second] = numbers.as_slice() else {
+        return None;
+    };
+    let amount = if first.start() == percent.start() {
+        second
+    } else {
+        first
+    };
+    Some(format!("{} * {}/100", amount.as_str(), percent.as_str()))
+}
+
 /// A price that includes a tax, said in any order, when the text gives
 /// those two numbers and asks for the price without it or for the tax:
 /// `the supplier price already include 9 percent gst its 327 dollars how
-/// much before gst` is `327/(1+9/100)`.
+/// much before gst` is `327/(1+9/100)`. The price named again (`how much
+/// of that K696 is the VAT`) is the same number.
 pub(super) fn tax_included(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
-    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let mut seen = Vec::new();
+    let numbers: Vec<regex::Match> = NUMBER
+        .find_iter(text)
+        .filter(|n| {
+            let new = !seen.contains(&n.as_str());
+            seen.push(n.as_str());
+            new
+        })
+        .collect();
     let included = ["includ", "inclusive", "already in"]
         .iter()
         .any(|w| lower.contains(w));
