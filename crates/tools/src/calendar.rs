@@ -128,6 +128,20 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
             question.trim()
         ));
     }
+    let asks_a_name = [
+        "what do you call",
+        "what is it called",
+        "whats it called",
+        "the name of",
+    ]
+    .iter()
+    .any(|phrase| text.contains(phrase));
+    if asks_a_name {
+        return Err(format!(
+            "`{}` asks what something is called: that is not the calendar; answer it from what you know",
+            question.trim()
+        ));
+    }
     if asks_a_year_in_history(&words) {
         return Err(format!(
             "`{}` asks in what year something happened: that is history, not the calendar; \
@@ -467,10 +481,10 @@ fn asks_about_today(text: &str) -> bool {
 
 /// `is it thursday or friday today`, `is today monday`.
 /// `What day of the week is it?` as a sentence of its own, whatever the
-/// sentences after it say ("Doing back-to-back Saturdays has scrambled my
+/// sentences around it say ("Doing back-to-back Saturdays has scrambled my
 /// head").
 static TODAYS_WEEKDAY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)^\s*(?:(?:so|um|okay|ok|hey)[,\s]+)*what\s+day\s+(?:of\s+the\s+week\s+)?is\s+it(?:\s+today)?\s*[?.!]")
+    regex::Regex::new(r"(?i)(?:^|[?.!]\s+)(?:(?:so|um|okay|ok|hey)[,\s]+)*what\s+day\s+(?:of\s+the\s+week\s+)?is\s+it(?:\s+today)?\s*[?.!]")
         .expect("a valid regex")
 });
 
@@ -932,6 +946,10 @@ mod tests {
         ] {
             assert!(answer(history, now()).is_err(), "{history}");
         }
+        let cooked = ask("Three weeks of driving nights up the Pilbara and my head's cooked. Is it a Tuesday or what? What day is it today?");
+        assert!(cooked.answer.starts_with("Today is"), "{}", cooked.answer);
+        let puebla = "um the holiday that remembers the battle of puebla what do you call it my abuela says people always mix it up with mexican independence day";
+        assert!(answer(puebla, now()).is_err());
         let named_twice = ask(
             "um the twenty fourth of october independence day how many days is that from today",
         );

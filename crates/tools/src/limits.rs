@@ -347,6 +347,15 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             || has("tonight")
             || has("today")
             || a_road_named);
+    let road_shut = ["road", "highway", "motorway", "freeway", "pass", "bridge"]
+        .iter()
+        .any(|w| has(w))
+        && ["open", "closed", "shut", "flooded", "flooding"]
+            .iter()
+            .any(|w| has(w))
+        && ["now", "currently", "today", "tonight", "morning"]
+            .iter()
+            .any(|w| has(w));
     let jammed = words.windows(2).any(|w| w == ["go", "slow"]) || has("jam");
     let held_up = jammed && (has("now") || has("currently") || has("bridge") || has("road"));
     let an_app = has("app") && matches!(verb, "check" | "open" | "look" | "see");
@@ -391,7 +400,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         || MONEY_APPS.iter().any(|w| has(w));
     let asks_what_is_in = verb == "check" || (has("how") && has("much") && has("in"));
     let account = !numbers && bank && (asks_what_is_in || MONEY_MOVED.iter().any(|w| has(w)));
-    let money_moved = verb == "move" && bank;
+    let money_moved = matches!(verb, "move" | "pay" | "transfer") && bank && has("my");
     let own_records = verb == "check" && IN_AN_ACCOUNT.iter().any(|w| has(w));
     let vehicle = [
         "train",
@@ -547,7 +556,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         })
         .map(|(_, what)| *what)
         .or((weather_now || uv_index || sea_now).then_some("check the weather"))
-        .or((backed_up || held_up).then_some("check the traffic"))
+        .or((backed_up || held_up || road_shut).then_some("check the traffic"))
         .or(an_app.then_some("use other apps"))
         .or(timer.then_some("set timers or alarms"))
         .or(device.then_some("control devices"))
@@ -721,6 +730,14 @@ mod tests {
             (
                 "Is the M1 backed up at Sprucefield this morning? I've to get to Lisburn for ten.",
                 "check the traffic",
+            ),
+            (
+                "is the great northern highway open past newman right now or is it flooded",
+                "check the traffic",
+            ),
+            (
+                "Pay the $500 Synergy bill out of my Commonwealth account, will ya?",
+                "send or request money",
             ),
             ("whats diesel going for at the nearest petrol station", "check prices or markets"),
             (

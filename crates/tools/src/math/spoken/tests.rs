@@ -1656,3 +1656,25 @@ fn the_tax_on_an_amount_said_before_its_rate() {
         "1240 * 16/100"
     );
 }
+#[test]
+fn owed_cleared_and_a_temperature_wanted_in_another_scale() {
+    assert_eq!(
+        read("owe forty eight thousand six hundred on the prime mover loan and ive paid three thousand two hundred and fifty a month for six months how much is still owing"),
+        "48600 - 3250 * 6"
+    );
+    assert_eq!(
+        read("The Hedland run pays $9,800. Diesel was $3,420, tucker $180 and a new tyre $650, and there were no other costs. How much did I clear?"),
+        "9800 - 3420 - 180 - 650"
+    );
+    let hot =
+        super::conversion("newman hit forty four this arvo a yank mate wants it in fahrenheit")
+            .expect("a conversion");
+    assert_eq!((hot.value, hot.to.as_str()), (44.0, "fahrenheit"));
+}
+#[test]
+fn a_bill_split_so_many_ways_counted_twice() {
+    assert_eq!(
+        read("four of us got tacos at the truck on cesar chavez and the bill came to fifty seven dollars and twenty cents split it four ways for me"),
+        "57.20 / 4"
+    );
+}

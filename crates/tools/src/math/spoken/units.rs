@@ -221,7 +221,7 @@ fn in_its_own_sentence(text: &str) -> Option<Conversion> {
 /// one number has no unit: a temperature said on the other scale (`it's
 /// minus 15 out here in Toronto, what's that in Fahrenheit`).
 static TEMPERATURE_ASKED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:what(?:'s|s|\s+is)|how\s+(?:much|cold|hot|warm)\s+is)\s+(?:that|it|this)\s+in\s+(?:degrees\s+)?(fahrenheit|celsius|centigrade)\s*$")
+    Regex::new(r"(?i)\b(?:what(?:'s|s|\s+is)|how\s+(?:much|cold|hot|warm)\s+is|wants?|needs?|asked\s+for)\s+(?:that|it|this)\s+in\s+(?:degrees\s+)?(fahrenheit|celsius|centigrade)\s*$")
         .expect("a valid regex")
 });
 

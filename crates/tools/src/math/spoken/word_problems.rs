@@ -511,7 +511,8 @@ pub(super) fn split_between(text: &str) -> Option<String> {
     let each = ["each", "per person", "a head", "apiece", "a person"]
         .iter()
         .any(|w| lower.contains(w));
-    if !each || !lower.contains("how much") {
+    let split_ways = SPLIT_WAYS.is_match(text);
+    if !(each && lower.contains("how much")) && !split_ways {
         return None;
     }
     let per_head = ["per person", "a head", "per head", "a person"]
@@ -525,13 +526,23 @@ pub(super) fn split_between(text: &str) -> Option<String> {
         }
         None => return None,
     };
-    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let mut numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    if split_ways {
+        numbers.retain(|n| n.start() == people.start() || n.as_str() != people.as_str());
+    }
     let [a, b] = numbers.as_slice() else {
         return None;
     };
     let amount = if a.start() == people.start() { b } else { a };
     Some(format!("{} / {}", amount.as_str(), people.as_str()))
 }
+
+/// `split it 4 ways`: a share asked, however the people were counted
+/// before (`4 of us`).
+static SPLIT_WAYS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bsplit\s+(?:it\s+|that\s+|this\s+|the\s+bill\s+)?\d+\s+ways\b")
+        .expect("a valid regex")
+});
 
 /// `28.50 a head`, `12 each`: an amount for each one of a group.
 static EACH: LazyLock<Regex> = LazyLock::new(|| {
@@ -726,14 +737,14 @@ static CONTAINER_PRICED: LazyLock<Regex> = LazyLock::new(|| {
 /// `what's left`, `how much do I have left`, `what's my profit`: asks
 /// what remains of an amount, at the end of a text.
 static ASKS_WHAT_IS_LEFT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b(?:what'?s|whats|what\s+is|how\s+much\s+(?:is|do\s+i\s+have|have\s+i\s+got|will\s+i\s+have|does\s+that\s+leave))\s+(?:left|remaining|left\s+over)(?:\s+(?:for|to)\s+(?:me|us|spend)|\s+in\s+(?:there|it|the\s+account))?|\b(?:what'?s|whats|what\s+is|how\s+much\s+is)\s+(?:my|our|the)\s+profit)\s*[?.!]?\s*$")
+    Regex::new(r"(?i)(?:\b(?:what'?s|whats|what\s+is|how\s+much\s+(?:is|do\s+i\s+have|have\s+i\s+got|will\s+i\s+have|does\s+that\s+leave))\s+(?:left|remaining|left\s+over)(?:\s+(?:for|to)\s+(?:me|us|spend)|\s+in\s+(?:there|it|the\s+account))?|\b(?:what'?s|whats|what\s+is|how\s+much\s+is)\s+(?:my|our|the)\s+profit|\b(?:how\s+much|what)\s+(?:did|do|will)\s+(?:i|we)\s+clear)\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 
 /// `took 1240 quid`, `I earned 900`, `I quoted 4800`: the amount
 /// something is taken from.
 static TAKEN_IN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:took|made|earned|got|had|have|brought\s+in|received|was\s+paid|get\s+paid|started\s+with|quoted|charged|billed|invoiced)\s+(?:in\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:took|made|earned|got|had|have|brought\s+in|received|was\s+paid|get\s+paid|started\s+with|quoted|charged|billed|invoiced|pays)\s+(?:in\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b"))
         .expect("a valid regex")
 });
 
@@ -763,9 +774,16 @@ static PAYMENTS_MADE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `paid 3250 a month for 6 months`: so much paid each period, for so
+/// many of them.
+static PAID_A_PERIOD_FOR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\bpaid\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|per|each)\s+(?:month|week|fortnight|year)\s+for\s+(?:the\s+(?:last|past)\s+)?(\d+)\s+(?:months|weeks|fortnights|years)\b"))
+        .expect("a valid regex")
+});
+
 /// `how much is still owed`, `what's left to pay`: asks what is owed now.
 static STILL_OWED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:still\s+owe[ds]?|owe[ds]?\s+now|left\s+to\s+pay|still\s+to\s+pay|remaining|outstanding|left\s+on\s+(?:it|the\s+loan))\b")
+    Regex::new(r"(?i)\b(?:still\s+owe[ds]?|still\s+owing|left\s+owing|owe[ds]?\s+now|left\s+to\s+pay|still\s+to\s+pay|remaining|outstanding|left\s+on\s+(?:it|the\s+loan))\b")
         .expect("a valid regex")
 });
 
@@ -783,6 +801,10 @@ pub(super) fn owed_after_payments(text: &str) -> Option<String> {
     let debt = BORROWED.captures(text).or_else(|| DUE.captures(text))?;
     let debt = debt.get(1)?;
     if let Some(paid) = PAYMENTS_MADE.captures(text) {
+        return (NUMBER.find_iter(text).count() == 3)
+            .then(|| format!("{} - {} * {}", debt.as_str(), &paid[1], &paid[2]));
+    }
+    if let Some(paid) = PAID_A_PERIOD_FOR.captures(text) {
         return (NUMBER.find_iter(text).count() == 3)
             .then(|| format!("{} - {} * {}", debt.as_str(), &paid[1], &paid[2]));
     }
