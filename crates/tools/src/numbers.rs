@@ -215,7 +215,7 @@ static LETTER_SIGNED: LazyLock<Regex> =
 /// mountain).
 static TRADE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:sold|sell|selling|sales|bought|buy|rent|profit|charged|owe|owes|kwacha)\b",
+        r"(?i)\b(?:sold|sell|selling|sales|bought|buy|rent|profit|charged|owe|owes|kwacha|how\s+much)\b",
     )
     .expect("a valid regex")
 });

@@ -1678,3 +1678,22 @@ fn a_bill_split_so_many_ways_counted_twice() {
         "57.20 / 4"
     );
 }
+#[test]
+fn kwacha_prices_and_a_monthly_amount_over_a_whole_year() {
+    assert_eq!(
+        read("A pocket of potatoes is K85. How much for 6 pockets?"),
+        "6 * 85"
+    );
+    assert_eq!(
+        read("My stall rent is K520 a month. How much is that for a whole year?"),
+        "520 * 12"
+    );
+}
+
+#[test]
+fn the_price_to_sell_each_at_for_a_profit_on_each() {
+    assert_eq!(
+        read("okay so a sack of twenty five cabbages cost me one hundred and seventy five kwacha and i want to make three kwacha profit on each cabbage what price should i sell each one"),
+        "175 / 25 + 3"
+    );
+}

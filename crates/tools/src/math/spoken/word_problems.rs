@@ -310,9 +310,10 @@ static PER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// `in a fortnight`, `over 3 weeks`: the period asked about, at the end.
+/// `in a fortnight`, `over 3 weeks`, `for a whole year`: the period asked
+/// about, at the end.
 static OVER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:in|over|for|during|across|after)\s+(?:a|an|one|(\d+))\s+(minute|hour|day|week|fortnight|month|year)s?\s*[?.!]?\s*$")
+    Regex::new(r"(?i)\b(?:in|over|for|during|across|after)\s+(?:a|an|one|(\d+))\s+(?:whole\s+|full\s+|entire\s+)?(minute|hour|day|week|fortnight|month|year)s?\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 
@@ -1213,6 +1214,38 @@ static SOLD_EACH_AT: LazyLock<Regex> = LazyLock::new(|| {
 /// `sell 1 tablet`, `on 1 pack`: one of the things, no number given.
 static ONE_OF_THEM: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(on|sell)\s+1\s+([a-z])").expect("a valid regex"));
+
+/// `a sack of 25 cabbages cost me 175`: so many things bought together
+/// for a price.
+static BOUGHT_TOGETHER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:case|pack|packet|box|crate|carton|tray|bag|sack|bundle|tub|pallet|bale|lot)\s+of\s+(\d+)\s+(?:[a-z'-]+\s+){1,2}?(?:costs?|cost\s+me|costing|was|were|for|at)\s+[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
+/// `make 3 kwacha profit on each cabbage`: the profit wanted on one.
+static PROFIT_ON_EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:profit|more)\s+(?:on|per|for|from)\s+(?:each|every|a|one)\b"))
+        .expect("a valid regex")
+});
+
+/// `what price should i sell each one`, `how much should I sell them for`:
+/// asks the price of one to sell at.
+static SELLING_PRICE_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:what\s+price|how\s+much)\s+(?:should|do|must|would)\s+(?:i|we)\s+(?:sell|charge)\b")
+        .expect("a valid regex")
+});
+
+/// The price to sell each of things bought together at for a profit on
+/// each: `a sack of 25 cabbages cost me 175 kwacha and i want to make 3
+/// kwacha profit on each cabbage what price should i sell each one` is
+/// `175 / 25 + 3`. The text gives those numbers only.
+pub(super) fn price_for_a_profit_on_each(text: &str) -> Option<String> {
+    SELLING_PRICE_ASKED.find(text)?;
+    let bought = BOUGHT_TOGETHER.captures(text)?;
+    let profit = PROFIT_ON_EACH.captures(text)?;
+    (NUMBER.find_iter(text).count() == 3)
+        .then(|| format!("{} / {} + {}", &bought[2], &bought[1], &profit[1]))
+}
 
 /// The profit on a pack bought whole and sold by the piece: `A pack of 10
 /// shampoo sachets costs me ₱65 and I sell them at ₱8 each. How much
