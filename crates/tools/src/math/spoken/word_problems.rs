@@ -513,7 +513,8 @@ pub(super) fn split_between(text: &str) -> Option<String> {
         .iter()
         .any(|w| lower.contains(w));
     let split_ways = SPLIT_WAYS.is_match(text);
-    if !(each && lower.contains("how much")) && !split_ways {
+    let asks_each = each && lower.contains("how much");
+    if !(asks_each || split_ways) {
         return None;
     }
     let per_head = ["per person", "a head", "per head", "a person"]
