@@ -802,11 +802,10 @@ pub(super) fn owed_after_payments(text: &str) -> Option<String> {
     }
     let debt = BORROWED.captures(text).or_else(|| DUE.captures(text))?;
     let debt = debt.get(1)?;
-    if let Some(paid) = PAYMENTS_MADE.captures(text) {
-        return (NUMBER.find_iter(text).count() == 3)
-            .then(|| format!("{} - {} * {}", debt.as_str(), &paid[1], &paid[2]));
-    }
-    if let Some(paid) = PAID_A_PERIOD_FOR.captures(text) {
+    let equal_payments = PAYMENTS_MADE
+        .captures(text)
+        .or_else(|| PAID_A_PERIOD_FOR.captures(text));
+    if let Some(paid) = equal_payments {
         return (NUMBER.find_iter(text).count() == 3)
             .then(|| format!("{} - {} * {}", debt.as_str(), &paid[1], &paid[2]));
     }
