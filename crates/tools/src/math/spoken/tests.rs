@@ -1697,3 +1697,14 @@ fn the_price_to_sell_each_at_for_a_profit_on_each() {
         "175 / 25 + 3"
     );
 }
+
+#[test]
+fn a_conversion_before_a_clause_that_says_why() {
+    let asked = super::conversion(
+        "whats ninety kilometres an hour in miles an hour a yank asked me what a road train can do",
+    )
+    .expect("a conversion");
+    assert_eq!(asked.value, 90.0);
+    assert!(asked.to.contains("mile"), "{:?}", asked.to);
+    assert!(!asked.to.contains("yank"), "{:?}", asked.to);
+}

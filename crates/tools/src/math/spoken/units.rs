@@ -184,15 +184,39 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         |asked: &Conversion| named_unit(&asked.from).is_some() && named_unit(&asked.to).is_some();
     match whole {
         Some(asked) if known(&asked) => Some(asked),
-        whole => in_its_own_sentence(text).or(whole).or_else(|| {
-            let digits = crate::numbers::in_digits(text);
-            a_temperature_unnamed(
-                BELOW_ZERO
-                    .replace_all(&digits, "-$1")
-                    .trim_end_matches(['?', '.', '!']),
-            )
-        }),
+        whole => in_its_own_sentence(text)
+            .or(whole)
+            .or_else(|| {
+                let digits = crate::numbers::in_digits(text);
+                a_temperature_unnamed(
+                    BELOW_ZERO
+                        .replace_all(&digits, "-$1")
+                        .trim_end_matches(['?', '.', '!']),
+                )
+            })
+            .or_else(|| with_a_clause_after(text)),
     }
+}
+
+/// The conversion asked before a clause that says why, with no full stop
+/// between (`whats 90 kilometres an hour in miles an hour a yank asked
+/// me`): the text up to one to three words after an `in`, longest first,
+/// whose two units are of one kind.
+fn with_a_clause_after(text: &str) -> Option<Conversion> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    words
+        .iter()
+        .enumerate()
+        .filter(|(_, word)| word.eq_ignore_ascii_case("in"))
+        .find_map(|(at, _)| {
+            (1..=3).rev().find_map(|n| {
+                let end = at + 1 + n;
+                (end < words.len())
+                    .then(|| as_a_whole(&words[..end].join(" ")))
+                    .flatten()
+                    .filter(of_one_kind)
+            })
+        })
 }
 
 /// The end of a sentence, before the next.
