@@ -1708,3 +1708,10 @@ fn a_conversion_before_a_clause_that_says_why() {
     assert!(asked.to.contains("mile"), "{:?}", asked.to);
     assert!(!asked.to.contains("yank"), "{:?}", asked.to);
 }
+#[test]
+fn amounts_added_to_what_was_had() {
+    assert_eq!(
+        read("I had $1,200 saved for tuition and put in $275, $340 and $185 this month. What's my total now?"),
+        "1200 + 275 + 340 + 185"
+    );
+}

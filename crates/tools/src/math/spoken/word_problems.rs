@@ -1527,3 +1527,35 @@ fn sold_at_a_price(text: &str) -> Option<(String, Vec<usize>)> {
         vec![from + count.start(), from + price.start()],
     ))
 }
+
+/// `had $1,200 saved … and put in $275, $340 and $185`: an amount, then
+/// the amounts added to it.
+static HAD_THEN_ADDED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:had|have|started\s+with|got)\s+[SIGNS]?(\d+(?:\.\d+)?)\b[^\d]*?\b(?:put\s+in|added|deposited|paid\s+in|put\s+away|topped\s+(?:it\s+)?up\s+with)\s+([SIGNS]?\d[^?]*)"))
+        .expect("a valid regex")
+});
+
+/// `what's my total now`, `how much have I got now`: asks what an amount
+/// came to after what was added.
+static TOTAL_NOW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:total|altogether|in\s+all)\b|\bhow\s+much\s+(?:do|have)\s+(?:i|we)\s+(?:got\s+)?(?:have\s+)?now\b")
+        .expect("a valid regex")
+});
+
+/// An amount with the amounts added to it after: `I had $1,200 saved for
+/// tuition and put in $275, $340 and $185 this month. What's my total
+/// now?` is `1200 + 275 + 340 + 185`, not the total of the three. Every
+/// number after the first is one added.
+pub(super) fn added_to_what_was_had(text: &str) -> Option<String> {
+    TOTAL_NOW.find(text)?;
+    let found = HAD_THEN_ADDED.captures(text)?;
+    let first = found.get(1)?;
+    let added: Vec<&str> = NUMBER
+        .find_iter(&text[found.get(2)?.start()..])
+        .map(|n| n.as_str())
+        .collect();
+    let all = NUMBER.find_iter(text).count();
+    let before_first = NUMBER.find_iter(&text[..first.start()]).count();
+    (!added.is_empty() && before_first == 0 && all == added.len() + 1)
+        .then(|| format!("{} + {}", first.as_str(), added.join(" + ")))
+}
