@@ -670,6 +670,12 @@ static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(|| {
             r"(?i)^\s*(?:[a-z']+[\s,]+){1,2}(?:what(?:'s|s|\s+is)|how\s+much\s+is)\s+(\(*-?\d[\d\s.+\-*/^()]*)\s*[?.!]?\s*$",
             "$1",
         ),
+        // "quick sum for ya 486 * 24": a few words before a product, sum or
+        // quotient said in words (a hyphen may be a range of years).
+        (
+            r"(?i)^\s*(?:[a-z']+[\s,]+){1,5}(\d+(?:\.\d+)?\s*[*/+]\s*\d+(?:\.\d+)?)\s*[?.!]?\s*$",
+            "$1",
+        ),
     ]
     .into_iter()
     .map(|(pattern, to)| {
