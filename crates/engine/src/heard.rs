@@ -324,22 +324,38 @@ fn in_order(body: &str) -> Option<String> {
     if !lower.starts_with("what ") {
         return None;
     }
+    if lower.len() != body.len() {
+        return None;
+    }
     if let Some(at) = lower.find(" it is") {
         let after = &lower[at + " it is".len()..];
         if after.is_empty() || after.starts_with(' ') {
             return Some(format!(
                 "{} is it{}",
-                &body[..at],
-                &body[at + " it is".len()..]
+                body.get(..at)?,
+                body.get(at + " it is".len()..)?
             ));
         }
     }
     let asked = lower.strip_suffix(" is")?;
-    Some(format!("What is {}", &body["what ".len()..asked.len()]))
+    let between = body.get("what ".len()..asked.len())?;
+    (!between.trim().is_empty()).then(|| format!("What is {between}"))
 }
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_question_cut_short_is_no_indirect_question() {
+        assert_eq!(super::in_order("What is"), None);
+        assert_eq!(super::in_order("what is"), None);
+        assert_eq!(super::in_order("what  is"), None);
+        assert_eq!(super::in_order("What İs"), None);
+        assert_eq!(
+            super::in_order("what 986 minus 499 is").as_deref(),
+            Some("What is 986 minus 499")
+        );
+    }
 
     #[test]
     fn dialect_words_are_said_in_english() {
