@@ -115,7 +115,15 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
             || w.parse::<chrono::Month>().is_ok()
             || when::is_day_name(w)
     });
-    if !names_a_date && words.iter().any(|w| PERSONAL.contains(&w.as_str())) {
+    let asking_sentence = said
+        .trim_end_matches(['?', '.', '!', ' '])
+        .rsplit(['?', '.', '!'])
+        .next()
+        .unwrap_or_default();
+    let about_own_plans = self::words(asking_sentence)
+        .iter()
+        .any(|w| PERSONAL.contains(&w.as_str()));
+    if !names_a_date && about_own_plans {
         return Err(format!(
             "`{}` asks about the user's own plans, which this calendar does not hold",
             question.trim()
@@ -950,6 +958,12 @@ mod tests {
         assert!(cooked.answer.starts_with("Today is"), "{}", cooked.answer);
         let puebla = "um the holiday that remembers the battle of puebla what do you call it my abuela says people always mix it up with mexican independence day";
         assert!(answer(puebla, now()).is_err());
+        let track = ask("Between band launch meetings and the cart I losing track. Which day of the week we reach today?");
+        assert!(
+            track.answer.starts_with("Today is Wednesday"),
+            "{}",
+            track.answer
+        );
         let named_twice = ask(
             "um the twenty fourth of october independence day how many days is that from today",
         );
