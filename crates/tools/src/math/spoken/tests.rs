@@ -1715,3 +1715,11 @@ fn amounts_added_to_what_was_had() {
         "1200 + 275 + 340 + 185"
     );
 }
+
+#[test]
+fn how_many_of_a_unit_in_a_thing_measured_in_another() {
+    let asked = super::conversion("um how many milliliters is a thirty two ounce agua fresca")
+        .expect("a conversion");
+    assert_eq!((asked.value, asked.to.as_str()), (32.0, "milliliters"));
+    assert!(asked.from.starts_with("ounce"), "{:?}", asked.from);
+}

@@ -88,7 +88,7 @@ static HOW_MANY_IN: LazyLock<Regex> = LazyLock::new(|| {
 /// `how many kilometers is 26.2 miles`.
 static HOW_MANY_IS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:is|are|makes?)\s+(?:a|an|one|(-?[\d,]*\.?\d+))\s*([a-zµ°/²³ .]+?)\s*$",
+        r"(?i)^\s*how\s+many\s+([a-zµ°/²³ .]+?)\s+(?:is|are|makes?)\s+(?:(?:an?\s+)?(-?[\d,]*\.?\d+)|a|an|one)\s*([a-zµ°/²³ .]+?)\s*$",
     )
     .expect("a valid regex")
 });
@@ -150,6 +150,12 @@ fn in_imperial_measures(text: &str) -> std::borrow::Cow<'_, str> {
     })
 }
 
+/// `um`, `okay so`, `quick one`: sounds and words before a question.
+static FILLERS_FIRST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:(?:um+|uh+|erm|okay|ok|so|hey|right|quick\s+one)[,\s]+)+")
+        .expect("a valid regex")
+});
+
 /// `one bale of salaula is 45 kilos`: `one` as an article before a thing
 /// that is not a unit.
 static ONE_THING: LazyLock<Regex> =
@@ -171,7 +177,8 @@ static AMERICAN_UNIT: LazyLock<Regex> = LazyLock::new(|| {
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
 /// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
-    let text = ONE_THING.replace(text, |found: &Captures| match named_unit(&found[2]) {
+    let text = FILLERS_FIRST.replace(text, "");
+    let text = ONE_THING.replace(&text, |found: &Captures| match named_unit(&found[2]) {
         Some(_) => found[0].to_string(),
         None => format!("{}a {}", &found[1], &found[2]),
     });
@@ -391,7 +398,7 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
     } else if let Some(found) = HOW_MANY_IS.captures(&text) {
         (
             amount(found.get(2))?,
-            found[3].to_string(),
+            a_unit_before_its_thing(&found[3]),
             found[1].to_string(),
         )
     } else {
@@ -407,6 +414,19 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
         from: known(from),
         to: known(to),
     })
+}
+
+/// `ounce agua fresca` → `ounce`: the unit a thing is measured in, said
+/// before the thing (`a 32 ounce agua fresca`); the words as they are
+/// when no shorter run of them is a unit.
+fn a_unit_before_its_thing(words: &str) -> String {
+    let all: Vec<&str> = words.split_whitespace().collect();
+    (1..all.len())
+        .rev()
+        .map(|n| all[..n].join(" "))
+        .find(|unit| named_unit(unit).is_some())
+        .filter(|_| named_unit(words).is_none())
+        .unwrap_or_else(|| words.to_string())
 }
 
 /// A last sentence that only asks for what the one before told (`… what
