@@ -313,8 +313,9 @@ fn run(
 }
 
 /// Words an English sentence does not end on: articles, prepositions,
-/// joining words, possessives and the sounds of someone thinking. A transcript ending on one was cut
-/// mid-sentence, whatever Whisper's full stop says.
+/// joining words, possessives and the sounds of someone thinking. A
+/// transcript ending on one was cut mid-sentence, whatever Whisper's full
+/// stop says.
 const OPEN_ENDINGS: &[&str] = &[
     "a",
     "an",

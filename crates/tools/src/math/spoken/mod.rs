@@ -149,9 +149,13 @@ const EXACT_BELOW: f64 = 1e12;
 
 /// The words that ask for a computation, before it.
 static ASKING: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:(?:okay|ok|so|um|uh|erm|hey|right|quick\s+one)[,\s]+)*(?:(?:please\s+)?(?:what(?:'s|\s+is|\s+be)|whats|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+)?")
+    Regex::new(&format!(r"(?i)^(?:{FILLER}[,\s]+)*(?:(?:please\s+)?(?:what(?:'s|\s+is|\s+be)|whats|how\s+much\s+(?:is|be)|calculate|compute|work\s+out)\s+)?"))
         .expect("a valid regex")
 });
+
+/// A sound or word said before a question (`um`, `okay`, `quick one`),
+/// as a regex alternation.
+const FILLER: &str = r"(?:um+|uh+|erm|okay|ok|so|hey|right|quick\s+one)";
 
 /// `value` as it is said: at most two decimals (three significant digits
 /// below 0.01), no trailing zeros.

@@ -152,8 +152,7 @@ fn in_imperial_measures(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// `um`, `okay so`, `quick one`: sounds and words before a question.
 static FILLERS_FIRST: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:(?:um+|uh+|erm|okay|ok|so|hey|right|quick\s+one)[,\s]+)+")
-        .expect("a valid regex")
+    Regex::new(&format!(r"(?i)^\s*(?:{}[,\s]+)+", super::FILLER)).expect("a valid regex")
 });
 
 /// `one bale of salaula is 45 kilos`: `one` as an article before a thing
@@ -420,12 +419,14 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
 /// before the thing (`a 32 ounce agua fresca`); the words as they are
 /// when no shorter run of them is a unit.
 fn a_unit_before_its_thing(words: &str) -> String {
+    if named_unit(words).is_some() {
+        return words.to_string();
+    }
     let all: Vec<&str> = words.split_whitespace().collect();
     (1..all.len())
         .rev()
         .map(|n| all[..n].join(" "))
         .find(|unit| named_unit(unit).is_some())
-        .filter(|_| named_unit(words).is_none())
         .unwrap_or_else(|| words.to_string())
 }
 
