@@ -217,7 +217,10 @@ impl Whisper {
     /// audio and [`TRIM_PADDING_FRAMES`] of silence after it (ten times less
     /// work for a short question); when the decoder then runs away —
     /// repeats itself or fills its budget — the window is decoded again
-    /// with the full 30 seconds Whisper was trained on.
+    /// with more silence, up to the full 30 seconds Whisper was trained
+    /// on. A sentence said over and over is heard again with its first
+    /// copy as the hint: read in one step, so that hearing costs little
+    /// more than its encoder when it agrees.
     fn transcribe_window(
         &mut self,
         samples: &[f32],
@@ -226,21 +229,25 @@ impl Whisper {
     ) -> Result<Option<Heard>, VoiceError> {
         self.language = None;
         let heard = samples.len().div_ceil(HOP_LENGTH);
+        let mut hint = hint.to_vec();
         for padding in TRIM_PADDING_FRAMES {
             let trimmed = (heard + padding).next_multiple_of(2);
             if trimmed >= N_FRAMES {
                 break;
             }
             let budget = MIN_TOKENS.max(heard * TOKENS_PER_SECOND / FRAMES_PER_SECOND);
-            match self.decode(samples, trimmed, budget, hint, go_on)? {
+            match self.decode(samples, trimmed, budget, &hint, go_on)? {
                 Decoded::Text(said) => return Ok(Some(said)),
                 Decoded::Stopped => return Ok(None),
                 Decoded::RanAway(_) => {}
+                Decoded::Repeated(said) => hint = said.tokens,
             }
         }
         let budget = self.net.dims.text_positions / 2;
-        match self.decode(samples, N_FRAMES, budget, hint, go_on)? {
-            Decoded::Text(said) | Decoded::RanAway(said) => Ok(Some(said)),
+        match self.decode(samples, N_FRAMES, budget, &hint, go_on)? {
+            Decoded::Text(said) | Decoded::RanAway(said) | Decoded::Repeated(said) => {
+                Ok(Some(said))
+            }
             Decoded::Stopped => Ok(None),
         }
     }
@@ -292,6 +299,7 @@ impl Whisper {
         let mut tokens = Vec::new();
         let mut logprob_sum = 0.0;
         let mut finished = false;
+        let mut repeated = false;
         for step in 0..steps {
             if !go_on() {
                 return Ok(Decoded::Stopped);
@@ -307,6 +315,11 @@ impl Whisper {
                 break;
             }
             tokens.push(next);
+            if let Some(once) = first_of_copies(&tokens, |t| self.ends_sentence(t)) {
+                tokens.truncate(once);
+                repeated = true;
+                break;
+            }
             if repeats(&tokens) {
                 break;
             }
@@ -339,6 +352,8 @@ impl Whisper {
         };
         Ok(if finished {
             Decoded::Text(said)
+        } else if repeated {
+            Decoded::Repeated(said)
         } else {
             Decoded::RanAway(said)
         })
@@ -415,6 +430,8 @@ enum Decoded {
     Text(Heard),
     /// Repeating itself or out of tokens.
     RanAway(Heard),
+    /// Going on to say a sentence a third time: its first copy.
+    Repeated(Heard),
     /// Given up when asked to stop.
     Stopped,
 }
@@ -486,10 +503,10 @@ fn greedy(logits: &[f32]) -> (u32, f64) {
 /// twice over (`What is the capital of France? What is the capital of
 /// France?`): Whisper, hearing a short question and then silence, often
 /// says it again before it ends. Only an exact second copy, ending where
-/// the first ended, counts. (A decode that goes on to a third copy has
-/// run away, and the window is heard again whole: that transcript is
-/// often better, "a brave little robot" where the short window heard "on
-/// out and rain little robot".)
+/// the first ended, counts. (A decode that goes on to a third copy is
+/// stopped there and the window heard again with more silence: that
+/// transcript is often better, "a brave little robot" where the short
+/// window heard "on out and rain little robot".)
 fn said_twice(tokens: &[u32], ends_sentence: impl Fn(u32) -> bool) -> Option<usize> {
     let half = tokens.len() / 2;
     (half >= 2
@@ -497,6 +514,13 @@ fn said_twice(tokens: &[u32], ends_sentence: impl Fn(u32) -> bool) -> Option<usi
         && tokens[..half] == tokens[half..]
         && ends_sentence(tokens[half - 1]))
     .then_some(half)
+}
+
+/// Where the first copy ends, when `tokens` are a sentence said twice over
+/// and the first token of a third: a decoder going on repeating.
+fn first_of_copies(tokens: &[u32], ends_sentence: impl Fn(u32) -> bool) -> Option<usize> {
+    let (third, copies) = tokens.split_last()?;
+    said_twice(copies, ends_sentence).filter(|_| copies.first() == Some(third))
 }
 
 /// Whether the newest tokens repeat, for the [`REPEATS`]th time in a row,
@@ -557,6 +581,28 @@ mod tests {
         assert_eq!(said_twice(&[5, 6, 0, 5, 6, 0, 8], stop), None);
         assert_eq!(said_twice(&[0, 0], stop), None, "too short to tell");
         assert_eq!(said_twice(&[], stop), None);
+    }
+
+    #[test]
+    fn a_third_copy_begun_is_a_decoder_repeating() {
+        let stop = |t: u32| t == 0;
+        assert_eq!(first_of_copies(&[5, 6, 0, 5, 6, 0, 5], stop), Some(3));
+        assert_eq!(
+            first_of_copies(&[5, 6, 0, 5, 6, 0, 7], stop),
+            None,
+            "a new sentence"
+        );
+        assert_eq!(
+            first_of_copies(&[5, 6, 0, 5, 6, 0], stop),
+            None,
+            "not yet begun"
+        );
+        assert_eq!(
+            first_of_copies(&[5, 6, 1, 5, 6, 1, 5], stop),
+            None,
+            "not sentences"
+        );
+        assert_eq!(first_of_copies(&[], stop), None);
     }
 
     #[test]
