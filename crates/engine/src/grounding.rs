@@ -55,6 +55,10 @@ pub async fn settle(
     conversation: &[Message],
     answer: String,
 ) -> Result<Finish, Halt> {
+    if let Some(told) = run.misquoted_time(&answer) {
+        run.say(&told);
+        return Ok(Finish::answered(told));
+    }
     let numbers = run.ungrounded(&answer);
     let data = is_data(&answer);
     let grounded = numbers.is_empty() || run.remembered(&answer, &numbers);
@@ -129,9 +133,14 @@ pub struct Sources {
     values: Vec<f64>,
     written: Vec<String>,
     names: Vec<&'static str>,
+    /// The times of day the sources tell, in minutes after midnight (a time
+    /// without a half of the day, `12:41`, as either).
+    times: Vec<u32>,
     /// The numbers of the latest tool result, which an answer with numbers
     /// should use.
     latest: Vec<WrittenNumber>,
+    /// The latest tool result's own sentence (its string `answer`).
+    latest_said: Option<String>,
     /// The user's latest two turns, the newest first: the question, whose
     /// sentences an answer should not repeat, and the turns a change made
     /// in the model's words must have been asked for in.
@@ -191,6 +200,19 @@ impl Sources {
                 self.names.push(name);
             }
         }
+        for told in times_of_day(text) {
+            let either_half = told.minutes % HALF_DAY;
+            let readings = if told.half_said || told.minutes >= HALF_DAY || told.leading_zero {
+                vec![told.minutes]
+            } else {
+                vec![either_half, either_half + HALF_DAY]
+            };
+            for minutes in readings {
+                if !self.times.contains(&minutes) {
+                    self.times.push(minutes);
+                }
+            }
+        }
     }
 
     /// Whether no source gives any number (nothing to compute with).
@@ -203,6 +225,25 @@ impl Sources {
     pub fn add_result(&mut self, text: &str) {
         self.add(text);
         self.latest = numbers(text);
+        self.latest_said = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|result| Some(result.get("answer")?.as_str()?.trim().to_string()))
+            .filter(|said| !said.is_empty());
+    }
+
+    /// The latest tool result's own sentence, when what `answer` gets
+    /// wrong is only the half of the day of a time the sources tell
+    /// ("12:41 PM" for the clock's "12:41 at night"): the model misquoted
+    /// the tool, whose words are said instead.
+    pub fn misquoted_time(&self, answer: &str) -> Option<String> {
+        let missing = self.ungrounded(answer);
+        let times: Vec<String> = times_of_day(answer)
+            .into_iter()
+            .filter(|told| told.half_said && !self.times.contains(&told.minutes))
+            .map(|told| told.written)
+            .collect();
+        let misquoted = !times.is_empty() && missing.iter().all(|m| times.contains(m));
+        misquoted.then(|| self.latest_said.clone()).flatten()
     }
 
     /// The latest tool result's numbers (as written there, three at most)
@@ -259,6 +300,16 @@ impl Sources {
             let written = capitalized(name);
             if !self.names.contains(&name) && !missing.contains(&written) {
                 missing.push(written);
+            }
+        }
+        if !self.times.is_empty() {
+            for told in times_of_day(answer) {
+                if told.half_said
+                    && !self.times.contains(&told.minutes)
+                    && !missing.contains(&told.written)
+                {
+                    missing.push(told.written);
+                }
             }
         }
         missing
@@ -351,6 +402,57 @@ fn date_names(text: &str) -> Vec<&'static str> {
             (*name != "may" || word == "May").then_some(*name)
         })
         .collect()
+}
+
+/// Minutes in half a day.
+const HALF_DAY: u32 = 12 * 60;
+
+/// A time of day a text tells, with digits: `00:41`, `7:30`, `3 pm`,
+/// `12:41 at night`.
+struct TimeOfDay {
+    /// Minutes after midnight, the hour taken as written when no half of
+    /// the day was said.
+    minutes: u32,
+    /// Whether a half of the day was said (`pm`, `in the morning`).
+    half_said: bool,
+    /// Whether the hour was written with a leading zero (`00:41`,
+    /// `02:15`): a 24-hour clock's.
+    leading_zero: bool,
+    /// The words that told it.
+    written: String,
+}
+
+/// The times of day `text` tells with digits: an hour and minutes, or an
+/// hour with its half of the day (a bare number is not a time).
+fn times_of_day(text: &str) -> Vec<TimeOfDay> {
+    use loopd_tools::clock_time::{ClockTime, Minutes};
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == ':' || c == '.'))
+        .map(|w| w.trim_end_matches('.'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut told = Vec::new();
+    let mut at = 0;
+    while at < words.len() {
+        let read = words[at]
+            .starts_with(|c: char| c.is_ascii_digit())
+            .then(|| ClockTime::read(&words[at..]))
+            .flatten()
+            .filter(|t| t.half.is_some() || t.minutes == Some(Minutes::Joined));
+        let Some((time, hours)) = read.and_then(|t| Some((t, t.hours()?))) else {
+            at += 1;
+            continue;
+        };
+        told.push(TimeOfDay {
+            minutes: (hours * 60.0).round() as u32,
+            half_said: time.half.is_some(),
+            leading_zero: words[at].starts_with('0'),
+            written: words[at..at + time.words].join(" "),
+        });
+        at += time.words.max(1);
+    }
+    told
 }
 
 fn capitalized(name: &str) -> String {
@@ -553,7 +655,7 @@ mod tests {
         assert!(clock
             .ungrounded("It is 4:48 in the morning on 26 November 2026.")
             .is_empty());
-        assert_eq!(clock.ungrounded("It is 4:19 PM."), vec!["19"]);
+        assert_eq!(clock.ungrounded("It is 4:19 PM."), vec!["19", "4:19 pm"]);
     }
 
     #[test]
@@ -570,6 +672,44 @@ mod tests {
                 .len()
                 == 1
         );
+    }
+
+    #[test]
+    fn a_time_told_in_the_wrong_half_of_the_day_is_not_grounded() {
+        let mut clock = sources(&["what does the clock say in tokyo right now"]);
+        clock.add_result(
+            "{\"answer\":\"It is 12:41 at night in Tokyo, Tuesday 8 December.\",\"time\":\"00:41\"}",
+        );
+        assert_eq!(
+            clock.ungrounded("The time in Tokyo is 12:41 PM."),
+            vec!["12:41 pm"]
+        );
+        assert!(clock.ungrounded("It is 12:41 AM in Tokyo.").is_empty());
+        assert!(clock.ungrounded("It's 12:41 at night in Tokyo.").is_empty());
+        assert!(clock.ungrounded("It is 12:41 in Tokyo.").is_empty());
+        assert_eq!(
+            clock
+                .misquoted_time("The time in Tokyo is 12:41 PM.")
+                .as_deref(),
+            Some("It is 12:41 at night in Tokyo, Tuesday 8 December.")
+        );
+        assert_eq!(clock.misquoted_time("It is 12:41 AM in Tokyo."), None);
+        assert_eq!(
+            clock.misquoted_time("It is 3:41 PM in Tokyo."),
+            None,
+            "a number of its own"
+        );
+
+        let mut evening = sources(&["What time is it in Lagos?"]);
+        evening.add_result("{\"answer\":\"It is 7:05 in the evening.\",\"time\":\"19:05\"}");
+        assert!(evening.ungrounded("It is 7:05 pm in Lagos.").is_empty());
+        assert_eq!(
+            evening.ungrounded("It is 7:05 am in Lagos."),
+            vec!["7:05 am"]
+        );
+
+        let no_times = sources(&["The shop opens at 3. What is 3 times 4?"]);
+        assert!(no_times.ungrounded("It opens at 3 pm.").is_empty());
     }
 
     #[test]

@@ -307,6 +307,10 @@ impl React {
                     .to_string()
                 }
                 ReactStep::Final(answer) if !answer.is_empty() => {
+                    if let Some(told) = run.misquoted_time(&answer) {
+                        run.say(&told);
+                        return Ok(Finish::answered(told));
+                    }
                     let numbers = run.ungrounded(&answer);
                     let unused = run.leaves_out_result(&answer);
                     let grounded = numbers.is_empty() || run.remembered(&answer, &numbers);

@@ -320,6 +320,12 @@ impl Run {
             .unwrap_or_default()
     }
 
+    /// The tool's own sentence when `answer` misquotes only the half of
+    /// the day of the time it told ([`Sources::misquoted_time`]).
+    pub fn misquoted_time(&self, answer: &str) -> Option<String> {
+        self.grounding.as_ref()?.misquoted_time(answer)
+    }
+
     /// The latest tool result's numbers when `answer` has numbers but not
     /// the result's (none when grounding is off); see
     /// [`Sources::leaves_out_result`].

@@ -169,8 +169,8 @@ fn minutes_word(words: &[&str]) -> Option<(u32, usize)> {
 }
 
 /// The half of the day said after a time: `am`, `p.m.`, `p m`, `in the
-/// morning`, `in the afternoon`, `in the evening`, `at night` (twelve at
-/// night is midnight).
+/// morning`, `in the afternoon`, `in the evening`, `at night` (twelve to
+/// three at night are after midnight).
 fn half_after(words: &[&str], hour: u32) -> Option<(Half, usize)> {
     match words {
         ["am" | "a.m." | "a.m", ..] => Some((Half::Am, 1)),
@@ -179,7 +179,7 @@ fn half_after(words: &[&str], hour: u32) -> Option<(Half, usize)> {
         ["p", "m", ..] => Some((Half::Pm, 2)),
         ["in", "the", "morning", ..] => Some((Half::Am, 3)),
         ["in", "the", "afternoon" | "evening", ..] => Some((Half::Pm, 3)),
-        ["at", "night", ..] if hour == 12 => Some((Half::Am, 2)),
+        ["at", "night", ..] if hour == 12 || hour < 4 => Some((Half::Am, 2)),
         ["at", "night", ..] => Some((Half::Pm, 2)),
         _ => None,
     }
@@ -224,6 +224,10 @@ mod tests {
         assert_eq!(
             read("12 at night"),
             Some(("00:00".into(), Some(Half::Am), 3))
+        );
+        assert_eq!(
+            read("2:15 at night"),
+            Some(("02:15".into(), Some(Half::Am), 3))
         );
         assert_eq!(read("12 pm"), Some(("12:00".into(), Some(Half::Pm), 2)));
         assert_eq!(read("noon"), Some(("12:00".into(), Some(Half::Pm), 1)));
