@@ -46,12 +46,14 @@ pub(super) fn an_amount_said_anew(question: &str, before: &str) -> Option<String
     {
         return None;
     }
-    let start = match minus_before(&question, new.start()) {
-        Some(_) => old.start(),
-        None => minus_before(&before, old.start()).unwrap_or(old.start()),
+    let start = minus_before(&before, old.start()).unwrap_or(old.start());
+    let sign = if minus_before(&question, new.start()).is_some() {
+        "minus "
+    } else {
+        ""
     };
     Some(format!(
-        "{}{}{}",
+        "{}{sign}{}{}",
         &before[..start],
         new.as_str(),
         &before[old.end()..]

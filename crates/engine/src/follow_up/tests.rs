@@ -699,6 +699,18 @@ fn a_number_said_anew_without_minus_drops_the_minus_before() {
 }
 
 #[test]
+fn a_number_said_anew_with_minus_keeps_it() {
+    assert_eq!(
+        asked(
+            "It's 14 degrees Fahrenheit on the porch thermometer. What's that in Celsius?",
+            "and they say it'll drop to minus five tonight"
+        )
+        .as_deref(),
+        Some("It's minus 5 degrees Fahrenheit on the porch thermometer. What's that in Celsius?")
+    );
+}
+
+#[test]
 fn so_many_periods_take_the_answer_for_one() {
     let got = in_context(&[
         Message::user(
@@ -837,3 +849,4 @@ fn a_dozen_a_unit_and_a_half_and_a_tip_on_that_are_read_in_follow_ups() {
         Some("What is 86.40 with 15% tip?")
     );
 }
+
