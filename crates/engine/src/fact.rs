@@ -118,8 +118,9 @@ pub(super) fn the_question(text: &str) -> &str {
 /// Christmas?" or "How old is Tom Hanks?"). A number in its answer is
 /// remembered, not computed.
 pub(super) fn asks_nothing_worked_out(question: &str) -> bool {
-    let words = words(question);
-    !has_signs(question) && !computes(&words) && !words.iter().any(|w| among(CHANGES, w))
+    let asked = super::heard::request(question).unwrap_or_else(|| question.to_string());
+    let words = words(&asked);
+    !has_signs(&asked) && !computes(&words) && !words.iter().any(|w| among(CHANGES, w))
 }
 
 /// Whether `answer` tells a clock time ("3:42") or an amount of money.
@@ -144,15 +145,28 @@ fn words(text: &str) -> Vec<String> {
 }
 
 /// Whether one of `words` asks for a computation, money, time or a date
-/// ([`COMPUTES`]), money only as an amount.
+/// ([`COMPUTES`]), money only as an amount, and an operation
+/// ([`OPERATIONS`]) only on a number said with it: "fed half the world"
+/// and "how many percent silver" compute nothing.
 fn computes(words: &[String]) -> bool {
+    let operands = words
+        .iter()
+        .any(|w| !among(OPERATIONS, w) && (is_number(w) || !number_words(w).is_empty()));
     words.iter().enumerate().any(|(i, w)| {
         among(COMPUTES, w)
+            && (operands || !among(OPERATIONS, w))
             && !words
                 .get(i + 1)
                 .is_some_and(|next| among(MONEY_ITSELF, next))
     })
 }
+
+/// Words of [`COMPUTES`] that are operations on numbers said with them
+/// (and the fractions and multiples among the number words).
+const OPERATIONS: &str = "\
+    add average cube cubed divide divided double factorial half mean median minus \
+    multiplied multiply percent percentage plus power quarter quarters root \
+    square squared subtract sum third times triple twice once";
 
 /// What makes a currency the name of a thing, not an amount: "the 5
 /// dollar bill", "a pound coin".
@@ -255,6 +269,8 @@ mod tests {
             "How many continents are there?",
             "How many legs does a spider have?",
             "What is the boiling point of water in Fahrenheit?",
+            "Norman Borlaug, the Cresco boy who fed half the world with his wheat, won which Nobel Prize?",
+            "quick one sterling silver is how many percent silver i want to put it on my product page",
         ] {
             assert!(asks_nothing_worked_out(fact), "{fact}");
         }
@@ -269,6 +285,8 @@ mod tests {
             "How much is a stamp?",
             "What’s the time in Bali?",
             "What is today’s date?",
+            "What's half of 350?",
+            "What is fifteen percent of eighty?",
         ] {
             assert!(!asks_nothing_worked_out(worked), "{worked}");
         }
