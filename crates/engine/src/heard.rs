@@ -79,23 +79,43 @@ static SOMEONE_AFTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::n
         .expect("a valid regex")
 });
 
+/// What the user asks for, said after the request ("… for my maths
+/// assignment", "… for my homework").
+static FOR_MY_WORK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\sfor\s+(?:my|our)\s+(?:[a-z]+\s+){0,2}(?:homework|assignment|exam|test|class|project|worksheet|report|essay|quiz)\b")
+        .expect("a valid regex")
+});
+
+/// Checking an answer, said after the request ("… im double checking
+/// the bake sale tally"): what follows says why, never what to compute,
+/// even with a number in it (the "four h" club).
+static CHECKING: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"\s(?:i'?m|i\s+am|just|only)\s+(?:double[- ]?)?check(?:ing)?\b")
+        .expect("a valid regex")
+});
+
 /// `body` without a reason said after the request, when the reason gives
-/// no number and the request keeps three words or more.
+/// no number (a check of the answer aside) and the request keeps three
+/// words or more.
 fn without_a_reason(body: &str) -> Option<&str> {
     let lower = body.to_ascii_lowercase();
     let said_of_someone = SOMEONE_AFTER
         .find(&lower)
         .map(|found| found.start() + found.as_str().chars().next().map_or(0, char::len_utf8));
+    let checking = CHECKING.find(&lower).map(|found| found.start());
     let at = REASONS
         .iter()
         .filter_map(|r| lower.find(r))
         .chain(said_of_someone)
+        .chain(FOR_MY_WORK.find(&lower).map(|found| found.start()))
+        .chain(checking)
         .min()?;
     let (kept, reason) = (&body[..at], &body[at..]);
     let numbered = |text: &str| {
         text.chars().any(|c| c.is_ascii_digit()) || !super::parse::number_words(text).is_empty()
     };
-    (kept.split_whitespace().count() >= 3 && !numbered(reason)).then_some(kept)
+    let says_why = checking == Some(at) || !numbered(reason);
+    (kept.split_whitespace().count() >= 3 && says_why).then_some(kept)
 }
 
 /// `text` without `suffix` at its end (ASCII case ignored), if it ends so.
@@ -423,6 +443,23 @@ mod tests {
         assert_eq!(
             request("İİ what is twenty times two my son wants it").as_deref(),
             Some("İİ what is twenty times two?")
+        );
+    }
+
+    #[test]
+    fn checking_an_answer_or_work_for_school_is_a_reason() {
+        assert_eq!(
+            request("okay whats thirty five times two hundred seventy six im double checking the four h bake sale tally").as_deref(),
+            Some("Whats thirty five times two hundred seventy six?")
+        );
+        assert_eq!(
+            request("quick one thirty seven times sixty two for my maths assignment").as_deref(),
+            Some("Thirty seven times sixty two?")
+        );
+        assert_eq!(
+            request("what is 12 times 4 for my 3 kids").as_deref(),
+            None,
+            "a number of the request"
         );
     }
 
