@@ -303,6 +303,7 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .iter()
         .find(|lead| words.starts_with(lead))
         .map_or(0, |lead| lead.len());
+    let led_in = led_in.max(told_before_asking(&lower, &words));
     let verb = words[led_in..]
         .iter()
         .find(|w| !POLITE.contains(w))
@@ -589,6 +590,34 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     }
 }
 
+/// How many of `words` (those of `lower`) are sentences told before the
+/// one asked, when the last sentence is a question with a question word
+/// ("Phone batteries are all lithium-ion. What's the symbol for
+/// lithium?"): a request's verb is looked for in the asking sentence.
+fn told_before_asking(lower: &str, words: &[&str]) -> usize {
+    let body = lower.trim_end();
+    let Some(asked) = body.strip_suffix('?') else {
+        return 0;
+    };
+    let Some(at) = asked.rfind(['.', '!', '?']) else {
+        return 0;
+    };
+    let asking: Vec<&str> = asked[at + 1..]
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let question_word = asking.first().is_some_and(|w| {
+        matches!(
+            *w,
+            "what" | "whats" | "which" | "who" | "whose" | "where" | "when" | "why" | "how"
+        )
+    });
+    match question_word {
+        true => words.len() - asking.len(),
+        false => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -846,6 +875,7 @@ mod tests {
     #[test]
     fn other_requests_are_not_refused() {
         for request in [
+            "Phone batteries these days are all lithium-ion. What's the chemical symbol for lithium?",
             "What is 70 degrees Fahrenheit in Celsius?",
             "What was the name of the hurricane that dumped all that rain on Houston back in 2017?",
             "quick one juneteenth is when the news about freedom got read out in galveston what year was that",

@@ -17,7 +17,7 @@ use chrono::{DateTime, Datelike, Days, FixedOffset, NaiveDate};
 use dates::{moments, share_the_year, told_in_numbers};
 use question::{
     asked, asks_a_year_in_history, asks_about_dates, asks_about_today, asks_which_thing,
-    asks_which_weekday_today, span_ahead, TODAYS_WEEKDAY_ASKED,
+    asks_which_weekday_today, span_ahead, TODAYS_WEEKDAY_ASKED, TODAY_ASKED,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -133,7 +133,7 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     let about_own_plans = self::words(asking_sentence)
         .iter()
         .any(|w| PERSONAL.contains(&w.as_str()));
-    if !names_a_date && about_own_plans {
+    if !names_a_date && about_own_plans && !TODAY_ASKED.is_match(&said) {
         return Err(format!(
             "`{}` asks about the user's own plans, which this calendar does not hold",
             question.trim()

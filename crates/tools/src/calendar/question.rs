@@ -162,6 +162,14 @@ pub(super) static TODAYS_WEEKDAY_ASKED: std::sync::LazyLock<regex::Regex> =
         .expect("a valid regex")
     });
 
+/// `what month is it`, `what day is it today` at the start of a sentence,
+/// whatever follows in the same breath ("quick what month is it im doing
+/// my schedule request"): today's date asked, not the user's plans.
+pub(super) static TODAY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)(?:^|[?.!]\s+)(?:(?:quick|so|um|okay|ok|hey)[,\s]+)*what\s+(?:day|month|year|date)\s+(?:of\s+the\s+(?:week|month)\s+)?is\s+it\b(?:\s+today)?\s*(?:[?.!]|$|\s+(?:i|im|i'm)\b)")
+        .expect("a valid regex")
+});
+
 pub(super) fn asks_which_weekday_today(text: &str) -> bool {
     let names_a_weekday = text.split(' ').any(when::is_day_name);
     names_a_weekday

@@ -451,4 +451,10 @@ fn a_question_with_no_date_to_count_to_is_explained() {
         );
     }
     assert_eq!(ask("What month is it?").date.as_deref(), Some("2026-11-25"));
+    assert!(
+        ask("quick what month is it im doing my schedule request and i cant think straight")
+            .answer
+            .contains("November")
+    );
+    assert!(answer("What's on my schedule this month?", now()).is_err());
 }
