@@ -81,6 +81,14 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
     if currency.is_some() {
         cents_at += 1;
     }
+    // `fifty two dollars and forty cents`: the cents named after "and".
+    let and_cents = currency.is_some()
+        && words
+            .get(cents_at)
+            .is_some_and(|w| w.eq_ignore_ascii_case("and"));
+    if and_cents {
+        cents_at += 1;
+    }
     let cents_words: Vec<&str> = words[cents_at..]
         .iter()
         .take(2)
@@ -113,6 +121,9 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
             "cents" | "cent" | "pence" | "centavos" | "pesewas" | "kobo" | "paise"
         )
     });
+    if and_cents && !cents_named {
+        return None;
+    }
     let cents_used = cents_used + usize::from(cents_named);
     let after = words
         .get(cents_at + cents_used)

@@ -89,6 +89,14 @@ fn prices_read_out_are_written_in_digits() {
         ),
         ("at seventeen twenty an hour", "at 17.20 an hour"),
         (
+            "at fifty two dollars and forty cents an hour",
+            "at 52.40 dollars an hour",
+        ),
+        (
+            "two dollars and three apples cost",
+            "two dollars and three apples cost",
+        ),
+        (
             "and at three twenty nine a gallon what did that cost me",
             "and at 3.29 a gallon what did that cost me",
         ),

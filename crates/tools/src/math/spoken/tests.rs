@@ -1723,3 +1723,19 @@ fn how_many_of_a_unit_in_a_thing_measured_in_another() {
     assert_eq!((asked.value, asked.to.as_str()), (32.0, "milliliters"));
     assert!(asked.from.starts_with("ounce"), "{:?}", asked.from);
 }
+
+#[test]
+fn amounts_for_the_same_period_and_fares_there_and_back() {
+    assert_eq!(
+        read("stall rental is one thousand eight hundred a month plus electricity three hundred twenty every month how much is that for the whole year"),
+        "(1800 + 320) * 12"
+    );
+    assert_eq!(
+        read("okay so the dartmouth ferry is two dollars and seventy five cents a trip and i go over and back five days a week how much is that a week"),
+        "2.75 * 2 * 5 * 1"
+    );
+    assert_ne!(
+        read("the bus is 3 a day and i ride 5 days a week how much is that a week"),
+        "3 * 2 * 5 * 1"
+    );
+}

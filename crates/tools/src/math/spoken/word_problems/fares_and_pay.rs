@@ -33,8 +33,9 @@ static WEEKS_ASKED: LazyLock<Regex> = LazyLock::new(|| {
 /// What getting somewhere costs over some weeks: `jeepney fare is thirteen
 /// pesos each way and i go to the palengke and back six days a week how
 /// much do i spend on fare in four weeks` is `13 * 2 * 6 * 4`. A fare
-/// "each way" is paid twice a day, one "one way" only for a journey there
-/// and back. The text gives those numbers only, and asks how much.
+/// "each way" is paid twice a day, one "one way" or "a trip" only for a
+/// journey there and back ("over and back"). The text gives those numbers
+/// only, and asks how much.
 pub(in crate::math::spoken) fn fares_over_weeks(text: &str) -> Option<String> {
     if !text.to_lowercase().contains("how much") {
         return None;
@@ -54,7 +55,10 @@ pub(in crate::math::spoken) fn fares_over_weeks(text: &str) -> Option<String> {
     let for_a_way = fare[2].to_lowercase();
     let both = match for_a_way.starts_with("each")
         || for_a_way.starts_with("and")
-        || (for_a_way.ends_with("way") && THERE_AND_BACK.is_match(text))
+        || (["way", "trip", "ride"]
+            .iter()
+            .any(|one| for_a_way.ends_with(one))
+            && THERE_AND_BACK.is_match(text))
     {
         true => " * 2",
         false => "",

@@ -31,11 +31,15 @@ pub(in crate::math::spoken) fn at_a_rate(text: &str) -> Option<String> {
         let per = singular(&rate[3]).to_lowercase();
         let price = rate.get(1)?;
         let quantity = other(&price)?;
-        let counted = text[quantity.end()..]
+        let after: Vec<String> = text[quantity.end()..]
             .split_whitespace()
             .take(3)
             .map(|w| singular(w.trim_matches(|c: char| !c.is_alphanumeric())).to_lowercase())
-            .any(|w| w == per);
+            .collect();
+        let another_rate = after
+            .first()
+            .is_some_and(|w| matches!(w.as_str(), "a" | "an" | "per" | "each" | "every"));
+        let counted = !another_rate && after.iter().any(|w| *w == per);
         let amount = in_whole_money(price.as_str(), rate.get(2));
         counted.then(|| format!("{} * {amount}", quantity.as_str()))
     });

@@ -131,10 +131,10 @@ static PER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// `in a fortnight`, `over 3 weeks`, `for a whole year`: the period asked
+/// `in a fortnight`, `over 3 weeks`, `for the whole year`: the period asked
 /// about, at the end.
 static OVER_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:in|over|for|during|across|after)\s+(?:a|an|one|(\d+))\s+(?:whole\s+|full\s+|entire\s+)?(minute|hour|day|week|fortnight|month|year)s?\s*[?.!]?\s*$")
+    Regex::new(r"(?i)\b(?:in|over|for|during|across|after)\s+(?:a|an|one|the|(\d+))\s+(?:whole\s+|full\s+|entire\s+)?(minute|hour|day|week|fortnight|month|year)s?\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 
@@ -159,24 +159,44 @@ fn periods_in(each: &str, over: &str) -> Option<u32> {
 /// What an amount for each day (hour, week, …) comes to over a longer
 /// period, as arithmetic, when the question asks how many or how much:
 /// `my hens lay 4 eggs a day how many eggs is that in a fortnight` is `4 *
-/// 14`. Only when the text holds the amount and at most the count of
-/// periods.
+/// 14`. Amounts of money for the same period are summed when it asks how
+/// much (`rent is 1800 a month plus 320 every month for electricity how
+/// much is that for the whole year` is `(1800 + 320) * 12`). Only when the
+/// text holds the amounts and at most the count of periods.
 pub(in crate::math::spoken) fn over_a_period(text: &str) -> Option<String> {
-    if !text.to_lowercase().contains("how m") {
+    let lower = text.to_lowercase();
+    if !lower.contains("how m") {
         return None;
     }
-    let each = PER_PERIOD.captures(text)?;
-    let amount = each[1].to_string();
-    let over = OVER_PERIOD.captures(text)?;
-    let count = over.get(1).map(|n| n.as_str());
-    let numbers = NUMBER.find_iter(text).count();
-    if numbers != 1 + usize::from(count.is_some()) {
-        return None;
-    }
-    let each = match each[2].to_lowercase().as_str() {
+    let day_part = |period: &str| match period.to_lowercase().as_str() {
         "morning" | "afternoon" | "evening" | "night" => "day".to_string(),
         period => period.to_string(),
     };
+    let amounts: Vec<Captures> = PER_PERIOD.captures_iter(text).collect();
+    let first = amounts.first()?;
+    let each = day_part(&first[2]);
+    if amounts.iter().any(|a| day_part(&a[2]) != each)
+        || (amounts.len() > 1 && !lower.contains("how much"))
+    {
+        return None;
+    }
+    let amount = match amounts.as_slice() {
+        [one] => one[1].to_string(),
+        several => format!(
+            "({})",
+            several
+                .iter()
+                .map(|a| &a[1])
+                .collect::<Vec<_>>()
+                .join(" + ")
+        ),
+    };
+    let over = OVER_PERIOD.captures(text)?;
+    let count = over.get(1).map(|n| n.as_str());
+    let numbers = NUMBER.find_iter(text).count();
+    if numbers != amounts.len() + usize::from(count.is_some()) {
+        return None;
+    }
     let factor = periods_in(&each, &over[2].to_lowercase())?;
     Some(match count {
         Some(count) => format!("{amount} * {factor} * {count}"),
