@@ -31,19 +31,18 @@ pub(super) fn can_work(run: &Run) -> bool {
     run.tools().get(CALCULATE).is_some()
 }
 
-/// `conversation` with the question's numbers in digits ("at 52.40
-/// dollars an hour" for "at fifty two dollars and forty cents an hour"):
-/// a small model sets out digits better than number words.
-fn in_digits(conversation: &[Message]) -> Vec<Message> {
+/// `conversation` with the prices of the question read out in words
+/// written in digits ("at 52.40 dollars an hour" for "at fifty two
+/// dollars and forty cents an hour"): a small model takes such a price for
+/// two numbers. Other number words stay ("six nights").
+fn prices_in_digits(conversation: &[Message]) -> Vec<Message> {
     let mut conversation = conversation.to_vec();
     if let Some(asked) = conversation
         .iter_mut()
         .rev()
         .find(|m| m.role == loopd_brain::Role::User)
     {
-        asked.content = loopd_tools::numbers::in_digits(&loopd_tools::numbers::prices_in_digits(
-            &asked.content,
-        ));
+        asked.content = loopd_tools::numbers::prices_in_digits(&asked.content);
     }
     conversation
 }
@@ -80,7 +79,7 @@ fn asked_over_a_period(question: &str) -> bool {
 pub(super) async fn solve(run: &mut Run, conversation: &[Message]) -> Result<Finish, Halt> {
     run.turn()?;
     run.use_knowledge_model();
-    let messages = chain_of_thought::messages(&in_digits(conversation));
+    let messages = chain_of_thought::messages(&prices_in_digits(conversation));
     let mut steps = String::new();
     for n in 1..=MAX_STEPS {
         let call = CallOptions {
