@@ -105,10 +105,12 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
     let (cents, cents_used) = match cents_words.as_slice() {
         // `three oh nine`: 3.09.
         _ if oh_then_a_unit => (small(core(words[cents_at + 1]))?, 2),
+        // `seven cedis fifty nine cedis`: 7.50, then 9 cedis.
         [tens, unit, ..]
             if core(tens) == *tens
                 && small(tens).is_some_and(|n| n >= 20 && n.is_multiple_of(10))
-                && small(core(unit)).is_some_and(|n| (1..10).contains(&n)) =>
+                && small(core(unit)).is_some_and(|n| (1..10).contains(&n))
+                && !words.get(cents_at + 2).is_some_and(|w| is_currency(w)) =>
         {
             (small(tens)? + small(core(unit))?, 2)
         }
@@ -128,8 +130,11 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
     let after = words
         .get(cents_at + cents_used)
         .map(|w| w.to_ascii_lowercase());
+    let another_amount = words
+        .get(cents_at + cents_used + 1)
+        .is_some_and(|w| is_currency(w));
     let more_number = after.as_deref().is_some_and(|w| {
-        small(core(w)).is_some()
+        (small(core(w)).is_some() && !another_amount)
             || matches!(
                 core(w).to_ascii_lowercase().as_str(),
                 "hundred" | "thousand" | "point"

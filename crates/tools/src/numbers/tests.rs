@@ -97,6 +97,10 @@ fn prices_read_out_are_written_in_digits() {
             "two dollars and three apples cost",
         ),
         (
+            "fares were seven cedis fifty nine cedis eight cedis twenty",
+            "fares were 7.50 cedis nine cedis 8.20 cedis",
+        ),
+        (
             "and at three twenty nine a gallon what did that cost me",
             "and at 3.29 a gallon what did that cost me",
         ),
