@@ -1739,3 +1739,27 @@ fn amounts_for_the_same_period_and_fares_there_and_back() {
         "3 * 2 * 5 * 1"
     );
 }
+
+#[test]
+fn the_profit_on_a_lot_bought_for_one_total() {
+    assert_eq!(
+        read("I bought 50 pairs of earrings for GH₵400 in total and I sell each pair at GH₵15. What's my profit if I sell all 50?"),
+        "50 * 15 - 400"
+    );
+    assert_eq!(
+        read("I bought 50 pairs of earrings for 400 in total and I sell each pair at 15. What's my profit if I sell 30?"),
+        "30 * 15 - 400"
+    );
+}
+
+#[test]
+fn the_part_of_a_pack_one_thing_takes() {
+    assert_eq!(
+        read("A pack of 100 glass beads costs GH₵35 and each bracelet uses 20 beads. How much do the beads for one bracelet cost me?"),
+        "35 * 20 / 100"
+    );
+    assert_ne!(
+        read("A pack of 100 glass beads costs 35 and each bracelet uses 20 charms. How much for one bracelet?"),
+        "35 * 20 / 100"
+    );
+}

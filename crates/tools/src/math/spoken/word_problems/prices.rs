@@ -53,6 +53,43 @@ pub(in crate::math::spoken) fn cost_of_one_use(text: &str) -> Option<String> {
     Some(format!("{} * {use_small} / {bought_small}", &bought[3]))
 }
 
+/// `a pack of 100 glass beads costs GH₵35`: how many things came in a
+/// pack, what they are, and what the pack cost.
+static COUNT_BOUGHT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:pack|packet|bag|box|tub|jar|roll|bundle|set|carton|case|tray|tube)\s+of\s+(\d+)\s+(?:[a-z'-]+\s+){0,2}?([a-z]+)\s+(?:for|at|costs?|is|was|cost\s+me)\s+[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
+/// `each bracelet uses 20 beads`: how many of them one thing takes.
+static EACH_USES_SOME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\beach\s+([a-z]+)\s+(?:uses|takes|needs)\s+(\d+)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// `for one bracelet`, `per bracelet`: the one thing asked about.
+static FOR_ONE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:for|per|of|on)\s+(?:1|a|an|each|every)\s+([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// What the part of a pack one thing takes costs: `A pack of 100 glass
+/// beads costs GH₵35 and each bracelet uses 20 beads. How much do the
+/// beads for one bracelet cost me?` is `35 * 20 / 100`. The text gives
+/// those numbers only, of the same things.
+pub(in crate::math::spoken) fn cost_of_some_of_a_pack(text: &str) -> Option<String> {
+    let bought = COUNT_BOUGHT.captures(text)?;
+    let uses = EACH_USES_SOME.captures(text)?;
+    let asked = FOR_ONE.captures_iter(text).last()?;
+    let same = |a: &str, b: &str| singular(&a.to_lowercase()) == singular(&b.to_lowercase());
+    let whole = asked.get(0)?;
+    let given = NUMBER
+        .find_iter(text)
+        .filter(|n| n.start() < whole.start() || n.end() > whole.end())
+        .count();
+    (same(&bought[2], &uses[3]) && same(&asked[1], &uses[1]) && given == 3)
+        .then(|| format!("{} * {} / {}", &bought[3], &uses[2], &bought[1]))
+}
+
 /// `$19.20 a hundredweight. What's that for 850 hundredweight?`: a price
 /// for each of a unit, then so many of the unit asked.
 static A_UNITS_PRICE_THEN_MANY: LazyLock<Regex> = LazyLock::new(|| {

@@ -206,3 +206,43 @@ pub(super) fn sold_at_a_price(text: &str) -> Option<(String, Vec<usize>)> {
         vec![from + count.start(), from + price.start()],
     ))
 }
+
+/// `bought 50 pairs of earrings for GH₵400 in total`: how many were
+/// bought, and what all of them cost.
+static BOUGHT_FOR_ALL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:bought|buy|got|paid\s+for)\s+(\d+)\s+(?:[a-z'-]+\s+){0,4}?for\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:in\s+total|altogether|all\s+together|total|for\s+the\s+lot|for\s+all\s+of\s+them)\b"))
+        .expect("a valid regex")
+});
+
+/// `if I sell 30`, `if I sell all 50`: how many of the lot are sold.
+static SELL_COUNT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bsell\s+(?:all\s+)?(\d+)\b").expect("a valid regex"));
+
+/// `sell them all`: the whole lot sold.
+static SELL_ALL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bsell\s+(?:all|them\s+all|all\s+of\s+them|every\s+one|the\s+lot)\b")
+        .expect("a valid regex")
+});
+
+/// The profit on a lot bought for one total and sold by the piece: `I
+/// bought 50 pairs of earrings for GH₵400 in total and I sell each pair at
+/// GH₵15. What's my profit if I sell all 50?` is `50 * 15 - 400`. The
+/// text gives those numbers only (the count may be said again).
+pub(in crate::math::spoken) fn profit_on_a_lot(text: &str) -> Option<String> {
+    if !text.to_lowercase().contains("profit") {
+        return None;
+    }
+    let lot = BOUGHT_FOR_ALL.captures(text)?;
+    let (count, total) = (lot.get(1)?, lot.get(2)?);
+    let price = SOLD_EACH_AT.captures(text)?.get(1)?;
+    let sold = match SELL_COUNT.captures(text).and_then(|found| found.get(1)) {
+        Some(sold) => sold.as_str(),
+        None if SELL_ALL.is_match(text) => count.as_str(),
+        None => return None,
+    };
+    let known = [count.as_str(), total.as_str(), price.as_str(), sold];
+    NUMBER
+        .find_iter(text)
+        .all(|n| known.contains(&n.as_str()))
+        .then(|| format!("{sold} * {} - {}", price.as_str(), total.as_str()))
+}
