@@ -49,6 +49,7 @@ pub(super) fn asks_time(question: &str) -> Option<Option<String>> {
         "time now",
         "time in ",
         "clock in ",
+        "clock say",
     ]
     .iter()
     .any(|phrase| lower.contains(phrase))

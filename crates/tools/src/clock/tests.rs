@@ -79,6 +79,11 @@ fn the_clock_answers_time_and_calendar_questions_in_words() {
     );
     assert_eq!(ask("What time is it now in Mumbai?")["time"], "17:30");
     assert_eq!(
+        ask("what does the clock say in tokyo right now my granddaughter teaches english over there")
+            ["time"],
+        "21:00"
+    );
+    assert_eq!(
         ask("whats the time in texas right now")["answer"],
         "It is 7:00 in the morning in Texas, Thursday 4 July."
     );
