@@ -1,6 +1,7 @@
 //! A count said anew in the question before: more people ("if another 5
 //! join"), a new number of them ("so there are 6 of us", "a fourth roll"),
-//! a sharing ("we split it three ways").
+//! a sharing ("we split it three ways"); or another figure of the same
+//! numbers ("how about the median").
 
 use super::*;
 
@@ -256,4 +257,34 @@ pub(super) fn one_more_in_the_list(question: &str, before: &str) -> Option<Strin
         added.as_str(),
         &before[whole.end()..]
     ))
+}
+
+/// The figures asked of a list of numbers.
+const FIGURES: [&str; 7] = ["average", "mean", "median", "mode", "range", "total", "sum"];
+
+/// `before` asking another figure of its numbers, the one a follow-up
+/// names: "how about the middle mark the median one" after "… marks 78 85
+/// 62 91 69 whats his average" asks "… whats his median".
+pub(super) fn another_figure(question: &str, before: &str) -> Option<String> {
+    if !opened(question) {
+        return None;
+    }
+    let named: Vec<String> = bare_words(question)
+        .filter(|w| FIGURES.contains(&w.as_str()))
+        .collect();
+    let [figure] = named.as_slice() else {
+        return None;
+    };
+    let lower = before.to_lowercase();
+    let mut asked = FIGURES.iter().filter(|f| *f != figure).filter_map(|f| {
+        let at = lower.match_indices(f).find(|(at, _)| {
+            let whole = |c: Option<char>| c.is_none_or(|c| !c.is_alphanumeric());
+            whole(lower[..*at].chars().next_back()) && whole(lower[at + f.len()..].chars().next())
+        })?;
+        Some((at.0, f.len()))
+    });
+    let (Some((at, len)), None) = (asked.next(), asked.next()) else {
+        return None;
+    };
+    Some(format!("{}{figure}{}", &before[..at], &before[at + len..]))
 }

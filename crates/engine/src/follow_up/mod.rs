@@ -18,7 +18,9 @@ mod on_the_answer;
 mod tests;
 mod value_before;
 
-use counts::{one_more_in_the_list, split_anew, with_a_count_changed, with_more_added};
+use counts::{
+    another_figure, one_more_in_the_list, split_anew, with_a_count_changed, with_more_added,
+};
 use frame::framed;
 use on_the_answer::{
     an_amount_said_anew, for_more_periods, on_the_answer, priced_on_the_answer, the_total_with_it,
@@ -67,6 +69,7 @@ fn read_after(question: &str, before: &str, conversation: &[Message]) -> Option<
         .or_else(|| for_more_periods(question, conversation))
         .or_else(|| an_amount_said_anew(question, before))
         .or_else(|| split_anew(question, before))
+        .or_else(|| another_figure(question, before))
 }
 
 /// A follow-up in English words, when it was said in dialect: the words

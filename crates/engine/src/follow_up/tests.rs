@@ -850,3 +850,19 @@ fn a_dozen_a_unit_and_a_half_and_a_tip_on_that_are_read_in_follow_ups() {
     );
 }
 
+#[test]
+fn another_figure_of_the_same_numbers() {
+    let before = "my son exam marks seventy eight eighty five sixty two ninety one sixty nine whats his average";
+    assert_eq!(
+        asked(before, "how about the middle mark the median one").as_deref(),
+        Some("my son exam marks seventy eight eighty five sixty two ninety one sixty nine whats his median")
+    );
+    assert_eq!(
+        asked("What's the mean of 4, 8 and 15?", "And the range?").as_deref(),
+        Some("What's the range of 4, 8 and 15?")
+    );
+    assert_eq!(
+        asked("What's the mean of 4, 8 and 15?", "And the mean?"),
+        None
+    );
+}
