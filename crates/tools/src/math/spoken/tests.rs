@@ -1763,3 +1763,12 @@ fn the_part_of_a_pack_one_thing_takes() {
         "35 * 20 / 100"
     );
 }
+
+#[test]
+fn a_temperature_without_its_scale_before_who_it_is_for() {
+    let asked = super::conversion(
+        "the car says minus seventeen outside how much is that in fahrenheit for my buddy in boston",
+    )
+    .unwrap();
+    assert_eq!((asked.value, asked.from.as_str()), (-17.0, "celsius"));
+}

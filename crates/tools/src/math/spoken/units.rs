@@ -248,10 +248,12 @@ fn in_its_own_sentence(text: &str) -> Option<Conversion> {
 }
 
 /// `… what's that in Fahrenheit` (or Celsius) at the end of a text whose
-/// one number has no unit: a temperature said on the other scale (`it's
-/// minus 15 out here in Toronto, what's that in Fahrenheit`).
+/// one number has no unit, before a clause that says who for or why (`…
+/// how much is that in fahrenheit for my buddy in boston`): a temperature
+/// said on the other scale (`it's minus 15 out here in Toronto, what's
+/// that in Fahrenheit`).
 static TEMPERATURE_ASKED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:what(?:'s|s|\s+is)|how\s+(?:much|cold|hot|warm)\s+is|wants?|needs?|asked\s+for)\s+(?:that|it|this)\s+in\s+(?:degrees\s+)?(fahrenheit|celsius|centigrade)\s*$")
+    Regex::new(r"(?i)\b(?:what(?:'s|s|\s+is)|how\s+(?:much|cold|hot|warm)\s+is|wants?|needs?|asked\s+for)\s+(?:that|it|this)\s+in\s+(?:degrees\s+)?(fahrenheit|celsius|centigrade)\b(?:\s+(?:for|so|because|cause|cos|since|as|my)\b[^0-9]*)?\s*$")
         .expect("a valid regex")
 });
 
