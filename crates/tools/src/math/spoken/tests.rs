@@ -1772,3 +1772,23 @@ fn a_temperature_without_its_scale_before_who_it_is_for() {
     .unwrap();
     assert_eq!((asked.value, asked.from.as_str()), (-17.0, "celsius"));
 }
+
+#[test]
+fn pounds_and_ounces_are_one_weight() {
+    let asked = super::conversion(
+        "A parcel from a customer in the US says 2 lb 6 oz. How many grams is that?",
+    )
+    .unwrap();
+    assert_eq!((asked.value, asked.from.as_str()), (38.0, "ounces"));
+}
+
+#[test]
+fn an_amount_said_of_things_counted_is_the_one_converted() {
+    let asked =
+        super::conversion("Two sticks of butter are 8 ounces. How many grams is that? My daughter-in-law's recipe is all in grams.").unwrap();
+    assert_eq!((asked.value, asked.to.as_str()), (8.0, "grams"));
+    assert!(
+        super::conversion("I have 3 bags of 5 pounds each. How many kilograms is that?")
+            .is_none_or(|asked| asked.value != 5.0)
+    );
+}

@@ -107,6 +107,12 @@ static STONE_AND_POUNDS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `2 lb 6 oz`, `7 pounds 4 ounces`: a weight in ounces.
+static POUNDS_AND_OUNCES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)\s*(?:pounds?|lbs?)\s+(?:and\s+)?(\d+(?:\.\d+)?)\s*(?:ounces?|oz)\b")
+        .expect("a valid regex")
+});
+
 /// `a 12 ounce can of soda`, `a 2 liter bottle`: the amount, without the
 /// container it comes in.
 static IN_A_CONTAINER: LazyLock<Regex> = LazyLock::new(|| {
@@ -176,6 +182,14 @@ static AMERICAN_UNIT: LazyLock<Regex> = LazyLock::new(|| {
 /// a gallon?`, `What is 70 degrees Fahrenheit in Celsius?`, `I weigh 70
 /// kilograms. How many pounds is that?`).
 pub fn conversion(text: &str) -> Option<Conversion> {
+    if let Some(at) = text.find('?') {
+        let (asked, after) = text.split_at(at + 1);
+        let told_after = !after.trim().is_empty()
+            && !crate::numbers::in_digits(after).contains(|c: char| c.is_ascii_digit());
+        if let Some(asked) = told_after.then(|| conversion(asked)).flatten() {
+            return Some(asked);
+        }
+    }
     let text = FILLERS_FIRST.replace(text, "");
     let text = ONE_THING.replace(&text, |found: &Captures| match named_unit(&found[2]) {
         Some(_) => found[0].to_string(),
@@ -340,6 +354,11 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
         let pounds: f64 = found[2].parse().unwrap_or(0.0);
         format!("{} pounds", stone * 14.0 + pounds)
     });
+    let text = POUNDS_AND_OUNCES.replace_all(&text, |found: &Captures| {
+        let pounds: f64 = found[1].parse().unwrap_or(0.0);
+        let ounces: f64 = found[2].parse().unwrap_or(0.0);
+        format!("{} ounces", pounds * 16.0 + ounces)
+    });
     let text = BELOW_ZERO.replace_all(&text, "-$1");
     let text = text.as_ref();
     if let Some(found) = THAT.captures(text) {
@@ -348,7 +367,17 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
             w.trim_start_matches('-')
                 .starts_with(|c: char| c.is_ascii_digit())
         });
-        if given.count() != 1 {
+        // `Two sticks of butter are 8 ounces`: the amount said of what
+        // was counted.
+        let said_of_a_count = found.get(1).is_some_and(|before| {
+            let last = before.as_str().split_whitespace().last().unwrap_or("");
+            matches!(
+                last.to_lowercase().as_str(),
+                "is" | "are" | "weighs" | "weigh" | "makes" | "make" | "equals" | "equal"
+            )
+        });
+        let given = given.count();
+        if given != 1 && !(given == 2 && said_of_a_count) {
             return None;
         }
         let to = found.get(4).or(found.get(5))?.as_str();
