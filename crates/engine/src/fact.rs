@@ -53,7 +53,7 @@ pub(super) fn asks_about_a_number(question: &str) -> bool {
         [first, ..] => among(ASKS, first),
         [] => false,
     };
-    begun && !computes(&words) && !converts(&words)
+    begun && !computes(&words, true) && !converts(&words)
 }
 
 /// Words that point back to something said before the question (or at
@@ -88,7 +88,7 @@ pub(super) fn asks_a_fact_apart(text: &str) -> bool {
     let apart = count(asked) == 0
         && begun
         && !words.iter().any(|w| among(POINTS_BACK, w))
-        && asks_nothing_worked_out(asked);
+        && asks_nothing_worked_out(asked, text);
     apart || (!told_a_number && asks_about_a_number(asked))
 }
 
@@ -115,12 +115,22 @@ pub(super) fn the_question(text: &str) -> &str {
 /// Whether `question` asks nothing a tool works out or that changes with
 /// the day: no word or sign of arithmetic, money, time, dates or age ("How
 /// many continents are there?", not "How many days are left until
-/// Christmas?" or "How old is Tom Hanks?"). A number in its answer is
-/// remembered, not computed.
-pub(super) fn asks_nothing_worked_out(question: &str) -> bool {
+/// Christmas?" or "How old is Tom Hanks?"), a word of an operation only
+/// where `told` (the whole text the question was asked in) gives a number
+/// to work on. A number in its answer is remembered, not computed.
+pub(super) fn asks_nothing_worked_out(question: &str, told: &str) -> bool {
     let asked = super::heard::request(question).unwrap_or_else(|| question.to_string());
+    let operands = gives_numbers(&words(super::heard::without_openers(told)));
     let words = words(&asked);
-    !has_signs(&asked) && !computes(&words) && !words.iter().any(|w| among(CHANGES, w))
+    !has_signs(question) && !computes(&words, operands) && !words.iter().any(|w| among(CHANGES, w))
+}
+
+/// Whether `words` give a number to work on (the words of an operation,
+/// "half" or "double", aside).
+fn gives_numbers(words: &[String]) -> bool {
+    words
+        .iter()
+        .any(|w| !among(OPERATIONS, w) && (is_number(w) || !number_words(w).is_empty()))
 }
 
 /// Whether `answer` tells a clock time ("3:42") or an amount of money.
@@ -146,12 +156,9 @@ fn words(text: &str) -> Vec<String> {
 
 /// Whether one of `words` asks for a computation, money, time or a date
 /// ([`COMPUTES`]), money only as an amount, and an operation
-/// ([`OPERATIONS`]) only on a number said with it: "fed half the world"
-/// and "how many percent silver" compute nothing.
-fn computes(words: &[String]) -> bool {
-    let operands = words
-        .iter()
-        .any(|w| !among(OPERATIONS, w) && (is_number(w) || !number_words(w).is_empty()));
+/// ([`OPERATIONS`]) only where the question gives a number (`operands`):
+/// "fed half the world" and "how many percent silver" compute nothing.
+fn computes(words: &[String], operands: bool) -> bool {
     words.iter().enumerate().any(|(i, w)| {
         among(COMPUTES, w)
             && (operands || !among(OPERATIONS, w))
@@ -272,7 +279,7 @@ mod tests {
             "Norman Borlaug, the Cresco boy who fed half the world with his wheat, won which Nobel Prize?",
             "quick one sterling silver is how many percent silver i want to put it on my product page",
         ] {
-            assert!(asks_nothing_worked_out(fact), "{fact}");
+            assert!(asks_nothing_worked_out(the_question(fact), fact), "{fact}");
         }
         for worked in [
             "How many days are left until Christmas?",
@@ -287,8 +294,13 @@ mod tests {
             "What is today’s date?",
             "What's half of 350?",
             "What is fifteen percent of eighty?",
+            "Gas went from $1.52 a litre to $1.67 in two weeks. What's the percent increase?",
+            "My rent went from 1200 to 1350. What's the percent increase?",
         ] {
-            assert!(!asks_nothing_worked_out(worked), "{worked}");
+            assert!(
+                !asks_nothing_worked_out(the_question(worked), worked),
+                "{worked}"
+            );
         }
         assert!(tells_time_or_money("It's 3:42 PM."));
         assert!(tells_time_or_money("A stamp costs 73 cents."));

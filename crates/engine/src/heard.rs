@@ -159,11 +159,10 @@ const TRAILERS: &[&str] = &[
     " dear",
 ];
 
-/// `question` without the words around the request, or `None` when it
-/// has none (or nothing would be left).
-pub fn request(question: &str) -> Option<String> {
+/// `question` without the words it opens with ("quick one", "okay",
+/// "can you tell me").
+pub fn without_openers(question: &str) -> &str {
     let mut rest = question.trim();
-    let mut dropped = false;
     'openers: loop {
         let lower = rest.to_lowercase();
         for opener in OPENERS {
@@ -173,12 +172,19 @@ pub fn request(question: &str) -> Option<String> {
                 .is_some_and(|c| !c.is_alphanumeric() && c != '\'');
             if whole_word {
                 rest = rest[opener.len()..].trim_start_matches([',', ' ', '.', '!', '-', '…']);
-                dropped = true;
                 continue 'openers;
             }
         }
-        break;
+        return rest;
     }
+}
+
+/// `question` without the words around the request, or `None` when it
+/// has none (or nothing would be left).
+pub fn request(question: &str) -> Option<String> {
+    let question = question.trim();
+    let mut rest = without_openers(question);
+    let mut dropped = rest.len() != question.len();
     if let Some(asked) = after_a_preamble(rest) {
         rest = asked;
         dropped = true;

@@ -704,8 +704,8 @@ impl Run {
             .specs()
             .iter()
             .all(|spec| spec.question_argument().is_some());
-        self.asks_a_fact =
-            all_read && super::fact::asks_nothing_worked_out(super::fact::the_question(question));
+        self.asks_a_fact = all_read
+            && super::fact::asks_nothing_worked_out(super::fact::the_question(question), question);
         self.nothing_to_compute_with = conversation
             .iter()
             .filter(|m| m.role == loopd_brain::Role::User)
