@@ -39,7 +39,7 @@ pub(in crate::math::spoken) fn at_a_rate(text: &str) -> Option<String> {
         let another_rate = after
             .first()
             .is_some_and(|w| matches!(w.as_str(), "a" | "an" | "per" | "each" | "every"));
-        let counted = !another_rate && after.iter().any(|w| *w == per);
+        let counted = !another_rate && after.contains(&per);
         let amount = in_whole_money(price.as_str(), rate.get(2));
         counted.then(|| format!("{} * {amount}", quantity.as_str()))
     });
