@@ -263,6 +263,7 @@ pub fn as_arithmetic(
         .or_else(|| profit_on_a_pack(&text))
         .or_else(|| price_for_a_profit_on_each(&text))
         .or_else(|| fares_over_weeks(&text))
+        .or_else(|| miles_over_weeks(&text))
         .or_else(|| pay_for_hours(&text))
         .or_else(|| profit_on_each_sold(&text))
         .or_else(|| profit_on_many_sold(&text))

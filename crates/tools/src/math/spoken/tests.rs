@@ -1792,3 +1792,15 @@ fn an_amount_said_of_things_counted_is_the_one_converted() {
             .is_none_or(|asked| asked.value != 5.0)
     );
 }
+
+#[test]
+fn miles_driven_some_times_a_week_over_weeks() {
+    assert_eq!(
+        read("okay so i drive into ames for water aerobics three times a week and its eighteen miles there and back how many miles is that in four weeks"),
+        "3 * 18 * 4"
+    );
+    assert_eq!(
+        read("I drive to work 5 days a week and it's 12 km each way. How many km is that in 3 weeks?"),
+        "5 * 12 * 2 * 3"
+    );
+}

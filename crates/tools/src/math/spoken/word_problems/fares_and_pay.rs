@@ -1,5 +1,5 @@
-//! Fares and pay by the week: getting somewhere some days a week, and
-//! pay from hours a day at a rate an hour.
+//! Fares and pay by the week: getting somewhere some days a week (its
+//! fares, its miles), and pay from hours a day at a rate an hour.
 
 use super::*;
 
@@ -64,6 +64,46 @@ pub(in crate::math::spoken) fn fares_over_weeks(text: &str) -> Option<String> {
         false => "",
     };
     Some(format!("{}{both} * {} * {weeks}", &fare[1], &days[1]))
+}
+
+/// `three times a week`, `5 days a week`: how many journeys a week.
+static TRIPS_A_WEEK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)\s+(?:times|days|trips)\s+(?:a|per|each|every)\s+week\b")
+        .expect("a valid regex")
+});
+
+/// `eighteen miles there and back`, `12 km each way`: the distance of one
+/// journey, and whether it is one way.
+static JOURNEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(miles?|km|kms|kilomet(?:er|re)s?|k)\s+(there\s+and\s+back|round\s+trip|return|each\s+way|one\s+way)\b")
+        .expect("a valid regex")
+});
+
+/// `how many miles is that in four weeks`: the distance asked over weeks.
+static DISTANCE_OVER_WEEKS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow\s+(?:many\s+(?:miles|km|kms|kilomet(?:er|re)s)|far)\b[^\d]*?\b(?:in|over|for)\s+(\d+)\s+weeks?\b")
+        .expect("a valid regex")
+});
+
+/// How far some journeys a week come to over some weeks: `i drive into
+/// ames three times a week and its eighteen miles there and back how many
+/// miles is that in four weeks` is `3 * 18 * 4`; a distance "each way" or
+/// "one way" is driven twice a journey. The text gives those numbers only.
+pub(in crate::math::spoken) fn miles_over_weeks(text: &str) -> Option<String> {
+    let trips = TRIPS_A_WEEK.captures(text)?;
+    let journey = JOURNEY.captures(text)?;
+    let weeks = DISTANCE_OVER_WEEKS.captures(text)?;
+    if NUMBER.find_iter(text).count() != 3 {
+        return None;
+    }
+    let both = match journey[3].to_lowercase().ends_with("way") {
+        true => " * 2",
+        false => "",
+    };
+    Some(format!(
+        "{} * {}{both} * {}",
+        &trips[1], &journey[1], &weeks[1]
+    ))
 }
 
 /// `four hours a day`: hours worked each day.
