@@ -245,6 +245,22 @@ fn holiday(words: &[&str], today: NaiveDate) -> Option<NaiveDate> {
         ["guy", "fawkes"] | ["bonfire", "night"] => (11, 5),
         ["veterans"] | ["remembrance"] => (11, 11),
         ["juneteenth"] => (6, 19),
+        ["st" | "saint", "stephens"] => (12, 26),
+        ["stephens"] if a_day => (12, 26),
+        ["st" | "saint", "brigids"] => (2, 1),
+        ["st" | "saint", "johns"] => (6, 24),
+        ["hogmanay"] => (12, 31),
+        ["kwanzaa"] => (12, 26),
+        ["all", "saints"] => (11, 1),
+        ["all", "souls"] => (11, 2),
+        ["epiphany"] => (1, 6),
+        ["jamhuri"] => (12, 12),
+        ["mashujaa"] => (10, 20),
+        ["madaraka"] => (6, 1),
+        ["gandhi", "jayanti"] => (10, 2),
+        ["international", "womens"] | ["womens"] if a_day => (3, 8),
+        ["may"] if a_day => (5, 1),
+        ["pi"] if a_day => (3, 14),
         _ => return None,
     };
     on_or_after(month, day, year, today)
@@ -421,6 +437,9 @@ mod tests {
         assert_eq!(date("Valentine's Day"), ymd(2027, 2, 14));
         assert_eq!(date("the Fourth of July"), ymd(2027, 7, 4));
         assert_eq!(date("christmas 2030"), ymd(2030, 12, 25));
+        assert_eq!(date("stephens day"), ymd(2026, 12, 26));
+        assert_eq!(date("St. Stephen's Day"), ymd(2026, 12, 26));
+        assert_eq!(date("Jamhuri Day"), ymd(2026, 12, 12));
         assert_eq!(date("Christmas this year"), ymd(2026, 12, 25));
         assert_eq!(date("August 9th this year"), ymd(2026, 8, 9));
         assert_eq!(date("the 3rd of March next year"), ymd(2027, 3, 3));

@@ -102,6 +102,11 @@ static MONEY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new
     .expect("a valid regex")
 });
 
+/// `how many sleeps`: nights, as children count the days to a date.
+static SLEEPS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\b(how\s+many\s+(?:more\s+)?)sleeps\b").expect("a valid regex")
+});
+
 /// Answers `question` as of `now`; `Err` says what could not be read.
 pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnswer, String> {
     if ARITHMETIC.is_match(question) {
@@ -116,7 +121,8 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
             question.trim()
         ));
     }
-    let said = crate::numbers::in_digits(&crate::numbers::years_in_digits(question));
+    let said = SLEEPS.replace_all(question, "${1}days");
+    let said = crate::numbers::in_digits(&crate::numbers::years_in_digits(&said));
     let said = CLOCK_WITH_A_POINT.replace_all(&said, "$1:$2");
     let said = crate::numbers::amounts_apart(&said);
     let words = words(&said);
@@ -223,7 +229,7 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     }
     let only_a_date = when::moment(&text, now).is_some();
     let asks = if found.is_empty() {
-        asks_about_today(&text)
+        asks_about_today(&text) || TODAY_ASKED.is_match(&said)
     } else {
         asks_about_dates(&words)
     };

@@ -164,9 +164,11 @@ pub(super) static TODAYS_WEEKDAY_ASKED: std::sync::LazyLock<regex::Regex> =
 
 /// `what month is it`, `what day is it today` at the start of a sentence,
 /// whatever follows in the same breath ("quick what month is it im doing
-/// my schedule request"): today's date asked, not the user's plans.
+/// my schedule request"), or at the end of the text, whatever comes before
+/// it ("what year do i write on the sheet what year is it"): today's date
+/// asked, not the user's plans or an event.
 pub(super) static TODAY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)(?:^|[?.!]\s+)(?:(?:quick|so|um|okay|ok|hey)[,\s]+)*what\s+(?:day|month|year|date)\s+(?:of\s+the\s+(?:week|month)\s+)?is\s+it\b(?:\s+today)?\s*(?:[?.!]|$|\s+(?:i|im|i'm)\b)")
+    regex::Regex::new(r"(?i)(?:^|[?.!]\s+)(?:(?:quick|so|um|okay|ok|hey)[,\s]+)*what\s+(?:day|month|year|date)\s+(?:of\s+the\s+(?:week|month)\s+)?is\s+it\b(?:\s+today)?\s*(?:[?.!]|$|\s+(?:i|im|i'm)\b)|\bwhat\s+(?:day|month|year|date)\s+(?:of\s+the\s+(?:week|month)\s+)?is\s+it(?:\s+today)?\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 

@@ -458,3 +458,17 @@ fn a_question_with_no_date_to_count_to_is_explained() {
     );
     assert!(answer("What's on my schedule this month?", now()).is_err());
 }
+
+#[test]
+fn sleeps_are_days_and_todays_year_is_asked_at_the_end() {
+    assert!(
+        ask("um how many sleeps till christmas now the kids are doing my head in")
+            .answer
+            .starts_with("There are 30 days until")
+    );
+    assert!(
+        ask("um what year do i write on the spray record sheet what year is it")
+            .answer
+            .contains("2026")
+    );
+}
