@@ -69,7 +69,7 @@ pub(super) fn with_more_added(question: &str, before: &str) -> Option<String> {
 /// `if I get 7`, `if we sell 12`, `make it 9`: a count said anew with no
 /// thing named after it.
 static IF_SO_MANY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:if\s+(?:i|we|you|she|he|they)\s+(?:get|have|do|book|sell|buy|need|make|take)|make\s+it)\s+\d|\bif\s+(?:only\s+|just\s+)?\d+\s+(?:get|come|go|show|turn|sign|are|travel|ride)\b|\bif\s+(?:it'?s|it\s+is|we)\s+(?:split|shared|divided)\s+(?:between\s+|among\s+|by\s+|into\s+)?\d")
+    Regex::new(r"(?i)\b(?:if\s+(?:i|we|you|she|he|they)\s+(?:get|have|do|book|sell|buy|need|make|take)|make\s+it)\s+\d|\bif\s+(?:only\s+|just\s+)?\d+\s+(?:get|come|go|show|turn|sign|are|travel|ride)\b|\bif\s+all\s+(?:the\s+)?\d+\s+[a-z]+\s+(?:are|get|go|come)\b|\bif\s+(?:it'?s|it\s+is|we)\s+(?:split|shared|divided)\s+(?:between\s+|among\s+|by\s+|into\s+)?\d")
         .expect("a valid regex")
 });
 
@@ -97,7 +97,8 @@ fn counts_in(text: &str) -> Vec<regex::Match<'_>> {
 /// follow-up of [`IF_SO_MANY`] says: "and if i get seven" after "a half
 /// head of foils is £65. I've got 4 booked this week, what's that in
 /// total?" asks of 7 booked; "and if only nine get in" after "… how much
-/// for fifteen passengers" asks of 9 passengers.
+/// for fifteen passengers" asks of 9 passengers, "and if all 14 seats are
+/// full" after "… from 11 passengers" of 14.
 fn a_bare_count_anew(question: &str, count: &regex::Match, before: &str) -> Option<String> {
     IF_SO_MANY.find(question)?;
     let counts = counts_in(before);
@@ -130,7 +131,7 @@ pub(super) fn with_a_count_changed(question: &str, before: &str) -> Option<Strin
         format!("{} ", ordinal(&found[1]))
     });
     let said = before;
-    let before = in_digits(before);
+    let before = in_digits(&loopd_tools::numbers::letter_signs_named(before));
     let count = the_one_amount(&question)?;
     let Some(things) = counted(&question[count.end()..]) else {
         return a_bare_count_anew(&question, &count, &before);

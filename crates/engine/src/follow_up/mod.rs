@@ -50,10 +50,35 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
     let question = asked.next()?.content.trim();
     let before = asked.next()?.content.trim();
     let before = super::heard::request(before).unwrap_or_else(|| before.to_string());
-    read_after(question, &before, conversation).or_else(|| {
-        let plain = in_plain_words(question)?;
-        read_after(&plain, &before, conversation)
-    })
+    read_after(question, &before, conversation)
+        .or_else(|| {
+            let plain = in_plain_words(question)?;
+            read_after(&plain, &before, conversation)
+        })
+        .or_else(|| {
+            let supposed = the_amount_supposed(question)?;
+            read_after(&supposed, &before, conversation)
+        })
+}
+
+/// `and if I bump it up to 100 kg a hectare`, `what if it's 300 hectares`,
+/// `so what if we make it 12`, `what if the rate was 8.75% instead`: a
+/// follow-up that supposes a new amount.
+static SUPPOSED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:(?:and|so|okay|ok|um|but)[,\s]+)*(?:what\s+)?if\s+(?:(?:i|we|you|they)\s+(?:[a-z]+\s+){0,2}?(?:(?:it|that|them|this)\s+)?(?:(?:up|down)\s+)?to|(?:i|we|you|they)\s+(?:make|made)\s+(?:it|that|them)|(?:it|that|the\s+[a-z]+)(?:'s|’s|\s+is|\s+was|\s+were))\s+(\S.*)$")
+        .expect("a valid regex")
+});
+
+/// The follow-up `question` as the amount it supposes, after `And`
+/// ("And 100 kg a hectare?" for "And if I bump it up to 100 kg a
+/// hectare?"), when it supposes one.
+fn the_amount_supposed(question: &str) -> Option<String> {
+    let question = in_digits(question.trim());
+    let supposed = SUPPOSED.captures(&question)?;
+    let amount = supposed.get(1)?.as_str();
+    amount
+        .starts_with(|c: char| c.is_ascii_digit())
+        .then(|| format!("And {amount}"))
 }
 
 /// `question` read after `before`, by the first reading that fits.
@@ -97,7 +122,10 @@ fn in_plain_words(question: &str) -> Option<String> {
 }
 
 /// Words said before a follow-up's opener (`okay and what about …`).
-const FILLERS: [&str; 6] = ["okay", "ok", "alright", "right", "oh", "um"];
+const FILLERS: [&str; 13] = [
+    "okay", "ok", "alright", "right", "oh", "um", "so", "well", "hmm", "yeah", "cool", "sure",
+    "sawa",
+];
 
 /// `question` without one filler word of [`FILLERS`] before an opener.
 fn without_filler(question: &str) -> &str {

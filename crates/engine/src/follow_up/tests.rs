@@ -866,3 +866,45 @@ fn another_figure_of_the_same_numbers() {
         None
     );
 }
+
+#[test]
+fn an_amount_supposed_takes_the_place_of_the_one_in_its_unit() {
+    let before = "I'm putting out 85 kg of MAP a hectare over 240 hectares. How many tonnes of fertiliser is that?";
+    assert_eq!(
+        asked(before, "And if I bump it up to 100 kg a hectare?").as_deref(),
+        Some("I'm putting out 100 kg of MAP a hectare over 240 hectares. How many tonnes of fertiliser is that?")
+    );
+    assert_eq!(
+        asked(before, "what if it's 300 hectares").as_deref(),
+        Some("I'm putting out 85 kg of MAP a hectare over 300 hectares. How many tonnes of fertiliser is that?")
+    );
+    assert_eq!(asked(before, "And if I spread it in spring?"), None);
+    assert_eq!(
+        asked(
+            "My education loan is ₹4,80,000 at 9.5% simple interest. What's the interest for one year?",
+            "What if the rate was 8.75% instead?"
+        )
+        .as_deref(),
+        Some("My education loan is ₹4,80,000 at 8.75% simple interest. What's the interest for 1 year?")
+    );
+}
+
+#[test]
+fn all_the_seats_full_and_a_filler_before_the_opener() {
+    assert_eq!(
+        asked(
+            "Fare to Ngong is KSh 120. How much do I collect from 11 passengers?",
+            "And if all 14 seats are full?"
+        )
+        .as_deref(),
+        Some("Fare to Ngong is 120 shillings. How much do I collect from 14 passengers?")
+    );
+    assert_eq!(
+        asked(
+            "my brother drives a taxi in dubai whats the time over there",
+            "sawa what about doha"
+        )
+        .as_deref(),
+        Some("my brother drives a taxi in doha whats the time over there")
+    );
+}
