@@ -179,19 +179,23 @@ const OPERATIONS: &str = "\
 /// dollar bill", "a pound coin".
 const MONEY_ITSELF: &str = "bill bills note notes coin coins";
 
-/// Whether the words just after a plain number say what to turn it into
-/// ("5 kilometers in miles", "98.6 degrees Fahrenheit in Celsius"); a
-/// number written into a name ("the 9th Symphony with the Ode to Joy")
-/// is not converted.
+/// Whether the words just after a plain number say what unit to turn it
+/// into ("5 kilometers in miles", "98.6 degrees Fahrenheit in Celsius",
+/// not "two hours in Vienna"); a number written into a name ("the 9th
+/// Symphony with the Ode to Joy") is not converted.
 fn converts(words: &[String]) -> bool {
     let Some(at) = words.iter().position(|w| is_number(w)) else {
         return false;
     };
-    !named(&words[at])
-        && words[at + 1..]
-            .iter()
-            .take(3)
-            .any(|w| matches!(w.as_str(), "in" | "into" | "to" | "as"))
+    let after = &words[at + 1..];
+    let into_a_unit = after.iter().take(3).enumerate().any(|(i, w)| {
+        matches!(w.as_str(), "in" | "into" | "to" | "as")
+            && after[i + 1..]
+                .iter()
+                .take(2)
+                .any(|unit| loopd_tools::math::is_unit(unit))
+    });
+    !named(&words[at]) && into_a_unit
 }
 
 /// Whether `word` is one of the space-separated `words`.
@@ -242,6 +246,7 @@ mod tests {
             "When did Apollo 11 land on the moon?",
             "Who composed the 9th Symphony with the Ode to Joy?",
             "Which president is on the US 5 dollar bill?",
+            "who is the kenyan guy who ran a marathon in under two hours in vienna",
         ] {
             assert!(asks_about_a_number(question), "{question}");
         }

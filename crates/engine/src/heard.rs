@@ -72,10 +72,11 @@ const REASONS: &[&str] = &[
 ];
 
 /// Someone the user speaks of after a request, in the same sentence, which
-/// begins a reason ("… my daughter wants to check her homework", "… thats
+/// begins a reason ("… my daughter wants to check her homework", "… the
+/// grandson wants to check his maths homework", "… thats
 /// my grocery bills this week", "… my american coworker keeps asking").
 static SOMEONE_AFTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"[^.!?,:;]\s(?:(?:that'?s|it'?s\s+for)\s+my\s|(?:my|our)\s+(?:[a-z]+\s+)?(?:son|daughter|kids?|boy|girl|husband|wife|partner|boss|mum|mom|mam|mother|dad|father|teacher|friend|mate|sister|brother|grandson|granddaughter|grandkids?|nephew|niece|coworker|colleague|cousin|aunt|uncle|neighbou?r|roommate|passenger|customer)s?\s+(?:wants|needs|wanted|needed|asked|asks|keeps|says|said|told|is|was|has|had|reckons|thinks|swears)\b)")
+    regex::Regex::new(r"[^.!?,:;]\s(?:(?:that'?s|it'?s\s+for)\s+my\s|(?:my|our|the)\s+(?:[a-z]+\s+)?(?:son|daughter|kids?|boy|girl|husband|wife|partner|boss|mum|mom|mam|mother|dad|father|teacher|friend|mate|sister|brother|grandson|granddaughter|grandkids?|nephew|niece|coworker|colleague|cousin|aunt|uncle|neighbou?r|roommate|passenger|customer)s?\s+(?:wants|needs|wanted|needed|asked|asks|keeps|says|said|told|is|was|has|had|reckons|thinks|swears)\b)")
         .expect("a valid regex")
 });
 
@@ -441,6 +442,13 @@ mod tests {
         assert_eq!(
             request("its minus twenty eight with the windchill this morning whats that in fahrenheit my american coworker keeps asking").as_deref(),
             Some("Its minus twenty eight with the windchill this morning whats that in fahrenheit?")
+        );
+        assert_eq!(
+            request(
+                "whats seventy two times fourteen the grandson wants to check his maths homework"
+            )
+            .as_deref(),
+            Some("Whats seventy two times fourteen?")
         );
         assert_eq!(
             request("what is twenty times café my son wants it").as_deref(),

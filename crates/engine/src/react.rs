@@ -16,12 +16,15 @@
 //! failures are observations too, so the model can recover. A reply with
 //! neither an action nor a final answer gets one reminder of the format;
 //! the second such reply is taken as the answer; an empty FINAL_ANSWER, one
-//! that repeats the loop's own error message, or one that copies the
-//! prompt's example gets an error observation (the example, if it is still
-//! the best answer, is never said). The same call repeated (seed 002) first gets a
-//! nudge instead of a second run, then ends the loop as `blocked`. Out of
-//! iterations or blocked, the model is asked once more for its best answer,
-//! its reply forced to start with `FINAL_ANSWER:`. A final answer whose
+//! that repeats the loop's own error message or the question, or one that
+//! copies the prompt's example gets an error observation (the example, if
+//! it is still the best answer, is never said), and answer text is held
+//! until it is settled after any error. The same call repeated (seed 002)
+//! first gets a nudge instead of a second run, then ends the loop as
+//! `blocked`. Out of iterations or blocked, the model is asked once more
+//! for its best answer, its reply forced to start with `FINAL_ANSWER:`;
+//! when that too only repeats an error, the knowledge model is asked the
+//! question afresh, without the rounds. A final answer whose
 //! numbers neither the conversation nor a tool's result gives is sent back
 //! once with an error observation naming them ([`super::grounding`]), and
 //! so is one that has numbers but not the latest tool result's; the
@@ -306,6 +309,15 @@ impl React {
                     .trim_end()
                     .to_string()
                 }
+                ReactStep::Final(answer)
+                    if super::speakable::echoes(&answer, question(conversation)) =>
+                {
+                    run.format_error("FINAL_ANSWER repeating the question");
+                    repair = Repair::AnswerNow;
+                    "Error: that repeats the question, not an answer. Answer the question from \
+                     what you know after FINAL_ANSWER:"
+                        .into()
+                }
                 ReactStep::Final(answer) if !answer.is_empty() => {
                     if let Some(told) = run.misquoted_time(&answer) {
                         run.say(&told);
@@ -397,6 +409,9 @@ impl React {
                 }
             };
             told_an_error = !called_a_tool && observation.starts_with("Error:");
+            if observation.starts_with("Error:") {
+                run.hold_answers();
+            }
             messages.push(Message::assistant(reply.text.trim_end()));
             messages.push(Message::user(format!("Observation: {observation}")));
             let due = self.config.validate_every > 0 && round % self.config.validate_every == 0;
@@ -409,12 +424,16 @@ impl React {
         let reply = run
             .generate(
                 "react-fallback",
-                messages,
+                messages.clone(),
                 final_answer_now(),
                 answer_route(),
             )
             .await?;
         let answer = match parse::after_marker(&reply.text, FINAL_ANSWER) {
+            Some(answer) if says_no_answer(&answer, &messages) => {
+                run.format_error("fallback answer repeating the loop's errors");
+                answer_afresh(run, with_system(conversation, &system), &messages).await?
+            }
             Some(answer) if copies_the_example(&answer, conversation) => {
                 grounding::accept(run, answer, true)
             }
@@ -439,6 +458,41 @@ impl React {
         })
     }
 }
+
+/// Whether `answer` is no answer but the loop's own words: a tool's
+/// error repeated, or the format's marker.
+fn says_no_answer(answer: &str, messages: &[Message]) -> bool {
+    let marked = parse::find_marker(answer, FINAL_ANSWER).is_some();
+    answer.trim().is_empty() || marked || repeats_a_tool_error(answer, messages)
+}
+
+/// The answer asked afresh of the knowledge model, from the question
+/// alone (`fresh`), when the loop's rounds gave only errors; a reply that
+/// still repeats them (`rounds`) is not said, and the user hears that it
+/// could not be answered.
+async fn answer_afresh(
+    run: &mut Run,
+    fresh: Vec<Message>,
+    rounds: &[Message],
+) -> Result<String, Halt> {
+    run.use_knowledge_model();
+    let reply = run
+        .generate("react-afresh", fresh, final_answer_now(), answer_route())
+        .await?;
+    match parse::after_marker(&reply.text, FINAL_ANSWER) {
+        Some(answer) if !says_no_answer(&answer, rounds) => {
+            run.deliver(&answer);
+            Ok(answer)
+        }
+        _ => {
+            run.say(NO_ANSWER);
+            Ok(NO_ANSWER.to_string())
+        }
+    }
+}
+
+/// What the user hears when no round gave an answer.
+const NO_ANSWER: &str = "Sorry, I couldn't work that out.";
 
 /// Whether `answer` names the system prompt's example
 /// ([`grounding::names_the_example`]) and the conversation does not.

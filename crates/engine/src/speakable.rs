@@ -219,13 +219,24 @@ fn said_core(core: &str) -> Option<String> {
 }
 
 /// Whether `sentence` only repeats the question, or one of its sentences,
-/// word for word (small models often start an answer by copying it).
+/// word for word (small models often start an answer by copying it), a
+/// word or two it opens with aside ("sasa", "okay so").
 pub fn echoes(sentence: &str, question: &str) -> bool {
     let said = plain_words(sentence);
-    !said.is_empty()
-        && (said == plain_words(question)
-            || sentences_of(question).any(|asked| plain_words(asked) == said))
+    let repeats = |asked: &str| {
+        let asked = plain_words(asked);
+        let words: Vec<&str> = asked.split(' ').collect();
+        (0..=OPENING_WORDS.min(words.len().saturating_sub(MIN_ECHO_WORDS)))
+            .any(|skipped| words[skipped..].join(" ") == said)
+    };
+    !said.is_empty() && (repeats(question) || sentences_of(question).any(repeats))
 }
+
+/// Words a question may open with that an echo of it leaves out.
+const OPENING_WORDS: usize = 2;
+
+/// Fewest words an echo that leaves out the question's opening has.
+const MIN_ECHO_WORDS: usize = 4;
 
 /// `answer` without the sentences that only repeat the question; the
 /// answer as it was when nothing else is left.
@@ -327,6 +338,12 @@ mod tests {
         );
         assert!(echoes("what's my average", question));
         assert!(!echoes("Your average is 86.33.", question));
+        let opened = "sasa who is the kenyan guy who ran a marathon in under two hours in vienna";
+        assert!(echoes(
+            "Who is the Kenyan guy who ran a marathon in under two hours in Vienna?",
+            opened
+        ));
+        assert!(!echoes("my average", "okay so what's my average"));
         assert_eq!(
             without_echo("What's my average?", question),
             "What's my average?"

@@ -711,6 +711,12 @@ fn symbols(dimension: &Dimension) -> String {
         .join(", ")
 }
 
+/// Whether `name` names a unit this toolbox converts (`miles`, `kg`,
+/// `fahrenheit`), not a place or a thing (`vienna`).
+pub fn is_unit(name: &str) -> bool {
+    find_unit(name).is_some()
+}
+
 /// Finds a unit by symbol or name: exact case first, then any case, then
 /// without a plural ending.
 fn find_unit(name: &str) -> Option<(&'static Dimension, &'static Unit)> {
