@@ -33,8 +33,10 @@ pub(super) fn can_work(run: &Run) -> bool {
 
 /// `conversation` with the prices of the question read out in words
 /// written in digits ("at 52.40 dollars an hour" for "at fifty two
-/// dollars and forty cents an hour"): a small model takes such a price for
-/// two numbers. Other number words stay ("six nights").
+/// dollars and forty cents an hour"), and the other numbers said in
+/// several words ("360 dollars" for "three hundred and sixty dollars"): a
+/// small model takes such a price or number for two. Numbers said in one
+/// word stay ("six nights").
 fn prices_in_digits(conversation: &[Message]) -> Vec<Message> {
     let mut conversation = conversation.to_vec();
     if let Some(asked) = conversation
@@ -42,7 +44,9 @@ fn prices_in_digits(conversation: &[Message]) -> Vec<Message> {
         .rev()
         .find(|m| m.role == loopd_brain::Role::User)
     {
-        asked.content = loopd_tools::numbers::prices_in_digits(&asked.content);
+        asked.content = loopd_tools::numbers::long_numbers_in_digits(
+            &loopd_tools::numbers::prices_in_digits(&asked.content),
+        );
     }
     conversation
 }

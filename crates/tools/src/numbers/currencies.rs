@@ -5,10 +5,12 @@ use super::prices::ABOUT_MONEY;
 use regex::Regex;
 use std::sync::LazyLock;
 
-/// `R3,795`, `RM 25.90`, `K640`: an amount after the sign of the rand,
-/// the ringgit or the kwacha, which are letters.
-static LETTER_SIGNED: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b(R|RM|K)\s?(\d[\d,]*(?:\.\d+)?)\b").expect("a valid regex"));
+/// `R3,795`, `RM 25.90`, `K640`, `KSh 12,750`: an amount after the sign
+/// of the rand, the ringgit, the kwacha or an East African shilling,
+/// which are letters.
+static LETTER_SIGNED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\b(KSh|Ksh|KES|USh|TSh|R|RM|K)\s?(\d[\d,]*(?:\.\d+)?)\b").expect("a valid regex")
+});
 
 /// Words of buying and selling that, beside [`ABOUT_MONEY`], make a `K`
 /// before an amount the kwacha's sign (not `K9` the dog or `K2` the
@@ -27,6 +29,7 @@ static COUNTRY_BEFORE_SIGN: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `text` with amounts signed by letters written as the amount and the
 /// currency's name: `R3,795` → `3,795 rand`, `RM25` → `25 ringgit`,
+/// `KSh 180` → `180 shillings`,
 /// `K640` → `640 kwacha` in a text about money (digits run into a letter
 /// sign read as no number); a country's letters before a sign dropped
 /// (`GH₵420` → `₵420`).
@@ -38,6 +41,7 @@ pub fn letter_signs_named(text: &str) -> String {
             let name = match &found[1] {
                 "R" => "rand",
                 "RM" => "ringgit",
+                "KSh" | "Ksh" | "KES" | "USh" | "TSh" => "shillings",
                 _ if kwacha => "kwacha",
                 _ => return found[0].to_string(),
             };

@@ -63,6 +63,21 @@ pub fn small(word: &str) -> Option<u64> {
 /// and the punctuation around a run, stay as they were; spaces between
 /// words become one.
 pub fn in_digits(text: &str) -> String {
+    runs_in_digits(text, 1)
+}
+
+/// `text` with each number said in two words or more written in digits
+/// (`three hundred and sixty dollars` → `360 dollars`), where a small
+/// model may take the words for two numbers; a number said in one word
+/// stays (`six nights`, `the four of us`), as [`in_digits`] does it
+/// otherwise.
+pub fn long_numbers_in_digits(text: &str) -> String {
+    runs_in_digits(text, 2)
+}
+
+/// `text` with each run of number words of at least `least` words written
+/// in digits.
+fn runs_in_digits(text: &str, least: usize) -> String {
     let text = thousands_said_short(text);
     let words = split_words(&text);
     let mut out = Vec::new();
@@ -81,7 +96,9 @@ pub fn in_digits(text: &str) -> String {
             i += 1;
             continue;
         }
-        match run(&words[i..]).filter(|(_, used)| !one_as_a_pronoun(&words, i, *used)) {
+        let said = run(&words[i..])
+            .filter(|(_, used)| *used >= least && !one_as_a_pronoun(&words, i, *used));
+        match said {
             Some((number, used)) => {
                 let first = words[i];
                 let last = words[i + used - 1];

@@ -243,3 +243,15 @@ fn a_whole_number_and_a_part_is_one_number() {
         assert_eq!(with_parts(said), written, "{said:?}");
     }
 }
+
+#[test]
+fn only_numbers_said_in_several_words_are_put_in_digits() {
+    assert_eq!(
+        long_numbers_in_digits("ive got three hundred and sixty dollars worth, the four of us"),
+        "ive got 360 dollars worth, the four of us"
+    );
+    assert_eq!(
+        long_numbers_in_digits("six nights at twenty five euros"),
+        "six nights at 25 euros"
+    );
+}

@@ -112,6 +112,12 @@ static NUMBERS_IN_A_ROW: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"\b\d+(?:\.\d+)?(?:\s+\d+(?:\.\d+)?){2,}\b").expect("a valid regex")
 });
 
+/// `19 and 23 and 17 and 26`: a list said with `and` between each two of
+/// its numbers, three or more of them.
+static AND_BETWEEN_EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b\d+(?:\.\d+)?(?:\s+and\s+\d+(?:\.\d+)?){2,}\b").expect("a valid regex")
+});
+
 /// `98 then 125 then 89`: a list said one number after another.
 static THEN_BETWEEN_NUMBERS: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(\d)\s*,?\s+(?:and\s+)?then\s+(\d)").expect("a valid regex"));
@@ -219,6 +225,9 @@ pub fn as_arithmetic(
             .replace_all(&text, |found: &Captures| {
                 found[0].split_whitespace().collect::<Vec<_>>().join(", ")
             })
+            .into_owned();
+        text = AND_BETWEEN_EACH
+            .replace_all(&text, |found: &Captures| found[0].replace(" and ", ", "))
             .into_owned();
     }
     if let Some(asked) = percent_of_the_amount_before(&text) {

@@ -1354,9 +1354,21 @@ fn readings_of_a_fishmonger_a_mechanic_and_a_dairy_farmer() {
             "im doing fifteen percent off for nhs staff this month how much do they pay for a seventy two pound colour",
             "72*(1-15/100)",
         ),
+        (
+            "The lamb cheque came to $38,420, then freight to the saleyards was $1,860 and yard dues were $742. How much is left after those two costs?",
+            "38420 - 1860 - 742",
+        ),
+        (
+            "the rural store has fifteen percent off fencing gear and ive got three hundred and sixty dollars worth in the trolley what do i pay after the discount",
+            "360*(1-15/100)",
+        ),
     ] {
         assert_eq!(read(said), read_as, "{said}");
     }
+    assert!(
+        !read("i got 15 percent off and paid 360 dollars what was the original price")
+            .contains("(1-15/100)")
+    );
     // A list of thousands said in words, its last item after `and`.
     assert_eq!(
         read("boda fares i paid this week six thousand four thousand seven thousand five thousand three thousand five hundred and eight thousand whats the median"),
@@ -1802,5 +1814,67 @@ fn miles_driven_some_times_a_week_over_weeks() {
     assert_eq!(
         read("I drive to work 5 days a week and it's 12 km each way. How many km is that in 3 weeks?"),
         "5 * 12 * 2 * 3"
+    );
+}
+
+#[test]
+fn a_list_said_with_and_between_each_two_numbers_is_read() {
+    assert_eq!(
+        read("the points cork got in the last five league matches were nineteen and twenty three and seventeen and twenty six and twenty one whats the median"),
+        "21"
+    );
+    assert_eq!(read("12 and 30 and 18 whats the average"), "20");
+}
+
+#[test]
+fn inches_of_mercury_are_one_unit() {
+    let asked = super::conversion("the old barometer in the hall says twenty nine point eight inches of mercury whats that in millibars").unwrap();
+    assert_eq!(
+        (asked.value, asked.from.as_str(), asked.to.as_str()),
+        (29.8, "inHg", "millibars")
+    );
+}
+
+#[test]
+fn a_conversion_asked_last_or_told_after_its_question() {
+    let asked = |text: &str| {
+        let c = super::conversion(text).unwrap();
+        (c.value, c.from, c.to)
+    };
+    assert_eq!(
+        asked("mechanic says put thirty five psi in the tyres but my gauge reads bar what is thirty five psi in bar"),
+        (35.0, "psi".into(), "bar".into())
+    );
+    assert_eq!(
+        asked("A passenger asked how many miles it is from Nairobi to Eldoret. It's about 310 km."),
+        (310.0, "km".into(), "miles".into())
+    );
+}
+
+#[test]
+fn money_taken_out_and_fuel_for_one_trip() {
+    assert_eq!(
+        read("The matatu does 8 km per litre. A return trip Nairobi to Thika is 90 km and diesel is KSh 180 a litre. How much does the diesel for one return trip cost?"),
+        "90 / 8 * 180"
+    );
+    assert_eq!(
+        read("I withdrew KSh 50,000, then paid KSh 12,750 for the brake pads and KSh 8,400 for insurance. What's left?"),
+        "50000 - 12750 - 8400"
+    );
+}
+
+#[test]
+fn a_pack_said_by_its_count_money_lent_and_profit_when_all_sold() {
+    assert_eq!(
+        read("I bought a 12-pack of Maggi for ₹168. How much is that per packet?"),
+        "168 / 12"
+    );
+    assert_eq!(
+        read("i lent rohan two thousand five hundred rupees for the goa trip he gave back eight hundred last week and six hundred and fifty today how much does he still owe me"),
+        "2500 - 800 - 650"
+    );
+    assert_eq!(
+        read("for the college fest our stall made forty cups of cold coffee each cup cost us eighteen rupees to make and we sold all of them at forty rupees a cup whats our profit"),
+        "40 * (40 - 18)"
     );
 }

@@ -195,6 +195,12 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         Some(_) => found[0].to_string(),
         None => format!("{}a {}", &found[1], &found[2]),
     });
+    let text = OF_MERCURY.replace_all(&text, |found: &Captures| {
+        match found[1].to_lowercase().starts_with("inch") {
+            true => "inHg",
+            false => "mmHg",
+        }
+    });
     let text = OWNED_UNIT.replace_all(&text, "in ");
     let text = AMERICAN_UNIT.replace_all(&text, "us $1");
     let text = crate::numbers::amounts_apart(&text);
@@ -204,7 +210,9 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         |asked: &Conversion| named_unit(&asked.from).is_some() && named_unit(&asked.to).is_some();
     match whole {
         Some(asked) if known(&asked) => Some(asked),
-        whole => in_its_own_sentence(text)
+        whole => asked_last(text)
+            .or_else(|| asked_then_told(text))
+            .or_else(|| in_its_own_sentence(text))
             .or(whole)
             .or_else(|| {
                 let digits = crate::numbers::in_digits(text);
@@ -237,6 +245,56 @@ fn with_a_clause_after(text: &str) -> Option<Conversion> {
                     .filter(of_one_kind)
             })
         })
+}
+
+/// `inches of mercury`, `millimetres of mercury`: a pressure named in
+/// three words, written as its one-word name (`inHg`, `mmHg`).
+static OF_MERCURY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(inch(?:es)?|millimet(?:er|re)s?|mm)\s+of\s+mercury\b")
+        .expect("a valid regex")
+});
+
+/// How a question begins: what it asks starts there.
+static ASKING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:what(?:'s|s|\s+is|\s+are)|how\s+(?:many|much)|convert)\s")
+        .expect("a valid regex")
+});
+
+/// The conversion the last question of `text` asks, when words come
+/// before it that tell the amount too (`mechanic says put thirty five psi
+/// in the tyres but my gauge reads bar what is thirty five psi in bar`):
+/// the question tells its amount, and both its units are known and of one
+/// kind.
+fn asked_last(text: &str) -> Option<Conversion> {
+    let last = ASKING.find_iter(text).last()?;
+    let asked = &text[last.start()..];
+    let tells_an_amount = crate::numbers::in_digits(asked).contains(|c: char| c.is_ascii_digit());
+    if last.start() == 0 || !tells_an_amount {
+        return None;
+    }
+    as_a_whole(asked).filter(of_one_kind)
+}
+
+/// `how many miles … It's about 310 km`: a unit asked for, then the
+/// amount told in another.
+static ASKED_THEN_TOLD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow\s+many\s+([a-z]+)\b[^.?!]*[.?!]\s+(?:it'?s|it\s+is|that'?s|thats)\s+(?:(?:about|around|roughly|nearly|almost|over|under|just|some)\s+)*(-?\d[\d,]*(?:\.\d+)?)\s*([a-z]+)\b")
+        .expect("a valid regex")
+});
+
+/// The conversion asked when a question names the unit it wants and the
+/// sentence after it tells the amount in another (`A passenger asked how
+/// many miles it is from Nairobi to Eldoret. It's about 310 km.`).
+fn asked_then_told(text: &str) -> Option<Conversion> {
+    let digits = crate::numbers::in_digits(text);
+    let found = ASKED_THEN_TOLD.captures(&digits)?;
+    let value = found[2].replace(',', "").parse().ok()?;
+    let asked = Conversion {
+        value,
+        from: found[3].to_string(),
+        to: found[1].to_string(),
+    };
+    of_one_kind(&asked).then_some(asked)
 }
 
 /// The end of a sentence, before the next.

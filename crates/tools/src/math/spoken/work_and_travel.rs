@@ -253,7 +253,9 @@ static PERCENT_ON_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
 /// What is paid for a price with a percentage off or on top, when the
 /// text gives only those two numbers and asks what is paid: `the mixer
 /// grinder mrp is 3200 and im giving 15 percent diwali discount what will
-/// the customer pay` is `3200*(1-15/100)`.
+/// the customer pay` is `3200*(1-15/100)`. A price with a percentage on
+/// top is given before it; one with a percentage off may come after
+/// (`fifteen percent off fencing gear and ive got 360 dollars worth`).
 pub(super) fn percent_on_a_price(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let paid = [
@@ -267,9 +269,16 @@ pub(super) fn percent_on_a_price(text: &str) -> Option<String> {
     .iter()
     .any(|w| lower.contains(w));
     let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
-    let included = ["includ", "inclusive", "before", " inc "]
-        .iter()
-        .any(|w| lower.contains(w));
+    let included = [
+        "includ",
+        "inclusive",
+        "before",
+        " inc ",
+        "original",
+        "full price",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
     if !paid || numbers.len() != 2 || included || lower.contains("what percent") {
         return None;
     }
@@ -280,7 +289,15 @@ pub(super) fn percent_on_a_price(text: &str) -> Option<String> {
         .trim_start()
         .to_lowercase()
         .starts_with("on ");
-    if price.start() > percent.start() || of_a_price {
+    let off = found.get(2).is_some();
+    let asks_the_price = off
+        && lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == "pay")
+        && !["save", "knock", "how much off"]
+            .iter()
+            .any(|w| lower.contains(w));
+    if (price.start() > percent.start() && !asks_the_price) || of_a_price {
         return None;
     }
     Some(match found.get(2) {
@@ -496,7 +513,8 @@ static DAYS_ASKED: LazyLock<Regex> = LazyLock::new(|| {
 /// gallon, when the question asks what it costs: `the van does 8.5 litres
 /// per 100 km and diesel is 1.62 a litre what will a 340 km trip cost`
 /// is `340 * 8.5 / 100 * 1.62`; a distance each day is taken over the
-/// days asked (`30 km every day … in a 30 day month`).
+/// days asked (`30 km every day … in a 30 day month`). A `1` counts no
+/// amount (`for one return trip`).
 pub(super) fn fuel_cost(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let asked = ["cost", "spend", "how much", "pay"]
@@ -537,7 +555,8 @@ pub(super) fn fuel_cost(text: &str) -> Option<String> {
         false => None,
     };
     let given = 3 + usize::from(per_hundred) + days.as_ref().map_or(0, |(_, said)| *said);
-    if NUMBER.find_iter(text).count() != given {
+    let numbers = NUMBER.find_iter(text).filter(|n| n.as_str() != "1");
+    if numbers.count() != given {
         return None;
     }
     let fuel = match per_hundred {

@@ -6,14 +6,14 @@ use super::*;
 /// `what's left`, `how much do I have left`, `what's my profit`: asks
 /// what remains of an amount, at the end of a text.
 static ASKS_WHAT_IS_LEFT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\b(?:what'?s|whats|what\s+is|how\s+much\s+(?:is|do\s+i\s+have|have\s+i\s+got|will\s+i\s+have|does\s+that\s+leave))\s+(?:left|remaining|left\s+over)(?:\s+(?:for|to)\s+(?:me|us|spend)|\s+in\s+(?:there|it|the\s+account))?|\b(?:what'?s|whats|what\s+is|how\s+much\s+is)\s+(?:my|our|the)\s+profit|\b(?:how\s+much|what)\s+(?:did|do|will)\s+(?:i|we)\s+clear)\s*[?.!]?\s*$")
+    Regex::new(r"(?i)(?:\b(?:what'?s|whats|what\s+is|how\s+much\s+(?:is|do\s+i\s+have|have\s+i\s+got|will\s+i\s+have|does\s+that\s+leave))\s+(?:left|remaining|left\s+over)(?:\s+(?:for|to)\s+(?:me|us|spend)|\s+in\s+(?:there|it|the\s+account))?(?:\s+after\s+(?:th(?:at|ose|ese|em)|the|all|my|our)\b(?:\s+\d+)?[^.?!\d]*)?|\b(?:what'?s|whats|what\s+is|how\s+much\s+is)\s+(?:my|our|the)\s+profit|\b(?:how\s+much|what)\s+(?:did|do|will)\s+(?:i|we)\s+clear)\s*[?.!]?\s*$")
         .expect("a valid regex")
 });
 
-/// `took 1240 quid`, `I earned 900`, `I quoted 4800`: the amount
-/// something is taken from.
+/// `took 1240 quid`, `I earned 900`, `I quoted 4800`, `the cheque came
+/// to 38420`: the amount something is taken from.
 static TAKEN_IN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:took|made|earned|got|had|have|brought\s+in|received|was\s+paid|get\s+paid|started\s+with|quoted|charged|billed|invoiced|pays)\s+(?:in\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:took|made|earned|got|had|have|brought\s+in|received|withdrew|took\s+out|was\s+paid|get\s+paid|started\s+with|quoted|charged|billed|invoiced|pays|(?:cheque|check|sale|takings|income)\s+(?:came\s+to|was))\s+(?:in\s+)?[SIGNS]?(\d+(?:\.\d+)?)\b"))
         .expect("a valid regex")
 });
 
@@ -32,7 +32,7 @@ fn a_plain_amount(text: &str, amount: &regex::Match) -> bool {
 /// `the loan was $24,000`, `borrowed 5000`: what was owed at first.
 static BORROWED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&crate::numbers::with_currencies(
-        r"(?i)\b(?:loan|borrowed|owed?|debt|financed)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b",
+        r"(?i)\b(?:loan|borrowed|owed?|debt|financed|lent)\b[^\d]*?[SIGNS]?(\d+(?:\.\d+)?)\b",
     ))
     .expect("a valid regex")
 });
@@ -107,7 +107,10 @@ static PAYING: LazyLock<Regex> = LazyLock::new(|| {
 pub(in crate::math::spoken) fn what_is_left(text: &str) -> Option<String> {
     let asked = ASKS_WHAT_IS_LEFT.find(text)?;
     let taken = TAKEN_IN.captures(text)?.get(1)?;
-    let numbers: Vec<regex::Match> = NUMBER.find_iter(text).collect();
+    let numbers: Vec<regex::Match> = NUMBER
+        .find_iter(text)
+        .filter(|n| n.start() < asked.start())
+        .collect();
     let (first, costs) = numbers.split_first()?;
     if first.start() != taken.start() || costs.is_empty() || text.contains('%') {
         return None;

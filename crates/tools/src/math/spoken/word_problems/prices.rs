@@ -168,8 +168,11 @@ static PACK_PRICED: LazyLock<Regex> = LazyLock::new(|| {
 /// The price of one of a pack's things, when the text holds the two
 /// numbers only (and perhaps the `1` of `for 1 egg`) and asks per the
 /// thing counted, or per anything but the container: `a sleeve of 50
-/// plastic cups is 12.50 how much is that per cup` is `12.50 / 50`.
+/// plastic cups is 12.50 how much is that per cup` is `12.50 / 50`, and
+/// so is a 50-pack.
 pub(in crate::math::spoken) fn price_of_one(text: &str) -> Option<String> {
+    let text = N_PACK.replace_all(text, "$2 of $1");
+    let text = text.as_ref();
     let one_asked = usize::from(FOR_ONE_AT_THE_END.is_match(text));
     if NUMBER.find_iter(text).count() != 2 + one_asked {
         return None;
@@ -185,6 +188,13 @@ pub(in crate::math::spoken) fn price_of_one(text: &str) -> Option<String> {
     let container = singular(&found[1].to_lowercase());
     (asked.as_ref() != Some(&container)).then(|| format!("{} / {}", &found[3], &found[2]))
 }
+
+/// `a 12-pack of`, `a 6 pack`: a container said by its count, as `pack of
+/// 12`.
+static N_PACK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)[- ](pack|case|box|tray|carton|crate)\b(?:\s+of\b)?")
+        .expect("a valid regex")
+});
 
 /// `how much for 1 egg`: the price of one asked, its `1` no amount given.
 static FOR_ONE_AT_THE_END: LazyLock<Regex> =

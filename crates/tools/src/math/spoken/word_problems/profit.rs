@@ -41,12 +41,24 @@ static EACH_HOLDS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// `I sell them at ₱8 each`, `i sell one tablet for 4 rupees`: the price
-/// each one sells for.
+/// `I sell them at ₱8 each`, `i sell one tablet for 4 rupees`, `we sold
+/// all of them at 40 rupees a cup`: the price each one sells for.
 static SOLD_EACH_AT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)\bsell\s+(?:them|it|each|one|a|an|every)?\s*(?:[a-z'-]+\s+){0,2}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\b"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\bsell\s+(?:them|it|each|one|a|an|every)?\s*(?:[a-z'-]+\s+){0,2}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\b|\bsold\s+(?:all\s+(?:of\s+)?(?:them|it)|them\s+all|the\s+lot|them|each)\s+(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
         .expect("a valid regex")
 });
+
+/// `made 40 cups`, `baked 60 loaves`: how many were made.
+static MADE_MANY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:made|make|makes|baked|cooked|brewed|prepared)\s+(\d+)\s+[a-z]")
+        .expect("a valid regex")
+});
+
+/// The price each one sells for ([`SOLD_EACH_AT`]).
+fn price_sold_at(text: &str) -> Option<regex::Match<'_>> {
+    let found = SOLD_EACH_AT.captures(text)?;
+    found.get(1).or(found.get(2))
+}
 
 /// `sell 1 tablet`, `on 1 pack`: one of the things, no number given.
 static ONE_OF_THEM: LazyLock<Regex> =
@@ -108,7 +120,7 @@ pub(in crate::math::spoken) fn profit_on_a_pack(text: &str) -> Option<String> {
     let text = ONE_OF_THEM.replace_all(text, "$1 one $2");
     let text = text.as_ref();
     let pack = PACK_BOUGHT.captures(text)?;
-    let sold = SOLD_EACH_AT.captures(text)?;
+    let sold = price_sold_at(text)?;
     let inner = EACH_HOLDS.captures(text);
     let given = 3 + usize::from(inner.is_some());
     if NUMBER.find_iter(text).count() != given {
@@ -119,7 +131,9 @@ pub(in crate::math::spoken) fn profit_on_a_pack(text: &str) -> Option<String> {
         .map_or("1", |found| found.get(1).map_or("1", |n| n.as_str()));
     Some(format!(
         "{} * {pieces} * {} - {}",
-        &pack[1], &sold[1], &pack[2]
+        &pack[1],
+        sold.as_str(),
+        &pack[2]
     ))
 }
 
@@ -160,12 +174,14 @@ static SELL_MANY: LazyLock<Regex> = LazyLock::new(|| {
 /// The profit on so many sold, when one sells at a price and costs less
 /// to make: `I sell a quarter chicken for J$900 and it costs me J$520 to
 /// make. If I sell 45 quarters today, what's my profit?` is `45 * (900 -
-/// 520)`. The text gives those numbers only.
+/// 520)`; so many made, when all were sold (`our stall made 40 cups …
+/// sold all of them at 40 rupees a cup`). The text gives those numbers
+/// only.
 pub(in crate::math::spoken) fn profit_on_many_sold(text: &str) -> Option<String> {
     if !text.to_lowercase().contains("profit") || NUMBER.find_iter(text).count() != 3 {
         return None;
     }
-    let price = SOLD_EACH_AT.captures(text)?.get(1)?;
+    let price = price_sold_at(text)?;
     let cost = COST_TO_MAKE
         .captures(text)
         .and_then(|found| found.get(1))
@@ -173,7 +189,11 @@ pub(in crate::math::spoken) fn profit_on_many_sold(text: &str) -> Option<String>
             let found = COST_EACH.captures(text)?;
             found.get(1).or(found.get(2))
         })?;
-    let count = SELL_MANY.captures(text)?.get(1)?;
+    let count = SELL_MANY.captures(text).or_else(|| {
+        SELL_ALL.find(text)?;
+        MADE_MANY.captures(text)
+    })?;
+    let count = count.get(1)?;
     let distinct = count.start() != price.start() && count.start() != cost.start();
     distinct.then(|| {
         format!(
@@ -220,7 +240,7 @@ static SELL_COUNT: LazyLock<Regex> =
 
 /// `sell them all`: the whole lot sold.
 static SELL_ALL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bsell\s+(?:all|them\s+all|all\s+of\s+them|every\s+one|the\s+lot)\b")
+    Regex::new(r"(?i)\b(?:sell|sold)\s+(?:all|them\s+all|all\s+of\s+them|every\s+one|the\s+lot)\b")
         .expect("a valid regex")
 });
 
@@ -234,7 +254,7 @@ pub(in crate::math::spoken) fn profit_on_a_lot(text: &str) -> Option<String> {
     }
     let lot = BOUGHT_FOR_ALL.captures(text)?;
     let (count, total) = (lot.get(1)?, lot.get(2)?);
-    let price = SOLD_EACH_AT.captures(text)?.get(1)?;
+    let price = price_sold_at(text)?;
     let sold = match SELL_COUNT.captures(text).and_then(|found| found.get(1)) {
         Some(sold) => sold.as_str(),
         None if SELL_ALL.is_match(text) => count.as_str(),
