@@ -127,9 +127,10 @@ fn without_suffix<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
 }
 
 /// A claim someone made, said after the question ("… my son reckons its
-/// oxygen", "My roommate swears it's Brooklyn lol").
+/// oxygen", "My roommate swears it's Brooklyn lol", "The young lad says
+/// five.").
 static CLAIM_AFTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)[\s,.;!?-]+(?:and\s+|but\s+|cos\s+|because\s+)?(?:my|our)\s+(?:[a-z']+\s+){0,2}?(?:reckons|says|said|thinks|swears|swore|insists|claims|bets|keeps\s+saying|is\s+convinced)\b[^?]*$")
+    regex::Regex::new(r"(?i)[\s,.;!?-]+(?:and\s+|but\s+|cos\s+|because\s+)?(?:my|our|the)\s+(?:[a-z']+\s+){0,2}?(?:reckons|says|said|thinks|swears|swore|insists|claims|bets|keeps\s+saying|is\s+convinced)\b[^?]*$")
         .expect("a valid regex")
 });
 
@@ -424,6 +425,11 @@ mod tests {
         assert_eq!(
             without_a_claim("Which of the five NYC boroughs is the largest by area? My roommate swears it's Brooklyn lol").as_deref(),
             Some("Which of the five NYC boroughs is the largest by area?")
+        );
+        assert_eq!(
+            without_a_claim("How many provinces are there in Ireland? The young lad says five.")
+                .as_deref(),
+            Some("How many provinces are there in Ireland?")
         );
         assert_eq!(without_a_claim("Who wrote Moby Dick?"), None);
         assert_eq!(without_a_claim("my mum says hi"), None);

@@ -689,7 +689,9 @@ impl Run {
                 return Ok(self.first_of(vec![read]));
             }
         }
-        let question = super::question(conversation);
+        let said = super::question(conversation);
+        let claimless = super::heard::without_a_claim(said);
+        let question = claimless.as_deref().unwrap_or(said);
         let request = super::heard::request(question);
         let asked = loopd_tools::numbers::in_digits(request.as_deref().unwrap_or(question));
         let numbered = !super::parse::numbers(&asked).is_empty();
