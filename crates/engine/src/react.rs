@@ -255,10 +255,10 @@ impl React {
                     }
                 }
             }
-            FirstRead::Open
-                if worked::can_work(run) && worked::is_word_problem(question(conversation)) =>
-            {
-                return worked::solve(run, conversation).await;
+            FirstRead::Open if worked::can_work(run) => {
+                if let Some(asked) = word_problem_asked(conversation) {
+                    return worked::solve(run, &asked).await;
+                }
             }
             FirstRead::Open => {}
         }
@@ -457,6 +457,27 @@ impl React {
             termination,
         })
     }
+}
+
+/// The conversation to work out a step a line when its question is a
+/// word problem ([`worked::is_word_problem`]): as it is, or as the
+/// follow-up's rewriting of the question before asks it ("And if I bump
+/// it up to 100 kg a hectare?" after "I'm putting out 85 kg of MAP a
+/// hectare over 240 hectares. How many tonnes of fertiliser is that?"),
+/// without the turns before.
+fn word_problem_asked(conversation: &[Message]) -> Option<Vec<Message>> {
+    if worked::is_word_problem(question(conversation)) {
+        return Some(conversation.to_vec());
+    }
+    let rewritten = super::follow_up::in_context(conversation)?;
+    worked::is_word_problem(&rewritten).then(|| {
+        conversation
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .cloned()
+            .chain(std::iter::once(Message::user(rewritten)))
+            .collect()
+    })
 }
 
 /// Whether `answer` is no answer but the loop's own words: a tool's
