@@ -378,7 +378,8 @@ impl Sources {
     }
 
     /// Whether a source gives `number`: the same, rounded to the decimals
-    /// it is written with, or the same as a percentage (15 and 0.15).
+    /// it is written with, or the same as a percentage (15 and 0.15; not
+    /// 1680 said as 16.80).
     fn gives(&self, number: WrittenNumber) -> bool {
         let exponent = i32::try_from(number.decimals).unwrap_or(i32::MAX);
         let half_step = 0.5 * 10f64.powi(-exponent);
@@ -386,7 +387,9 @@ impl Sources {
         let close = |a: f64, b: f64, step: f64| (a - b).abs() <= step + 1e-9 * b.max(1.0);
         self.values.iter().any(|&source| {
             close(value, source, half_step)
-                || (number.decimals > 0 && close(value * 100.0, source, half_step * 100.0))
+                || (number.decimals > 0
+                    && value < 1.0
+                    && close(value * 100.0, source, half_step * 100.0))
                 || close(value, source * 100.0, half_step)
         })
     }
@@ -598,6 +601,10 @@ mod tests {
         assert_eq!(question.ungrounded("17 times 23 is 411."), vec!["411"]);
         let with_tool = sources(&["What is 17 times 23?", "{\"result\": 391}"]);
         assert!(with_tool.ungrounded("17 times 23 is 391.").is_empty());
+        let fares = sources(&["Fares are 120. How much from 14?", "{\"result\": 1680}"]);
+        assert_eq!(fares.ungrounded("You collect $16.80."), vec!["16.80"]);
+        let rate = sources(&["What is 15% of 80?"]);
+        assert!(rate.ungrounded("15 percent is 0.15 of it.").is_empty());
     }
 
     #[test]
