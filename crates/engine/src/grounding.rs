@@ -247,11 +247,12 @@ impl Sources {
     }
 
     /// The latest tool result's numbers (as written there, three at most)
-    /// when `answer` has numbers but none of them: the model computed
-    /// something and then answered with other numbers of the question
-    /// ("I have 20 dollars left" after `20 - 7.25` gave 12.75).
+    /// when `answer` has numbers, in digits or words, but none of them:
+    /// the model computed something and then answered with other numbers
+    /// of the question ("I have 20 dollars left" after `20 - 7.25` gave
+    /// 12.75, "You gave her a fifty" after `50 - 23.65`).
     pub fn leaves_out_result(&self, answer: &str) -> Option<Vec<String>> {
-        let written = numbers(answer);
+        let written = numbers(&loopd_tools::numbers::in_digits(answer));
         if written.is_empty() || self.latest.is_empty() {
             return None;
         }

@@ -49,6 +49,10 @@ const TOPICS: &[(&[&str], &str)] = &[
             "congestion",
             "gridlock",
             "jammed",
+            "delays",
+            "delayed",
+            "lineup",
+            "lineups",
         ],
         "check the traffic",
     ),
@@ -756,6 +760,14 @@ mod tests {
             ),
             ("Tell John dinner is ready.", "send messages"),
             ("are there any roadworks on the a34 this morning", "check the traffic"),
+            (
+                "Is the 28 tram running on time right now? Any delays at Martim Moniz?",
+                "check the traffic",
+            ),
+            (
+                "hows the lineup at the emerson border crossing right now",
+                "check the traffic",
+            ),
             (
                 "Is the M1 backed up at Sprucefield this morning? I've to get to Lisburn for ten.",
                 "check the traffic",

@@ -77,11 +77,12 @@ static CLOCK_WITH_A_POINT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLo
     regex::Regex::new(r"(?i)\b(at\s+[0-2]?\d)\.([0-5]\d)\b").expect("a valid regex")
 });
 
-/// `64 x 4.35`, `12 * 3`, `7 + 5`, `49,862 minus 48,215`: arithmetic
-/// written out, which no calendar question holds.
+/// `64 x 4.35`, `12 * 3`, `7 + 5`, `49,862 minus 48,215`, `whats that
+/// divided by twelve`: arithmetic written out, which no calendar question
+/// holds.
 static ARITHMETIC: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
     regex::Regex::new(
-        r"(?i)\d\s*[x×*+÷]\s*\d|\d\s+[-/]\s+\d|\d\s+(?:minus|plus|times|divided\s+by|multiplied\s+by)\s+\d",
+        r"(?i)\d\s*[x×*+÷]\s*\d|\d\s+[-/]\s+\d|\d\s+(?:minus|plus|times|divided\s+by|multiplied\s+by)\s+\d|\b(?:divided|multiplied)\s+by\s+\d|\bthat\s+times\s+\d",
     )
     .expect("a valid regex")
 });
@@ -109,7 +110,7 @@ static SLEEPS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
 
 /// Answers `question` as of `now`; `Err` says what could not be read.
 pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnswer, String> {
-    if ARITHMETIC.is_match(question) {
+    if ARITHMETIC.is_match(&crate::numbers::in_digits(question)) {
         return Err(format!(
             "`{}` is arithmetic, not a question about dates",
             question.trim()

@@ -472,3 +472,12 @@ fn sleeps_are_days_and_todays_year_is_asked_at_the_end() {
             .contains("2026")
     );
 }
+
+#[test]
+fn arithmetic_said_in_words_is_not_the_calendar() {
+    assert!(answer(
+        "the rent for the year is seven thousand two hundred euros whats that divided by twelve",
+        now()
+    )
+    .is_err());
+}

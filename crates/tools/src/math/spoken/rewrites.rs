@@ -141,6 +141,8 @@ pub(super) static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(||
         ),
         (r"[SIGNS](\d)", "$1"),
         (r"(?i)(\d)\s+(?:CURRENCIES)\b", "$1"),
+        (r"(\d)\.\s*$", "$1"),
+        (r"(?i)\b(?:total|sum)\s+up\b", "total of"),
         (
             r"(?i)\b(average|mean|median|sum|total|range)\s+of\s+(?:my|our|the|these|his|her|their)\s+(?:[a-z']+\s+){0,3}?((?:-?[\d.]+(?:\s*,\s*|\s*,?\s+and\s+))+-?[\d.]+)(?:\s+[a-z]+){0,4}\s*[.?]?\s*$",
             "$1($2)",

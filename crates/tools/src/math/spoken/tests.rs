@@ -1878,3 +1878,21 @@ fn a_pack_said_by_its_count_money_lent_and_profit_when_all_sold() {
         "40 * (40 - 18)"
     );
 }
+
+#[test]
+fn a_total_up_pay_per_mile_a_ticket_there_and_back_and_a_numbered_tram() {
+    assert_eq!(
+        read("Total up my driving hours this week: 11.5, 9.75, 12.25, 10 and 8.5."),
+        "52"
+    );
+    assert_eq!(
+        read("I get paid 64 cents a mile. This week I drove 2,375 miles. What's my gross pay?"),
+        "2375 * 64/100"
+    );
+    assert_eq!(
+        read("okay so the tram ticket bought on board is three euros ten and i ride to the ribeira market and back five days a week how much is that a week"),
+        "3.10 * 2 * 5 * 1"
+    );
+    let asked = super::conversion("okay so the twenty eight tram crawls along at about fifteen kilometres an hour whats that in miles per hour").unwrap();
+    assert_eq!((asked.value, asked.to.as_str()), (15.0, "miles per hour"));
+}

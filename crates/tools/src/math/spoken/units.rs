@@ -191,6 +191,13 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         }
     }
     let text = FILLERS_FIRST.replace(text, "");
+    let text = NUMBERED_NAME.replace_all(&text, |found: &Captures| {
+        let number = crate::numbers::in_digits(found[1].trim());
+        match number.parse::<f64>() {
+            Ok(_) => format!("the {}", &found[2]),
+            Err(_) => found[0].to_string(),
+        }
+    });
     let text = ONE_THING.replace(&text, |found: &Captures| match named_unit(&found[2]) {
         Some(_) => found[0].to_string(),
         None => format!("{}a {}", &found[1], &found[2]),
@@ -251,6 +258,14 @@ fn with_a_clause_after(text: &str) -> Option<Conversion> {
 /// three words, written as its one-word name (`inHg`, `mmHg`).
 static OF_MERCURY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(inch(?:es)?|millimet(?:er|re)s?|mm)\s+of\s+mercury\b")
+        .expect("a valid regex")
+});
+
+/// `the 28 tram`, `the twenty eight tram`, `the 9 bus`: a number that
+/// names a thing, no amount (when the words before the thing are a
+/// number).
+static NUMBERED_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bthe\s+((?:[a-z0-9-]+\s+){1,3}?)(tram|bus|train|route|line|highway|platform|gate|flight)\b")
         .expect("a valid regex")
 });
 

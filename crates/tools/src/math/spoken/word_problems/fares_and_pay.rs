@@ -10,6 +10,13 @@ static FARE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `the tram ticket bought on board is 3.10`: the price of one journey's
+/// ticket or fare.
+static TICKET_PRICED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\b(?:ticket|fare)s?\b[^\d.?!]{0,40}?\b(?:is|are|costs?|was)\s+[SIGNS]?(\d+(?:\.\d+)?)\b"))
+        .expect("a valid regex")
+});
+
 /// A journey made there and back.
 static THERE_AND_BACK: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:and\s+back|both\s+ways|round\s+trip|there\s+and\s+back|return)\b")
@@ -33,14 +40,17 @@ static WEEKS_ASKED: LazyLock<Regex> = LazyLock::new(|| {
 /// What getting somewhere costs over some weeks: `jeepney fare is thirteen
 /// pesos each way and i go to the palengke and back six days a week how
 /// much do i spend on fare in four weeks` is `13 * 2 * 6 * 4`. A fare
-/// "each way" is paid twice a day, one "one way" or "a trip" only for a
-/// journey there and back ("over and back"). The text gives those numbers
+/// "each way" is paid twice a day, one "one way" or "a trip" (or a
+/// ticket's price) only for a journey there and back ("over and back"). The text gives those numbers
 /// only, and asks how much.
 pub(in crate::math::spoken) fn fares_over_weeks(text: &str) -> Option<String> {
     if !text.to_lowercase().contains("how much") {
         return None;
     }
-    let fare = FARE.captures(text)?;
+    let (fare, for_a_way) = match FARE.captures(text) {
+        Some(fare) => (fare.get(1)?, fare[2].to_lowercase()),
+        None => (TICKET_PRICED.captures(text)?.get(1)?, "one way".to_string()),
+    };
     let days = DAYS_A_WEEK.captures(text)?;
     let asked = WEEKS_ASKED.captures(text)?;
     let weeks = asked.get(1);
@@ -52,7 +62,6 @@ pub(in crate::math::spoken) fn fares_over_weeks(text: &str) -> Option<String> {
         (None, Some(_)) => "2",
         (None, None) => "1",
     };
-    let for_a_way = fare[2].to_lowercase();
     let both = match for_a_way.starts_with("each")
         || for_a_way.starts_with("and")
         || (["way", "trip", "ride"]
@@ -63,7 +72,7 @@ pub(in crate::math::spoken) fn fares_over_weeks(text: &str) -> Option<String> {
         true => " * 2",
         false => "",
     };
-    Some(format!("{}{both} * {} * {weeks}", &fare[1], &days[1]))
+    Some(format!("{}{both} * {} * {weeks}", fare.as_str(), &days[1]))
 }
 
 /// `three times a week`, `5 days a week`: how many journeys a week.

@@ -13,12 +13,12 @@ pub(in crate::math::spoken) static RATE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// What so many of something come to at a rate given for one, as
 /// arithmetic, when the text holds those two numbers only and asks what
-/// they cost or are worth: `if i claim 45 p a mile whats 1380 business
-/// miles worth` is `1380 * 0.45`.
+/// they cost, pay or are worth: `if i claim 45 p a mile whats 1380
+/// business miles worth` is `1380 * 0.45`.
 pub(in crate::math::spoken) fn at_a_rate(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let asks = [
-        "worth", "cost", "how much", "come to", "total", "bill", "charge", "earn", "owe",
+        "worth", "cost", "how much", "come to", "total", "bill", "charge", "earn", "owe", "pay",
     ]
     .iter()
     .any(|w| lower.contains(w));
