@@ -43,7 +43,7 @@ pub(super) fn asks_about_a_number(question: &str) -> bool {
         .rsplit_once(": ")
         .map_or(question, |(_, asked)| asked)
         .trim();
-    let given = numbers(question).len() + number_words(question).len();
+    let given = numbers(&loopd_tools::numbers::in_digits(question)).len();
     if given != 1 || sentence_end(question).is_some() || has_signs(question) {
         return false;
     }
@@ -247,6 +247,7 @@ mod tests {
             "Who composed the 9th Symphony with the Ode to Joy?",
             "Which president is on the US 5 dollar bill?",
             "who is the kenyan guy who ran a marathon in under two hours in vienna",
+            "Which portuguese navigator landed in brazil in fifteen hundred?",
         ] {
             assert!(asks_about_a_number(question), "{question}");
         }

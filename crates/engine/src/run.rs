@@ -695,8 +695,10 @@ impl Run {
         let request = super::heard::request(question);
         let asked = loopd_tools::numbers::in_digits(request.as_deref().unwrap_or(question));
         let numbered = !super::parse::numbers(&asked).is_empty();
-        let named =
-            super::fact::asks_about_a_number(question) || super::fact::asks_a_fact_apart(question);
+        let plain = request.as_deref().unwrap_or(question);
+        let named = super::fact::asks_about_a_number(question)
+            || super::fact::asks_about_a_number(plain)
+            || super::fact::asks_a_fact_apart(question);
         if self.tools.is_empty() || (numbered && !named) {
             return Ok(FirstRead::Open);
         }
