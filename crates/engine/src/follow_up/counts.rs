@@ -113,6 +113,30 @@ fn a_bare_count_anew(question: &str, count: &regex::Match, before: &str) -> Opti
     ))
 }
 
+/// `before` with its one count ([`counts_in`]) replaced by the bare
+/// number a follow-up says, when `before` prices the things counted:
+/// "What about 25?" after "A galão is €1.60. How much for 14 of them?"
+/// asks it for 25 (not "And 30?" after "What is 15 percent of 200?").
+pub(super) fn a_bare_number_for_the_count(question: &str, before: &str) -> Option<String> {
+    let said = in_digits(fragment(question)?);
+    let number = the_one_amount(&said)?;
+    if number.as_str() != said.trim() {
+        return None;
+    }
+    let before = in_digits(&loopd_tools::numbers::letter_signs_named(before));
+    loopd_tools::numbers::currency_of(&before)?;
+    let counts = counts_in(&before);
+    let [old] = counts.as_slice() else {
+        return None;
+    };
+    Some(format!(
+        "{}{}{}",
+        &before[..old.start()],
+        number.as_str(),
+        &before[old.end()..]
+    ))
+}
+
 /// `before` with the count of the things a follow-up counts anew: "And if
 /// two more come, so there are 6 of us?" after "… split between the 4 of
 /// us. How much each?" asks "… split between the 6 of us. How much

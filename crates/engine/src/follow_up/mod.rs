@@ -19,7 +19,8 @@ mod tests;
 mod value_before;
 
 use counts::{
-    another_figure, one_more_in_the_list, split_anew, with_a_count_changed, with_more_added,
+    a_bare_number_for_the_count, another_figure, one_more_in_the_list, split_anew,
+    with_a_count_changed, with_more_added,
 };
 use frame::framed;
 use on_the_answer::{
@@ -59,6 +60,19 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
             let supposed = the_amount_supposed(question)?;
             read_after(&supposed, &before, conversation)
         })
+        .or_else(|| {
+            let asked = asked_before_a_reason(question)?;
+            read_after(asked, &before, conversation)
+        })
+}
+
+/// The follow-up's question when a sentence after it only says why ("What
+/// about 25? The office up the street wants them for a meeting."): the
+/// text up to its first question mark, when what follows gives no number.
+fn asked_before_a_reason(question: &str) -> Option<&str> {
+    let (asked, after) = question.split_once('?')?;
+    let why = !after.trim().is_empty() && !has_numbers(&in_digits(after));
+    why.then_some(asked)
 }
 
 /// `and if I bump it up to 100 kg a hectare`, `what if it's 300 hectares`,
@@ -95,6 +109,7 @@ fn read_after(question: &str, before: &str, conversation: &[Message]) -> Option<
         .or_else(|| an_amount_said_anew(question, before))
         .or_else(|| split_anew(question, before))
         .or_else(|| another_figure(question, before))
+        .or_else(|| a_bare_number_for_the_count(question, before))
 }
 
 /// A follow-up in English words, when it was said in dialect: the words

@@ -219,8 +219,13 @@ pub(super) fn on_the_answer(question: &str, conversation: &[Message]) -> Option<
     }
     let value = answered_value(conversation, None)?;
     let body = body.trim_end_matches(['?', '.', '!']).trim();
+    let body = THE_AFTER_WITH.replace(body, "$1 ");
     Some(format!("What is {value} {body}?"))
 }
+
+/// `with the 13% tax`: `the` before a percentage put on.
+static THE_AFTER_WITH: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^(with|plus|less|minus)\s+the\s+").expect("a valid regex"));
 
 /// `if I give her 10 percent discount`, `if there's 15% GST`: a
 /// percentage off or on top, said as a condition.
@@ -241,9 +246,9 @@ fn put_on_if(question: &str) -> Option<String> {
 }
 
 /// Words that ask for the answer before again (`what is it`, `how much
-/// is that`) ahead of what is put on it.
+/// is that`, `what's that come to`) ahead of what is put on it.
 static ASKS_OF_IT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:what(?:'s|\s+is|\s+would\s+it\s+be|s)|how\s+much\s+is)\s+(?:it|that)\s+")
+    Regex::new(r"(?i)^(?:what(?:'s|\s+is|\s+would\s+it\s+be|s)|how\s+much\s+is)\s+(?:it|that)\s+(?:(?:come|comes|be|cost|costs)\s+(?:to\s+)?)?")
         .expect("a valid regex")
 });
 

@@ -908,3 +908,24 @@ fn all_the_seats_full_and_a_filler_before_the_opener() {
         Some("my brother drives a taxi in doha whats the time over there")
     );
 }
+
+#[test]
+fn a_bare_number_for_the_count_of_priced_things_and_tax_on_what_that_comes_to() {
+    assert_eq!(
+        asked(
+            "A galão is €1.60. How much for 14 of them?",
+            "What about 25? The office up the street wants them for a meeting."
+        )
+        .as_deref(),
+        Some("A galão is €1.60. How much for 25 of them?")
+    );
+    let conversation = [
+        Message::user("A motel in Fargo is $129 US a night. How much for 3 nights?"),
+        Message::assistant("That's $387."),
+        Message::user("What's that come to with the 13% tax?"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 387 with 13% tax?")
+    );
+}
