@@ -128,9 +128,9 @@ fn without_suffix<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
 
 /// A claim someone made, said after the question ("… my son reckons its
 /// oxygen", "My roommate swears it's Brooklyn lol", "The young lad says
-/// five.").
+/// five.", "A customer from Manchester insists it's the Azores.").
 static CLAIM_AFTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"(?i)[\s,.;!?-]+(?:and\s+|but\s+|cos\s+|because\s+)?(?:my|our|the)\s+(?:[a-z']+\s+){0,2}?(?:reckons|says|said|thinks|swears|swore|insists|claims|bets|keeps\s+saying|is\s+convinced)\b[^?]*$")
+    regex::Regex::new(r"(?i)[\s,.;!?-]+(?:and\s+|but\s+|cos\s+|because\s+)?(?:my|our|the|a|an)\s+(?:[a-z']+\s+){0,4}?(?:reckons|says|said|thinks|swears|swore|insists|claims|bets|keeps\s+saying|is\s+convinced)\b[^?]*$")
         .expect("a valid regex")
 });
 
@@ -430,6 +430,18 @@ mod tests {
             without_a_claim("How many provinces are there in Ireland? The young lad says five.")
                 .as_deref(),
             Some("How many provinces are there in Ireland?")
+        );
+        assert_eq!(
+            without_a_claim(
+                "whats the capital of north dakota my buddy at the yard swears its fargo"
+            )
+            .as_deref(),
+            Some("whats the capital of north dakota?")
+        );
+        assert_eq!(
+            without_a_claim("Which island was Cristiano Ronaldo born on? A customer from Manchester insists it's the Azores.")
+                .as_deref(),
+            Some("Which island was Cristiano Ronaldo born on?")
         );
         assert_eq!(without_a_claim("Who wrote Moby Dick?"), None);
         assert_eq!(without_a_claim("my mum says hi"), None);
