@@ -101,14 +101,19 @@ fn counts_in(text: &str) -> Vec<regex::Match<'_>> {
 /// full" after "… from 11 passengers" of 14.
 fn a_bare_count_anew(question: &str, count: &regex::Match, before: &str) -> Option<String> {
     IF_SO_MANY.find(question)?;
+    with_the_one_count(before, count.as_str())
+}
+
+/// `before` with its one count ([`counts_in`]) replaced by `count`; `None`
+/// when it has not exactly one.
+fn with_the_one_count(before: &str, count: &str) -> Option<String> {
     let counts = counts_in(before);
     let [old] = counts.as_slice() else {
         return None;
     };
     Some(format!(
-        "{}{}{}",
+        "{}{count}{}",
         &before[..old.start()],
-        count.as_str(),
         &before[old.end()..]
     ))
 }
@@ -125,16 +130,7 @@ pub(super) fn a_bare_number_for_the_count(question: &str, before: &str) -> Optio
     }
     let before = in_digits(&loopd_tools::numbers::letter_signs_named(before));
     loopd_tools::numbers::currency_of(&before)?;
-    let counts = counts_in(&before);
-    let [old] = counts.as_slice() else {
-        return None;
-    };
-    Some(format!(
-        "{}{}{}",
-        &before[..old.start()],
-        number.as_str(),
-        &before[old.end()..]
-    ))
+    with_the_one_count(&before, number.as_str())
 }
 
 /// `before` with the count of the things a follow-up counts anew: "And if
