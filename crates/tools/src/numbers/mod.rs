@@ -69,8 +69,9 @@ pub fn in_digits(text: &str) -> String {
 /// `text` with each number said in two words or more written in digits
 /// (`three hundred and sixty dollars` → `360 dollars`), where a small
 /// model may take the words for two numbers; a number said in one word
-/// stays (`six nights`, `the four of us`), as [`in_digits`] does it
-/// otherwise.
+/// stays (`six nights`, `the four of us`), and so do numbers said one
+/// after another (`three eighty seven`, a price read out), as
+/// [`in_digits`] does it otherwise.
 pub fn long_numbers_in_digits(text: &str) -> String {
     runs_in_digits(text, 2)
 }
@@ -96,8 +97,18 @@ fn runs_in_digits(text: &str, least: usize) -> String {
             i += 1;
             continue;
         }
-        let said = run(&words[i..])
-            .filter(|(_, used)| *used >= least && !one_as_a_pronoun(&words, i, *used));
+        let found = run(&words[i..]).filter(|(_, used)| !one_as_a_pronoun(&words, i, *used));
+        let short = |used: usize| {
+            // Numbers said one after another ("three eighty seven") stay in
+            // words together when some of them are too short.
+            let next = words.get(i + used..).and_then(run).is_some();
+            let earlier = i > 0
+                && out
+                    .last()
+                    .is_some_and(|w: &String| run(&[w.as_str()]).is_some());
+            used < least || (least > 1 && (next || earlier))
+        };
+        let said = found.filter(|(_, used)| !short(*used));
         match said {
             Some((number, used)) => {
                 let first = words[i];

@@ -254,4 +254,8 @@ fn only_numbers_said_in_several_words_are_put_in_digits() {
         long_numbers_in_digits("six nights at twenty five euros"),
         "six nights at 25 euros"
     );
+    assert_eq!(
+        long_numbers_in_digits("four fifty last fall and now three eighty seven"),
+        "four fifty last fall and now three eighty seven"
+    );
 }
