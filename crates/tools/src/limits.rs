@@ -366,13 +366,13 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
     let an_app = has("app") && matches!(verb, "check" | "open" | "look" | "see");
     let device = verb == "set" && DEVICES.iter().any(|w| has(w));
     let a_result_alone = [
-        "score", "scores", "won", "win", "winning", "result", "beat", "final",
+        "score", "scores", "scored", "won", "win", "winning", "result", "beat", "final",
     ]
     .iter()
     .any(|w| has(w));
     // "losing track", "leading up to": a result only beside a sport.
     let result = a_result_alone || has("losing") || has("leading");
-    let live = ["now", "currently", "live", "tonight", "today"]
+    let live = ["now", "currently", "live", "tonight", "today", "yet"]
         .iter()
         .any(|w| has(w));
     let just_played = has("yesterday")
@@ -767,6 +767,10 @@ mod tests {
             (
                 "hows the lineup at the emerson border crossing right now",
                 "check the traffic",
+            ),
+            (
+                "have celtic scored yet theyre playing aberdeen the night",
+                "follow sports",
             ),
             (
                 "Is the M1 backed up at Sprucefield this morning? I've to get to Lisburn for ten.",

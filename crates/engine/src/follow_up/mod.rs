@@ -62,15 +62,32 @@ pub fn in_context(conversation: &[Message]) -> Option<String> {
         })
         .or_else(|| {
             let asked = asked_before_a_reason(question)?;
-            read_after(asked, &before, conversation)
+            read_after(asked, &before, conversation).or_else(|| {
+                let plain = in_plain_words(asked)?;
+                read_after(&plain, &before, conversation)
+            })
         })
 }
 
-/// The follow-up's question when a sentence after it only says why ("What
-/// about 25? The office up the street wants them for a meeting."): the
-/// text up to its first question mark, when what follows gives no number.
+/// The follow-up's question when what is said after it only says why
+/// ("What about 25? The office up the street wants them for a meeting.",
+/// "and whit about sydney thats where wee gary stays"): the text up to its
+/// first question mark or `that's where`, when what follows gives no
+/// number.
 fn asked_before_a_reason(question: &str) -> Option<&str> {
-    let (asked, after) = question.split_once('?')?;
+    let lower = question.to_lowercase();
+    let at = [
+        " thats where ",
+        " that's where ",
+        " its where ",
+        " it's where ",
+    ]
+    .iter()
+    .filter_map(|said| lower.find(said))
+    .chain(question.find('?'))
+    .min()?;
+    let (asked, after) = question.split_at(at);
+    let after = after.trim_start_matches('?');
     let why = !after.trim().is_empty() && !has_numbers(&in_digits(after));
     why.then_some(asked)
 }

@@ -919,6 +919,14 @@ fn a_bare_number_for_the_count_of_priced_things_and_tax_on_what_that_comes_to() 
         .as_deref(),
         Some("A galão is €1.60. How much for 25 of them?")
     );
+    assert_eq!(
+        asked(
+            "whits the time in new york",
+            "and whit about sydney thats where wee gary stays"
+        )
+        .as_deref(),
+        Some("whits the time in sydney")
+    );
     let conversation = [
         Message::user("A motel in Fargo is $129 US a night. How much for 3 nights?"),
         Message::assistant("That's $387."),

@@ -118,9 +118,11 @@ static AND_BETWEEN_EACH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b\d+(?:\.\d+)?(?:\s+and\s+\d+(?:\.\d+)?){2,}\b").expect("a valid regex")
 });
 
-/// `98 then 125 then 89`: a list said one number after another.
-static THEN_BETWEEN_NUMBERS: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)(\d)\s*,?\s+(?:and\s+)?then\s+(\d)").expect("a valid regex"));
+/// `98 then 125 then 89`, `twelve pound then thirty five`: a list said
+/// one number after another (a unit after one dropped).
+static THEN_BETWEEN_NUMBERS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(\d)(?:\s+[a-z]+)?\s*,?\s+(?:and\s+)?then\s+(\d)").expect("a valid regex")
+});
 
 /// `32 pounds 50`, `4 dollars 99`: a price said in two parts.
 static POUNDS_AND_PENCE: LazyLock<Regex> = LazyLock::new(|| {

@@ -1896,3 +1896,13 @@ fn a_total_up_pay_per_mile_a_ticket_there_and_back_and_a_numbered_tram() {
     let asked = super::conversion("okay so the twenty eight tram crawls along at about fifteen kilometres an hour whats that in miles per hour").unwrap();
     assert_eq!((asked.value, asked.to.as_str()), (15.0, "miles per hour"));
 }
+
+#[test]
+fn probe_zz() {
+    for t in [
+        "my bingo winnings the last six weeks were twelve pound then thirty five then eight then twenty then fifteen and then forty whats the median",
+    ] {
+        eprintln!("{t:?}\n  -> {:?}", as_arithmetic(t, plain));
+    }
+    eprintln!("{:?}", super::conversion("The wee thermometer on the kitchen window said -4°C when I left for my work at six. What's that in Fahrenheit?"));
+}

@@ -436,9 +436,13 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
     let text = text.as_ref();
     if let Some(found) = THAT.captures(text) {
         let digits = crate::numbers::in_digits(text);
-        let given = digits.split(char::is_whitespace).filter(|w| {
+        let words: Vec<&str> = digits.split(char::is_whitespace).collect();
+        // `at 6`, `at 7:30`: a clock time, no amount.
+        let a_time = |i: usize| i > 0 && words[i - 1].eq_ignore_ascii_case("at");
+        let given = words.iter().enumerate().filter(|(i, w)| {
             w.trim_start_matches('-')
                 .starts_with(|c: char| c.is_ascii_digit())
+                && !a_time(*i)
         });
         // `Two sticks of butter are 8 ounces`: the amount said of what
         // was counted.
