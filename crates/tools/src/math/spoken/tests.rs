@@ -1898,11 +1898,11 @@ fn a_total_up_pay_per_mile_a_ticket_there_and_back_and_a_numbered_tram() {
 }
 
 #[test]
-fn probe_zz() {
-    for t in [
-        "my bingo winnings the last six weeks were twelve pound then thirty five then eight then twenty then fifteen and then forty whats the median",
-    ] {
-        eprintln!("{t:?}\n  -> {:?}", as_arithmetic(t, plain));
-    }
-    eprintln!("{:?}", super::conversion("The wee thermometer on the kitchen window said -4°C when I left for my work at six. What's that in Fahrenheit?"));
+fn a_list_with_a_unit_then_more_and_a_temperature_before_a_clock_time() {
+    assert_eq!(
+        read("my bingo winnings the last six weeks were twelve pound then thirty five then eight then twenty then fifteen and then forty whats the median"),
+        "17.5"
+    );
+    let asked = super::conversion("The wee thermometer on the kitchen window said -4°C when I left for my work at six. What's that in Fahrenheit?").unwrap();
+    assert_eq!((asked.value, asked.to.as_str()), (-4.0, "Fahrenheit"));
 }

@@ -437,8 +437,15 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
     if let Some(found) = THAT.captures(text) {
         let digits = crate::numbers::in_digits(text);
         let words: Vec<&str> = digits.split(char::is_whitespace).collect();
-        // `at 6`, `at 7:30`: a clock time, no amount.
-        let a_time = |i: usize| i > 0 && words[i - 1].eq_ignore_ascii_case("at");
+        // `at 6`, `at 7:30`: a clock time, no amount (not `at 65 miles`).
+        let a_time = |i: usize| {
+            let hour = words[i].trim_end_matches(['.', ',', '?', '!']);
+            let clock = hour.contains(':') || hour.parse::<u8>().is_ok_and(|h| h <= 12);
+            let unit_after = words
+                .get(i + 1)
+                .is_some_and(|next| named_unit(next).is_some());
+            i > 0 && words[i - 1].eq_ignore_ascii_case("at") && clock && !unit_after
+        };
         let given = words.iter().enumerate().filter(|(i, w)| {
             w.trim_start_matches('-')
                 .starts_with(|c: char| c.is_ascii_digit())
