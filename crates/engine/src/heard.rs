@@ -233,6 +233,9 @@ const DIALECT: &[(&str, &str)] = &[
     ("wid", "with"),
     ("bout", "about"),
     ("whit", "what"),
+    ("unsa", "what"),
+    ("anong", "what"),
+    ("oras", "time"),
 ];
 
 /// `question` with the words of [`DIALECT`] said in English ("wah di time

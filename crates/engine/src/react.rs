@@ -331,7 +331,11 @@ impl React {
                         return Ok(Finish::answered(answer));
                     }
                     if let Some(earlier) = &sent_back {
-                        let failed = earlier.tool_failed;
+                        // A clock time or an amount of money no source gives,
+                        // after a tool failed to find it, is made up.
+                        let made_up =
+                            run.a_tool_failed() && super::fact::tells_time_or_money(&answer);
+                        let failed = earlier.tool_failed || made_up;
                         return Ok(Finish::answered(grounding::accept(run, answer, failed)));
                     }
                     sent_back = Some(SentBack {

@@ -351,6 +351,11 @@ impl Run {
         self.grounding.as_ref().map(Sources::allowed_numbers)
     }
 
+    /// Whether any tool call failed in this run.
+    pub fn a_tool_failed(&self) -> bool {
+        self.stats.tool_calls.iter().any(|call| call.is_error)
+    }
+
     /// Whether a tool call on numbers failed in this run: a computation
     /// the answer needed, so a number the model gives after it is invented.
     pub fn computation_failed(&self) -> bool {

@@ -172,11 +172,14 @@ pub(super) static TODAY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::La
         .expect("a valid regex")
 });
 
+/// Whether `text` asks if today is a weekday it names ("is it friday
+/// today", "quick one is it already tuesday or what day is it").
 pub(super) fn asks_which_weekday_today(text: &str) -> bool {
     let names_a_weekday = text.split(' ').any(when::is_day_name);
-    names_a_weekday
-        && (text.starts_with("is it ") || text.starts_with("is today "))
-        && text.contains("today")
+    let already = text.contains("is it already ") || text.contains("is it still ");
+    let asks_now = text.contains("today") || text.contains("what day is it") || already;
+    let asking = text.starts_with("is it ") || text.starts_with("is today ") || already;
+    names_a_weekday && asking && asks_now
 }
 
 /// The days ahead a question counts from today when it names one span and

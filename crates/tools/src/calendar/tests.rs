@@ -481,3 +481,12 @@ fn arithmetic_said_in_words_is_not_the_calendar() {
     )
     .is_err());
 }
+
+#[test]
+fn is_it_already_a_weekday_asks_today() {
+    assert!(ask(
+        "quick one is it already tuesday or what day is it na after all that fiesta drinking"
+    )
+    .answer
+    .contains("Wednesday"));
+}

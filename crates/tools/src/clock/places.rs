@@ -234,7 +234,9 @@ pub(super) const CITIES: &[(&str, &str)] = &[
 /// The cities of 200,000 people or more, and of 15,000 or more whose name
 /// is no everyday word ("Alice Springs"), with their timezones (GeoNames,
 /// made by `data/make-cities.py`), by [`gazetteer_key`]; of two cities of
-/// one name, the first listed (the most populous).
+/// one name, the first listed (the most populous). A city named with
+/// `City` is found without it too ("Cebu"), unless another place has that
+/// name.
 static GAZETTEER: std::sync::LazyLock<std::collections::HashMap<String, Named>> =
     std::sync::LazyLock::new(|| {
         let mut cities = std::collections::HashMap::new();
@@ -245,8 +247,15 @@ static GAZETTEER: std::sync::LazyLock<std::collections::HashMap<String, Named>> 
                 let (city, zone) = line.split_once('\t')?;
                 Some((gazetteer_key(city), Named::get(zone)?))
             });
+        let mut short = Vec::new();
         for (city, zone) in rows {
+            if let Some(named) = city.strip_suffix(" city") {
+                short.push((named.to_string(), zone));
+            }
             cities.entry(city).or_insert(zone);
+        }
+        for (named, zone) in short {
+            cities.entry(named).or_insert(zone);
         }
         cities
     });

@@ -231,6 +231,8 @@ fn current_time_uses_the_configured_zone_and_finds_cities() {
     assert_eq!(out["timezone"], "America/New_York");
     let out = call("current_time", None, json!({"timezone": "alice springs"})).unwrap();
     assert_eq!(out["timezone"], "Australia/Darwin");
+    let out = call("current_time", None, json!({"timezone": "cebu"})).unwrap();
+    assert_eq!(out["timezone"], "Asia/Manila");
     let out = call("current_time", None, json!({"timezone": "europe/london"})).unwrap();
     assert_eq!(
         (out["time"].as_str(), out["utc_offset"].as_str()),

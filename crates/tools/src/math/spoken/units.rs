@@ -123,7 +123,7 @@ static IN_A_CONTAINER: LazyLock<Regex> = LazyLock::new(|| {
 /// `How many pounds is that?`, `What's that in miles?`: a question about
 /// an amount given in the sentence before.
 static THAT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&format!(r"(?i)^(.*[^\d.-])?(-?\d+(?:\.\d+)?)\s*°?\s*((?:{UNIT})(?:\s+(?:fahrenheit|celsius))?)(?:[^.!?]*[.!?]|[^.!?\d]*?[,;]?)\s+(?:how\s+many\s+([a-z/ ]+?)\s+(?:(?:is|are)\s+)?that|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z/ ]+?))\s*$"))
+    Regex::new(&format!(r"(?i)^(.*[^\d.-])?(-?\d+(?:\.\d+)?)\s*°?\s*((?:{UNIT})(?:\s+(?:fahrenheit|celsius))?)(?:[^.!?]*[.!?]|[^.!?\d]*?[,;]?)\s+(?:how\s+many\s+([a-z/ ]+?)\s+(?:(?:is|are)\s+)?that(?:\s+(?:is|are|makes))?|(?:what|how\s+(?:much|fast|far|long|heavy|tall|big|hot|cold))(?:\s+is|'s)\s+that\s+in\s+([a-z/ ]+?))\s*$"))
         .expect("a valid regex")
 });
 
