@@ -678,11 +678,12 @@ impl Run {
             asked.extend(super::heard::request(&sentence));
             asked.push(sentence);
         }
-        if let Some(rewritten) = super::follow_up::in_context(conversation) {
+        let rewritten = super::follow_up::in_context(conversation);
+        if let Some(rewritten) = &rewritten {
             if let Some(sources) = self.grounding.as_mut() {
-                sources.add(&rewritten);
+                sources.add(rewritten);
             }
-            asked.push(rewritten);
+            asked.push(rewritten.clone());
         }
         let plain: Vec<String> = asked
             .iter()
@@ -694,7 +695,9 @@ impl Run {
                 return Ok(self.first_of(vec![read]));
             }
         }
-        let said = super::question(conversation);
+        let said = rewritten
+            .as_deref()
+            .unwrap_or_else(|| super::question(conversation));
         let claimless = super::heard::without_a_claim(said);
         let question = claimless.as_deref().unwrap_or(said);
         let request = super::heard::request(question);

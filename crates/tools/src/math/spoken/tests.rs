@@ -1905,6 +1905,9 @@ fn a_list_with_a_unit_then_more_and_a_temperature_before_a_clock_time() {
     );
     let asked = super::conversion("The wee thermometer on the kitchen window said -4°C when I left for my work at six. What's that in Fahrenheit?").unwrap();
     assert_eq!((asked.value, asked.to.as_str()), (-4.0, "Fahrenheit"));
+    let asked =
+        super::conversion("The espresso machine brews at 9 bar. What's that in psi?").unwrap();
+    assert_eq!((asked.value, asked.to.as_str()), (9.0, "psi"));
     let asked = super::conversion("gas for the tricycle i put in four liters earlier my balikbayan passenger asked how many us gallons that is").unwrap();
     assert_eq!((asked.value, asked.from.as_str()), (4.0, "liters"));
 }

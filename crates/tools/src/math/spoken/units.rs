@@ -441,9 +441,9 @@ fn as_a_whole(text: &str) -> Option<Conversion> {
         let a_time = |i: usize| {
             let hour = words[i].trim_end_matches(['.', ',', '?', '!']);
             let clock = hour.contains(':') || hour.parse::<u8>().is_ok_and(|h| h <= 12);
-            let unit_after = words
-                .get(i + 1)
-                .is_some_and(|next| named_unit(next).is_some());
+            let unit_after = words.get(i + 1).is_some_and(|next| {
+                named_unit(next.trim_end_matches(['.', ',', '?', '!'])).is_some()
+            });
             i > 0 && words[i - 1].eq_ignore_ascii_case("at") && clock && !unit_after
         };
         let given = words.iter().enumerate().filter(|(i, w)| {
