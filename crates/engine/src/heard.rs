@@ -76,7 +76,7 @@ const REASONS: &[&str] = &[
 /// grandson wants to check his maths homework", "… thats
 /// my grocery bills this week", "… my american coworker keeps asking").
 static SOMEONE_AFTER: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(r"[^.!?,:;]\s(?:(?:that'?s|it'?s\s+for)\s+my\s|(?:my|our|the)\s+(?:[a-z]+\s+)?(?:son|daughter|kids?|boy|girl|husband|wife|partner|boss|mum|mom|mam|mother|dad|father|teacher|friend|mate|sister|brother|grandson|granddaughter|grandkids?|nephew|niece|coworker|colleague|cousin|aunt|uncle|neighbou?r|roommate|passenger|customer)s?\s+(?:wants|needs|wanted|needed|asked|asks|keeps|says|said|told|is|was|has|had|reckons|thinks|swears)\b)")
+    regex::Regex::new(r"[^.!?,:;]\s(?:(?:that'?s|it'?s\s+for)\s+my\s|(?:my|our|the)\s+(?:[a-z]+\s+)?(?:son|daughter|kids?|boy|girl|husband|wife|partner|boss|mum|mom|mam|mother|dad|father|teacher|friend|mate|sister|brother|grandson|granddaughter|grandkids?|nephew|niece|coworker|colleague|cousin|aunt|uncle|neighbou?r|roommate|passenger|customer)s?\s+(?:wants|needs|wanted|needed|asked|asks|keeps|says|say|said|told|is|was|has|had|reckons|thinks|swears)\b)")
         .expect("a valid regex")
 });
 
@@ -156,6 +156,8 @@ const TRAILERS: &[&str] = &[
     " please",
     " thanks",
     " cheers",
+    " ah",
+    " eh",
     " love",
     " mate",
     " dear",
@@ -470,6 +472,10 @@ mod tests {
             )
             .as_deref(),
             Some("Whats seventy two times fourteen?")
+        );
+        assert_eq!(
+            request("how much is seventeen times twenty three ah my son say he can do it in his head faster than you").as_deref(),
+            Some("How much is seventeen times twenty three?")
         );
         assert_eq!(
             request("what is twenty times café my son wants it").as_deref(),

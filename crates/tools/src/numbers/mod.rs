@@ -69,15 +69,18 @@ pub fn in_digits(text: &str) -> String {
 /// `text` with each number said in two words or more written in digits
 /// (`three hundred and sixty dollars` → `360 dollars`), where a small
 /// model may take the words for two numbers; a number said in one word
-/// stays (`six nights`, `the four of us`), and so do numbers said one
-/// after another (`three eighty seven`, a price read out), as
-/// [`in_digits`] does it otherwise.
+/// stays (`six nights`, `the four of us`) unless it is an operand
+/// (`seventeen times`), and so do numbers said one after another (`three
+/// eighty seven`, a price read out), as [`in_digits`] does it otherwise.
 pub fn long_numbers_in_digits(text: &str) -> String {
     runs_in_digits(text, 2)
 }
 
+/// Words of arithmetic said between two numbers.
+const OPERATORS: &[&str] = &["times", "plus", "minus", "divided", "multiplied", "by"];
+
 /// `text` with each run of number words of at least `least` words written
-/// in digits.
+/// in digits (or beside an operator).
 fn runs_in_digits(text: &str, least: usize) -> String {
     let text = thousands_said_short(text);
     let words = split_words(&text);
@@ -100,13 +103,19 @@ fn runs_in_digits(text: &str, least: usize) -> String {
         let found = run(&words[i..]).filter(|(_, used)| !one_as_a_pronoun(&words, i, *used));
         let short = |used: usize| {
             // Numbers said one after another ("three eighty seven") stay in
-            // words together when some of them are too short.
+            // words together when some of them are too short; one beside an
+            // operator ("seventeen times 23") is written like its operand.
             let next = words.get(i + used..).and_then(run).is_some();
             let earlier = i > 0
                 && out
                     .last()
                     .is_some_and(|w: &String| run(&[w.as_str()]).is_some());
-            used < least || (least > 1 && (next || earlier))
+            let operand = [i.checked_sub(1), Some(i + used)]
+                .into_iter()
+                .flatten()
+                .filter_map(|at| words.get(at))
+                .any(|w| OPERATORS.contains(&core(w).to_lowercase().as_str()));
+            (used < least && !operand) || (least > 1 && (next || earlier))
         };
         let said = found.filter(|(_, used)| !short(*used));
         match said {

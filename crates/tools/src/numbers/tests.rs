@@ -255,6 +255,10 @@ fn only_numbers_said_in_several_words_are_put_in_digits() {
         "six nights at 25 euros"
     );
     assert_eq!(
+        long_numbers_in_digits("how much is seventeen times twenty three"),
+        "how much is 17 times 23"
+    );
+    assert_eq!(
         long_numbers_in_digits("four fifty last fall and now three eighty seven"),
         "four fifty last fall and now three eighty seven"
     );

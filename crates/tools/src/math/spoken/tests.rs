@@ -1911,3 +1911,10 @@ fn a_list_with_a_unit_then_more_and_a_temperature_before_a_clock_time() {
     let asked = super::conversion("gas for the tricycle i put in four liters earlier my balikbayan passenger asked how many us gallons that is").unwrap();
     assert_eq!((asked.value, asked.from.as_str()), (4.0, "liters"));
 }
+
+#[test]
+fn probe_zz() {
+    for t in ["how much is seventeen times twenty three ah my son say he can do it in his head faster than you", "how much is seventeen times twenty three"] {
+        eprintln!("{t:?}\n  -> {:?}", as_arithmetic(t, plain));
+    }
+}
