@@ -24,7 +24,8 @@ use counts::{
 };
 use frame::framed;
 use on_the_answer::{
-    an_amount_said_anew, for_more_periods, on_the_answer, priced_on_the_answer, the_total_with_it,
+    an_amount_said_anew, for_more_periods, on_the_answer, priced_on_the_answer, the_price_after_it,
+    the_total_with_it,
 };
 use value_before::with_value_before;
 
@@ -120,6 +121,7 @@ fn read_after(question: &str, before: &str, conversation: &[Message]) -> Option<
         .or_else(|| one_more_in_the_list(question, before))
         .or_else(|| with_more_added(question, before))
         .or_else(|| the_total_with_it(question, before))
+        .or_else(|| the_price_after_it(question, before))
         .or_else(|| on_the_answer(question, conversation))
         .or_else(|| priced_on_the_answer(question, conversation))
         .or_else(|| for_more_periods(question, conversation))

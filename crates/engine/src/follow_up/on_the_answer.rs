@@ -312,3 +312,35 @@ pub(super) fn the_total_with_it(question: &str, before: &str) -> Option<String> 
     });
     with(&found[1], &found[2], if tipped { "tip" } else { "tax" })
 }
+
+/// `20% off`, `15 percent discount`: a percentage taken off a price.
+static PERCENT_OFF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:off|discount)\b")
+        .expect("a valid regex")
+});
+
+/// The price paid after the percentage off that the question before asked
+/// about: "And what do I pay for it then?" after "There's 20% off a £72
+/// dress. How much is that off?" asks "What is 72 less 20 percent off?".
+/// Only when the question before gives that percentage and one price.
+pub(super) fn the_price_after_it(question: &str, before: &str) -> Option<String> {
+    let asks_paid = bare_words(question)
+        .any(|w| matches!(w.as_str(), "pay" | "paying" | "price" | "cost" | "costs"));
+    if !asks_paid || has_numbers(&in_digits(question)) {
+        return None;
+    }
+    let before = in_digits(&loopd_tools::numbers::letter_signs_named(before));
+    let off = PERCENT_OFF.captures(&before)?;
+    let percent = off.get(1)?;
+    let mut prices = AMOUNT
+        .find_iter(&before)
+        .filter(|n| n.start() != percent.start());
+    let (Some(price), None) = (prices.next(), prices.next()) else {
+        return None;
+    };
+    Some(format!(
+        "What is {} less {} percent off?",
+        price.as_str().replace(',', ""),
+        percent.as_str()
+    ))
+}

@@ -937,3 +937,26 @@ fn a_bare_number_for_the_count_of_priced_things_and_tax_on_what_that_comes_to() 
         Some("What is 387 with 13% tax?")
     );
 }
+
+#[test]
+fn the_price_paid_after_the_amount_off() {
+    assert_eq!(
+        asked(
+            "There's 20% off a £72 dress. How much is that off?",
+            "And what do I pay for it then?"
+        )
+        .as_deref(),
+        Some("What is 72 less 20 percent off?")
+    );
+    assert_eq!(
+        the_price_after_it("And what do I pay?", "What is 15 percent of 200?"),
+        None
+    );
+    assert_eq!(
+        the_price_after_it(
+            "And what do I pay?",
+            "20% off a £72 dress and a £30 scarf. How much off?"
+        ),
+        None
+    );
+}
