@@ -36,7 +36,8 @@ pub(super) fn can_work(run: &Run) -> bool {
 /// dollars and forty cents an hour"), and the other numbers said in
 /// several words ("360 dollars" for "three hundred and sixty dollars"): a
 /// small model takes such a price or number for two. Numbers said in one
-/// word stay ("six nights").
+/// word stay ("six nights"), unless beside an operator ("seventeen
+/// times"), and so do numbers said one after another ("four fifty").
 fn prices_in_digits(conversation: &[Message]) -> Vec<Message> {
     let mut conversation = conversation.to_vec();
     if let Some(asked) = conversation

@@ -23,9 +23,11 @@ static THERE_AND_BACK: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
-/// `six days a week`: how many days a week.
+/// `six days a week`, `three times a week`: how many days (or journeys)
+/// a week.
 static DAYS_A_WEEK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+)\s+days?\s+(?:a|per|each|every)\s+week\b").expect("a valid regex")
+    Regex::new(r"(?i)\b(\d+)\s+(?:days?|times|trips)\s+(?:a|per|each|every)\s+week\b")
+        .expect("a valid regex")
 });
 
 /// `in four weeks`, `over 3 weeks`, `over a fortnight`; or `a week` asked
@@ -41,8 +43,8 @@ static WEEKS_ASKED: LazyLock<Regex> = LazyLock::new(|| {
 /// pesos each way and i go to the palengke and back six days a week how
 /// much do i spend on fare in four weeks` is `13 * 2 * 6 * 4`. A fare
 /// "each way" is paid twice a day, one "one way" or "a trip" (or a
-/// ticket's price) only for a journey there and back ("over and back"). The text gives those numbers
-/// only, and asks how much.
+/// ticket's price) only for a journey there and back ("over and back").
+/// The text gives those numbers only, and asks how much.
 pub(in crate::math::spoken) fn fares_over_weeks(text: &str) -> Option<String> {
     if !text.to_lowercase().contains("how much") {
         return None;
@@ -75,12 +77,6 @@ pub(in crate::math::spoken) fn fares_over_weeks(text: &str) -> Option<String> {
     Some(format!("{}{both} * {} * {weeks}", fare.as_str(), &days[1]))
 }
 
-/// `three times a week`, `5 days a week`: how many journeys a week.
-static TRIPS_A_WEEK: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(\d+)\s+(?:times|days|trips)\s+(?:a|per|each|every)\s+week\b")
-        .expect("a valid regex")
-});
-
 /// `eighteen miles there and back`, `12 km each way`: the distance of one
 /// journey, and whether it is one way.
 static JOURNEY: LazyLock<Regex> = LazyLock::new(|| {
@@ -99,7 +95,7 @@ static DISTANCE_OVER_WEEKS: LazyLock<Regex> = LazyLock::new(|| {
 /// miles is that in four weeks` is `3 * 18 * 4`; a distance "each way" or
 /// "one way" is driven twice a journey. The text gives those numbers only.
 pub(in crate::math::spoken) fn miles_over_weeks(text: &str) -> Option<String> {
-    let trips = TRIPS_A_WEEK.captures(text)?;
+    let trips = DAYS_A_WEEK.captures(text)?;
     let journey = JOURNEY.captures(text)?;
     let weeks = DISTANCE_OVER_WEEKS.captures(text)?;
     if NUMBER.find_iter(text).count() != 3 {
