@@ -180,6 +180,10 @@ fn normalize_expression(expression: &str) -> Result<String, ToolError> {
         evaluate(argument).map_err(|e| e.to_string())
     })
     .map_err(|e| expression_error(expression, &e))?;
+    let text = match text.contains(char::is_alphabetic) {
+        true => spoken::lone_computation(&text).map_or(text.clone(), str::to_string),
+        false => text,
+    };
     Ok(percentages(&text)
         .replace("**", "^")
         .replace(['×', '·'], "*")

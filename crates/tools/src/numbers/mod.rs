@@ -63,7 +63,29 @@ pub fn small(word: &str) -> Option<u64> {
 /// and the punctuation around a run, stay as they were; spaces between
 /// words become one.
 pub fn in_digits(text: &str) -> String {
-    runs_in_digits(text, 1)
+    millions_written_out(&runs_in_digits(text, 1))
+}
+
+/// A number in digits before `million` or `billion`.
+static MILLIONS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d{1,6})?)\s+(million|billion)\b").expect("a valid regex")
+});
+
+/// `text` with millions and billions said after digits written out:
+/// `1.1 million` (said `one point one million`) → `1100000`.
+fn millions_written_out(text: &str) -> String {
+    MILLIONS
+        .replace_all(text, |found: &regex::Captures| {
+            let scale = match found[2].to_ascii_lowercase().as_str() {
+                "million" => 1e6,
+                _ => 1e9,
+            };
+            match found[1].parse::<f64>() {
+                Ok(n) => format!("{}", (n * scale).round()),
+                Err(_) => found[0].to_string(),
+            }
+        })
+        .into_owned()
 }
 
 /// `text` with each number said in two words or more written in digits

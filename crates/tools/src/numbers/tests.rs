@@ -24,6 +24,8 @@ fn thousands_said_short_or_in_a_list_are_written_out() {
         "3500 and 8000"
     );
     assert_eq!(in_digits("two million three hundred thousand"), "2300000");
+    assert_eq!(in_digits("one point one million naira"), "1100000 naira");
+    assert_eq!(in_digits("$2.75 billion"), "$2750000000");
     assert_eq!(
         in_digits("two thousand one hundred two thousand four hundred and fifty one thousand nine hundred and eighty and two thousand six hundred"),
         "2100 2450 1980 and 2600"

@@ -268,6 +268,7 @@ pub fn as_arithmetic(
         })
         .into_owned();
     if let Some(asked) = coins_by_name(&text)
+        .or_else(|| packs_needed(&text))
         .or_else(|| added_to_what_was_had(&text))
         .or_else(|| with_overtime(&text))
         .or_else(|| change_for_items(&text))
@@ -418,6 +419,45 @@ const NOT_THINGS: &[&str] = &[
     "and", "uses", "use", "needs", "takes", "calls", "requires", "wants", "of", "with", "it", "is",
     "are", "the", "a", "an", "you", "i", "we", "but", "so",
 ];
+
+/// A run of numbers joined by operators (`18500 - 9750`, `(1/2) * 350`).
+static COMPUTATION_RUN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\(?-?\d+(?:\.\d+)?\)?(?:\s*[-+*/^]\s*\(?-?\d+(?:\.\d+)?\)?)+")
+        .expect("a valid regex")
+});
+
+/// Words that would do something more to a computation said before or
+/// after them ("… and then double it").
+const MORE_TO_DO: &str = "\
+    and then double triple half twice squared cubed percent times plus minus \
+    divided over less more each per of by into root power";
+
+/// The computation of `text` (in the calculator's syntax) said among words
+/// that add nothing to it, in a language or dialect of their own or as a
+/// reason (`oya wetin be 18500 - 9750`, `9600 / 12 berapa ah`): its one run
+/// of numbers joined by operators, when the words around hold no other
+/// number, sign, function or word of an operation.
+pub fn lone_computation(text: &str) -> Option<&str> {
+    let mut runs = COMPUTATION_RUN.find_iter(text);
+    let (run, None) = (runs.next()?, runs.next()) else {
+        return None;
+    };
+    let around = [&text[..run.start()], &text[run.end()..]];
+    let said_only_words = around
+        .iter()
+        .flat_map(|t| t.split_whitespace())
+        .all(|word| {
+            let word = word
+                .trim_matches(|c: char| matches!(c, ',' | '.' | '?' | '!'))
+                .to_lowercase();
+            !word.is_empty()
+                && word.chars().all(|c| c.is_alphabetic() || c == '\'')
+                && !super::FUNCTIONS.contains(&word.as_str())
+                && !["pi", "e", "tau"].contains(&word.as_str())
+                && !MORE_TO_DO.split_whitespace().any(|w| w == word)
+        });
+    said_only_words.then_some(run.as_str())
+}
 
 /// `a couple of`, `a pair of`: two.
 static A_COUPLE_OF: LazyLock<Regex> =

@@ -193,7 +193,7 @@ fn operator_words_become_operators() {
     assert_eq!(read("Add 345, 678 and 912."), "1935");
     assert_eq!(read("What percent is 30 of 120?"), "(30)/(120)*100");
     assert_eq!(read("25% off 88 dollars"), "88*(1-25/100)");
-    assert_eq!(read("5 percent of 1 million"), "5 % of 1*1000000");
+    assert_eq!(read("5 percent of 1 million"), "5 % of 1000000");
     assert_eq!(read("what is (25 times 4) divided by 8?"), "(25 * 4) / 8");
     assert_eq!(
         read("What's half of (1234 plus 5678)?"),
@@ -1913,8 +1913,84 @@ fn a_list_with_a_unit_then_more_and_a_temperature_before_a_clock_time() {
 }
 
 #[test]
-fn probe_zz() {
-    for t in ["how much is seventeen times twenty three ah my son say he can do it in his head faster than you", "how much is seventeen times twenty three"] {
-        eprintln!("{t:?}\n  -> {:?}", as_arithmetic(t, plain));
+fn a_computation_among_words_of_another_tongue_is_read() {
+    let read = |text: &str| {
+        crate::math::calculate(crate::math::CalculateArgs {
+            expression: text.to_string(),
+        })
+        .map(|out| out.result)
+    };
+    for (said, value) in [
+        ("nine thousand six hundred divided by twelve berapa ah", 800.0),
+        ("oya wetin be eighteen thousand five hundred minus nine thousand seven hundred and fifty", 8750.0),
+        ("okay so three hundred forty five plus two hundred eighteen plus ninety seven berapa", 660.0),
+    ] {
+        assert_eq!(read(said).ok(), Some(value), "{said}");
     }
+    assert_eq!(
+        lone_computation("oya wetin be 18500 - 9750"),
+        Some("18500 - 9750")
+    );
+    assert_eq!(lone_computation("10 - 2 and then double it"), None);
+    assert_eq!(lone_computation("3 + 4 and 5 + 6"), None);
+    assert_eq!(lone_computation("sqrt 16 + 2"), None);
+}
+
+#[test]
+fn an_amount_then_how_many_of_another_unit_is_a_conversion() {
+    for (said, from, to, value) in [
+        (
+            "the coconut milk recipe say eight ounces how many grams lah",
+            "ounces",
+            "grams",
+            8.0,
+        ),
+        (
+            "um fifteen pounds how many kilograms be that my brother dey weigh the box",
+            "pounds",
+            "kilograms",
+            15.0,
+        ),
+    ] {
+        let asked = super::conversion(said).expect(said);
+        assert_eq!(
+            (asked.from.as_str(), asked.to.as_str(), asked.value),
+            (from, to, value)
+        );
+    }
+    assert!(super::conversion("8 ounces how many cups of tea i had").is_none());
+}
+#[test]
+fn shares_markups_millions_and_packs_of_everyday_sums() {
+    let read = |text: &str| {
+        crate::math::calculate(crate::math::CalculateArgs {
+            expression: text.to_string(),
+        })
+        .map(|out| out.result)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+    };
+    assert_eq!(
+        read("I made R42,000 from catering this year and R10,500 of it came from weddings. What percentage is that?"),
+        25.0
+    );
+    assert_eq!(
+        read("a case of cooldrinks costs me one hundred and eighty rand and i put thirty five percent on top what must i sell the case for"),
+        243.0
+    );
+    assert_eq!(
+        read("my shop rent was eight hundred thousand naira now landlord wan collect one point one million wetin be the percentage increase"),
+        37.5
+    );
+    assert_eq!(
+        read("I'm catering a funeral for 180 people, 2 pieces of chicken each. The chicken comes in packs of 8 pieces. How many packs do I need?"),
+        45.0
+    );
+    assert_eq!(
+        read("We need 50 cups and they come in packs of 12. How many packs?"),
+        5.0
+    );
+    assert_eq!(
+        share_of_two("My rent went from 1200 to 1350 what percent is that"),
+        None
+    );
 }

@@ -220,6 +220,7 @@ pub fn conversion(text: &str) -> Option<Conversion> {
         whole => asked_last(text)
             .or_else(|| asked_then_told(text))
             .or_else(|| in_its_own_sentence(text))
+            .or_else(|| told_then_how_many(text))
             .or(whole)
             .or_else(|| {
                 let digits = crate::numbers::in_digits(text);
@@ -231,6 +232,39 @@ pub fn conversion(text: &str) -> Option<Conversion> {
             })
             .or_else(|| with_a_clause_after(text)),
     }
+}
+
+/// An amount told, then the unit wanted asked with "how many", and words
+/// after it that only say why or who for (`the coconut milk recipe say
+/// eight ounces how many grams lah`, `fifteen pounds how many kilograms be
+/// that my brother dey weigh the box`).
+static TOLD_THEN_HOW_MANY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(-?\d[\d,]*(?:\.\d+)?)\s*([a-z]+(?:\s+[a-z]+)?)\s+how\s+many\s+([a-z]+(?:\s+[a-z]+)?)")
+        .expect("a valid regex")
+});
+
+/// The conversion of [`TOLD_THEN_HOW_MANY`] in a text with one number:
+/// each unit in two words or one, of one kind.
+fn told_then_how_many(text: &str) -> Option<Conversion> {
+    let digits = crate::numbers::in_digits(text);
+    if NUMBER.find_iter(&digits).count() != 1 {
+        return None;
+    }
+    let found = TOLD_THEN_HOW_MANY.captures(&digits)?;
+    let value: f64 = found[1].replace(',', "").parse().ok()?;
+    let (told, wanted) = (&found[2], &found[3]);
+    let told = [Some(told), told.split_whitespace().last()];
+    let wanted = [Some(wanted), wanted.split_whitespace().next()];
+    told.iter().flatten().find_map(|from| {
+        wanted.iter().flatten().find_map(|to| {
+            let asked = Conversion {
+                value,
+                from: named_unit(from)?.said,
+                to: named_unit(to)?.said,
+            };
+            of_one_kind(&asked).then_some(asked)
+        })
+    })
 }
 
 /// The conversion asked before a clause that says why, with no full stop

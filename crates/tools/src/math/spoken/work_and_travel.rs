@@ -243,10 +243,11 @@ pub(super) fn a_cut_of_an_amount(text: &str) -> Option<String> {
     (!left).then(|| format!("{}*{}/100", amount.as_str(), percent.as_str()))
 }
 
-/// `15 percent diwali discount`, `20% off`, `13 percent HST`: a
-/// percentage off a price or on top of it (a word or two may name it).
+/// `15 percent diwali discount`, `20% off`, `13 percent HST`, `35
+/// percent on top`: a percentage off a price or on top of it (a word or
+/// two may name it).
 static PERCENT_ON_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:[a-z]+\s+){0,2}?(?:(discount|off)|((?:sales\s+)?tax|gst|gct|hst|pst|vat|tip|service\s+charge))\b")
+    Regex::new(r"(?i)(\d+(?:\.\d+)?)\s*(?:%|percent)\s+(?:[a-z]+\s+){0,2}?(?:(discount|off)|((?:sales\s+)?tax|gst|gct|hst|pst|vat|tip|service\s+charge|on\s+top|mark-?up|markup))\b")
         .expect("a valid regex")
 });
 
@@ -265,6 +266,9 @@ pub(super) fn percent_on_a_price(text: &str) -> Option<String> {
         "come to",
         "comes to",
         "final price",
+        "sell it for",
+        "sell them for",
+        "sell the ",
     ]
     .iter()
     .any(|w| lower.contains(w));

@@ -6,6 +6,7 @@
 mod balances;
 mod change;
 mod fares_and_pay;
+mod packs;
 mod percentages;
 mod prices;
 mod profit;
@@ -16,6 +17,7 @@ mod shares;
 pub(super) use balances::*;
 pub(super) use change::*;
 pub(super) use fares_and_pay::*;
+pub(super) use packs::*;
 pub(super) use percentages::*;
 pub(super) use prices::*;
 pub(super) use profit::*;

@@ -43,9 +43,14 @@ static WHAT_PERCENT_OF_THE_WHOLE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Words that make two amounts a change, not a part of a whole.
 const CHANGES: &[&str] = &[
-    "from", "increase", "decrease", "rise", "rose", "risen", "grew", "grown", "went", "up", "down",
-    "more", "less", "fell", "drop", "dropped", "change", "changed",
+    "increase", "decrease", "rise", "rose", "risen", "grew", "grown", "went", "up", "down", "more",
+    "less", "fell", "drop", "dropped", "change", "changed",
 ];
+
+/// `from 1200`, `from $1.52`: a change from an amount (not `made 42000
+/// from catering`).
+static FROM_AN_AMOUNT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bfrom\s+\S{0,3}\d").expect("a valid regex"));
 
 /// The share of the larger of two amounts the smaller is, in percent,
 /// when a question gives the two and asks what percent that is (`we
@@ -67,7 +72,8 @@ pub(in crate::math::spoken) fn share_of_two(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let changes = lower
         .split(|c: char| !c.is_alphanumeric())
-        .any(|word| CHANGES.contains(&word));
+        .any(|word| CHANGES.contains(&word))
+        || FROM_AN_AMOUNT.is_match(&lower);
     if changes
         || text.contains(['%', '$'])
         || (asks_that && lower.contains("percent of"))

@@ -1,0 +1,63 @@
+//! How many packs a count takes: so many things needed, sold in packs of
+//! so many.
+
+use super::*;
+
+/// The containers things are sold in, as a pattern.
+const CONTAINERS: &str =
+    r"packs?|packets?|boxes|box|bags?|trays?|cartons?|cases?|crates?|rolls?|bundles?|tubs?";
+
+/// `packs of 8`, `boxes of 12`: a container and how many it holds.
+static CONTAINER_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)\b({CONTAINERS})\s+of\s+(\d+)\b")).expect("a valid regex")
+});
+
+/// `how many packs`: the container a question counts.
+static HOW_MANY_CONTAINERS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(&format!(r"(?i)\bhow\s+many\s+({CONTAINERS})\b")).expect("a valid regex")
+});
+
+/// `2 pieces of chicken each`, `3 per person`, `2 a head`: so many for
+/// each of a count.
+static FOR_EACH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,3}?(?:each|per\s+(?:person|head|guest|child|kid)|a\s+(?:head|person|guest))\b")
+        .expect("a valid regex")
+});
+
+/// Whether two names of containers name one kind (`pack`, `packs`).
+fn one_kind(a: &str, b: &str) -> bool {
+    let start = |word: &str| word.to_lowercase().chars().take(3).collect::<String>();
+    start(a) == start(b)
+}
+
+/// The whole packs a count takes, when a question asks how many packs and
+/// gives their size and the count, or a count of people and so many for
+/// each (`catering a funeral for 180 people, 2 pieces of chicken each. The
+/// chicken comes in packs of 8 pieces. How many packs do I need?` is 45):
+/// the count over the size, rounded up.
+pub(in crate::math::spoken) fn packs_needed(text: &str) -> Option<String> {
+    let asked = HOW_MANY_CONTAINERS.captures(text)?;
+    let sold_in = CONTAINER_OF.captures(text)?;
+    if !one_kind(&asked[1], &sold_in[1]) {
+        return None;
+    }
+    let size = sold_in.get(2)?;
+    let others: Vec<regex::Match> = NUMBER
+        .find_iter(text)
+        .filter(|n| n.start() != size.start())
+        .collect();
+    let value = |n: &regex::Match| n.as_str().parse::<f64>().ok();
+    let needed = match others.as_slice() {
+        [count] => value(count)?,
+        [a, b] => {
+            let each = FOR_EACH.captures(text)?.get(1)?;
+            if each.start() != a.start() && each.start() != b.start() {
+                return None;
+            }
+            value(a)? * value(b)?
+        }
+        _ => return None,
+    };
+    let size: f64 = size.as_str().parse().ok()?;
+    (size > 0.0).then(|| format!("{}", (needed / size).ceil()))
+}
