@@ -136,6 +136,22 @@ const ACTIONS: &[(&[&str], &str)] = &[
     ),
 ];
 
+/// Whether `word` begins a request for one of the [`ACTIONS`].
+fn is_an_action(word: &str) -> bool {
+    ACTIONS.iter().any(|(verbs, _)| verbs.contains(&word))
+}
+
+/// Words a request may begin with that are not an interjection before
+/// its verb ("chur play some Six60", "oya play Burna Boy", "eish call my
+/// mother"): a question word, a pronoun, an article, an auxiliary.
+const NOT_INTERJECTIONS: &[&str] = &[
+    "what", "whats", "which", "who", "whose", "where", "when", "why", "how", "does", "do", "did",
+    "is", "are", "was", "were", "can", "could", "should", "shall", "may", "might", "i", "my", "we",
+    "our", "you", "your", "it", "its", "this", "that", "there", "the", "a", "an", "and", "but",
+    "if", "he", "she", "they", "his", "her", "their", "me", "us", "let", "not", "dont", "never",
+    "to",
+];
+
 /// Things in a home that a request may set ("set the thermostat to 21").
 const DEVICES: &[&str] = &[
     "thermostat",
@@ -308,11 +324,16 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .find(|lead| words.starts_with(lead))
         .map_or(0, |lead| lead.len());
     let led_in = led_in.max(told_before_asking(&lower, &words));
-    let verb = words[led_in..]
-        .iter()
-        .find(|w| !POLITE.contains(w))
-        .copied()
-        .unwrap_or("");
+    let mut asking = words[led_in..].iter().filter(|w| !POLITE.contains(w));
+    let verb = asking.next().copied().unwrap_or("");
+    let verb = match asking.next() {
+        Some(next)
+            if is_an_action(next) && !is_an_action(verb) && !NOT_INTERJECTIONS.contains(&verb) =>
+        {
+            next
+        }
+        _ => verb,
+    };
     let now_outside =
         NOW_OUTSIDE.iter().any(|w| has(w)) || words.iter().any(|w| super::when::is_day_name(w));
     let storm = [
@@ -506,7 +527,17 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         || has("trading")
         || going_for
         || asks_how_much;
-    let live_price = !numbers
+    // "a 10 kg bag of maize meal": one number, the size of what is priced.
+    let a_size_only = given == 1
+        && in_digits
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ',')
+            .split_whitespace()
+            .next()
+            .is_some_and(|unit| {
+                crate::math::is_unit(unit.trim_matches(|c: char| !c.is_alphanumeric()))
+            });
+    let live_price = (!numbers || (asks_how_much && a_size_only))
         && priced
         && ([
             "today",
@@ -667,6 +698,11 @@ mod tests {
                 "see your accounts, claims or orders",
             ),
             ("Play some jazz music.", "play music"),
+            (
+                "chur can you play some six sixty on the speaker while we do the mahi",
+                "play music",
+            ),
+            ("oya play burna boy new album make i hear am", "play music"),
             ("Set a timer for 10 minutes.", "set timers or alarms"),
             ("Turn off the living room lights.", "control devices"),
             ("Start the dishwasher.", "control devices"),
@@ -725,6 +761,10 @@ mod tests {
             ("Find a good Italian restaurant nearby.", "look up places"),
             ("How is Tesla stock doing?", "check prices or markets"),
             ("What's the price of gold today?", "check prices or markets"),
+            (
+                "How much is a 10 kg bag of Iwisa maize meal at Shoprite today?",
+                "check prices or markets",
+            ),
             (
                 "How much does gas cost right now?",
                 "check prices or markets",

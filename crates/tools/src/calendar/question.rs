@@ -172,15 +172,38 @@ pub(super) static TODAY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::La
         .expect("a valid regex")
 });
 
-/// Whether `text` asks if today is a weekday it names ("is it friday
-/// today", "quick one is it already tuesday or what day is it").
+/// Whether `text` asks if today is in a weekday or a month it names ("is
+/// it friday today", "quick one is it already tuesday or what day is it",
+/// "um are we still in november or is it december already").
 pub(super) fn asks_which_weekday_today(text: &str) -> bool {
-    let names_a_weekday = text.split(' ').any(when::is_day_name);
-    let already = text.contains("is it already ") || text.contains("is it still ");
+    let names_a_day_or_month = text
+        .split(' ')
+        .any(|w| when::is_day_name(w) || MONTHS.contains(&w));
+    let already = text.contains("is it already ")
+        || text.contains("is it still ")
+        || text.contains("are we still in ")
+        || (text.contains("is it ")
+            && text.trim_end_matches(['?', '.', '!']).ends_with(" already"));
     let asks_now = text.contains("today") || text.contains("what day is it") || already;
     let asking = text.starts_with("is it ") || text.starts_with("is today ") || already;
-    names_a_weekday && asking && asks_now
+    names_a_day_or_month && asking && asks_now
 }
+
+/// The months' names, in lower case.
+const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
 
 /// The days ahead a question counts from today when it names one span and
 /// no date (`My invoices are on 28 day terms. If I send one out today, what

@@ -490,3 +490,18 @@ fn is_it_already_a_weekday_asks_today() {
     .answer
     .contains("Wednesday"));
 }
+
+#[test]
+fn is_it_a_month_already_asks_today() {
+    for question in [
+        "um are we still in november or is it december already",
+        "is it december already",
+        "are we still in november",
+    ] {
+        assert_eq!(
+            ask(question).answer,
+            "Today is Wednesday, 25 November 2026."
+        );
+    }
+    assert!(answer("is it cold in december", now()).is_err());
+}

@@ -33,6 +33,28 @@ pub(super) fn asks_difference(question: &str) -> Option<(String, String)> {
     Some((place(1), place(2)))
 }
 
+/// `3 hours`, `an hour`, `a few minutes`, `days`: a span of time, which
+/// makes a question about a time other than now (not `a decent hour`).
+static SPAN: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"\b(?:\d+(?:\.\d+)?|an?|few|couple\s+of|half\s+an)\s+(?:minutes?|hours?|days?)\b|\bdays\b",
+    )
+    .expect("a valid regex")
+});
+
+/// Words that ask the time.
+const TIME_ASKED: [&str; 9] = [
+    "what time",
+    "the time",
+    "time is it",
+    "current time",
+    "local time",
+    "time now",
+    "time in ",
+    "clock in ",
+    "clock say",
+];
+
 /// Whether `question` asks for the time now, and where: `Some(None)` for
 /// here, `Some(Some(place))` for the place after "in".
 pub(super) fn asks_time(question: &str) -> Option<Option<String>> {
@@ -40,28 +62,25 @@ pub(super) fn asks_time(question: &str) -> Option<Option<String>> {
         .to_lowercase()
         .replace(" at the minute", " now")
         .replace(" at the moment", " now");
-    let asks = [
-        "what time",
-        "the time",
-        "time is it",
-        "current time",
-        "local time",
-        "time now",
-        "time in ",
-        "clock in ",
-        "clock say",
-    ]
-    .iter()
-    .any(|phrase| lower.contains(phrase))
+    let asks_in = |text: &str| TIME_ASKED.iter().any(|phrase| text.contains(phrase));
+    let asks = asks_in(&lower)
         && !lower.contains("time zone")
         && !lower.contains("timer")
         && !lower.contains("alarm");
-    let spans = [" days", " minute", " hour"];
     let counted_after = lower.contains(" after ") && lower.contains(|c: char| c.is_ascii_digit());
-    if !asks || counted_after || spans.iter().any(|span| lower.contains(span)) {
+    let a_span = SPAN.is_match(&crate::numbers::in_digits(&lower));
+    if !asks || counted_after || a_span {
         return None;
     }
-    let body = lower.trim_end_matches(['?', '.', '!', ' ']);
+    let mut body = lower.trim_end_matches(['?', '.', '!', ' ']);
+    // A sentence after the question that only says why ("… What's the
+    // time there now? My sister's an early riser.") is left out.
+    while let Some(end) = body.rfind(['.', '!', '?']) {
+        match asks_in(&body[end + 1..]) {
+            false if asks_in(&body[..end]) => body = &body[..end],
+            _ => break,
+        }
+    }
     let (before, asked) = match body.rfind(['.', '!', '?']) {
         Some(end) => (&body[..end], &body[end + 1..]),
         None => ("", body),

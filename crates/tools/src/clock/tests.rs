@@ -99,6 +99,10 @@ fn the_clock_answers_time_and_calendar_questions_in_words() {
         "It is 2:00 in the afternoon in Madrid, Thursday 4 July."
     );
     assert_eq!(
+        ask("Is it a decent hour in Madrid yet? What's the time there now? My sister's an early riser.")["answer"],
+        "It is 2:00 in the afternoon in Madrid, Thursday 4 July."
+    );
+    assert_eq!(
         ask("Grandma lives in Tokyo. What's the local time they're right now?")["time"],
         "21:00"
     );
