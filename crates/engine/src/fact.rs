@@ -43,18 +43,33 @@ pub(super) fn asks_about_a_number(question: &str) -> bool {
         .rsplit_once(": ")
         .map_or(question, |(_, asked)| asked)
         .trim();
-    let given = numbers(&loopd_tools::numbers::in_digits(question)).len();
+    let question = super::heard::without_openers(question);
+    let years = loopd_tools::numbers::years_in_digits(question);
+    let given = numbers(&loopd_tools::numbers::in_digits(&years)).len();
     if given != 1 || sentence_end(question).is_some() || has_signs(question) {
         return false;
     }
     let words = words(question);
     let begun = match words.as_slice() {
         [how, many, ..] if how == "how" => many == "many" && counts_what_has_it(&words),
+        [on, first, ..] if among("in on at", on) => among("what which", first),
         [first, ..] => among(ASKS, first),
         [] => false,
     };
-    begun && !computes(&words, true) && !converts(&words)
+    let worked_out = match words.first() {
+        Some(first) if among("who whom whose", first) => words
+            .iter()
+            .any(|w| among(OPERATIONS, w) || among(COMPARES, w)),
+        _ => computes(&words, true),
+    };
+    begun && !worked_out && !converts(&words)
 }
+
+/// Words that make a question about a person a comparison to work out
+/// ("Who is older, …"); the words of time and dates in one ("Who became
+/// president after Quezon died in 1944?", "who founded the Katipunan we
+/// remember every November 30") place the person, not a computation.
+const COMPARES: &str = "more less fewer than older younger most least longer shorter";
 
 /// Words that point back to something said before the question (or at
 /// the user): a question holding one needs what was told around it.
@@ -248,6 +263,10 @@ mod tests {
             "Which president is on the US 5 dollar bill?",
             "who is the kenyan guy who ran a marathon in under two hours in vienna",
             "Which portuguese navigator landed in brazil in fifteen hundred?",
+            "Who became president of the Commonwealth after Manuel Quezon died in 1944?",
+            "who founded the katipunan the one we remember every november thirty",
+            "um who was the datu of mactan that fought magellan in fifteen twenty one",
+            "um at which station was gandhi thrown off the train in eighteen ninety three",
         ] {
             assert!(asks_about_a_number(question), "{question}");
         }
@@ -334,6 +353,8 @@ mod tests {
             "What's 5 kilometers in miles?",
             "What's 5 factorial?",
             "Set a timer for 5 minutes.",
+            "Who pays more than 40 in the group?",
+            "who gets half of the 90",
         ] {
             assert!(!asks_about_a_number(question), "{question}");
         }

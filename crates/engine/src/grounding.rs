@@ -263,6 +263,12 @@ impl Sources {
         if written.into_iter().any(|n| latest.gives(n)) {
             return None;
         }
+        Some(self.latest_result())
+    }
+
+    /// The latest tool result's numbers as an answer would say them (at
+    /// most three; none before a tool has given one).
+    pub fn latest_result(&self) -> Vec<String> {
         let mut said_numbers: Vec<String> = Vec::new();
         for number in &self.latest {
             let form = said(*number);
@@ -270,7 +276,7 @@ impl Sources {
                 said_numbers.push(form);
             }
         }
-        Some(said_numbers)
+        said_numbers
     }
 
     /// Whether a spoken sentence may go out now: its numbers grounded,

@@ -302,6 +302,9 @@ impl React {
                 }
                 ReactStep::Final(answer) if copies_the_example(&answer, conversation) => {
                     run.format_error("FINAL_ANSWER copying the prompt's example");
+                    if let Some(result) = run.latest_result().first() {
+                        repair = Repair::UseResult(result.clone());
+                    }
                     fill(
                         EXAMPLE_COPIED,
                         &[("question", question(conversation).trim())],
@@ -379,6 +382,9 @@ impl React {
                 } => match repeats.see(&tool, &args) {
                     1 => {
                         let observed = run.call_tool(&tool, args).await?;
+                        if observed.is_error && loopd_tools::sends_to_knowledge(&observed.text) {
+                            repair = Repair::AnswerNow;
+                        }
                         match &sent_back {
                             Some(earlier)
                                 if checking_now && observed.is_error && !earlier.tool_failed =>
@@ -434,7 +440,7 @@ impl React {
             )
             .await?;
         let answer = match parse::after_marker(&reply.text, FINAL_ANSWER) {
-            Some(answer) if says_no_answer(&answer, &messages) => {
+            Some(answer) if says_no_answer(&answer, question(conversation), &messages) => {
                 run.format_error("fallback answer repeating the loop's errors");
                 answer_afresh(run, with_system(conversation, &system), &messages).await?
             }
@@ -484,11 +490,15 @@ fn word_problem_asked(conversation: &[Message]) -> Option<Vec<Message>> {
     })
 }
 
-/// Whether `answer` is no answer but the loop's own words: a tool's
-/// error repeated, or the format's marker.
-fn says_no_answer(answer: &str, messages: &[Message]) -> bool {
+/// Whether `answer` is no answer but the loop's own words or the user's:
+/// a tool's error repeated, the format's marker, or the question `asked`
+/// said back.
+fn says_no_answer(answer: &str, asked: &str, messages: &[Message]) -> bool {
     let marked = parse::find_marker(answer, FINAL_ANSWER).is_some();
-    answer.trim().is_empty() || marked || repeats_a_tool_error(answer, messages)
+    answer.trim().is_empty()
+        || marked
+        || repeats_a_tool_error(answer, messages)
+        || super::speakable::echoes(answer, asked)
 }
 
 /// The answer asked afresh of the knowledge model, from the question
@@ -501,11 +511,12 @@ async fn answer_afresh(
     rounds: &[Message],
 ) -> Result<String, Halt> {
     run.use_knowledge_model();
+    let asked = question(&fresh).to_string();
     let reply = run
         .generate("react-afresh", fresh, final_answer_now(), answer_route())
         .await?;
     match parse::after_marker(&reply.text, FINAL_ANSWER) {
-        Some(answer) if !says_no_answer(&answer, rounds) => {
+        Some(answer) if !says_no_answer(&answer, &asked, rounds) => {
             run.deliver(&answer);
             Ok(answer)
         }

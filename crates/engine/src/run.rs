@@ -335,6 +335,15 @@ impl Run {
             .and_then(|sources| sources.leaves_out_result(answer))
     }
 
+    /// The latest tool result's numbers as an answer would say them
+    /// ([`Sources::latest_result`]; none when grounding is off).
+    pub fn latest_result(&self) -> Vec<String> {
+        self.grounding
+            .as_ref()
+            .map(Sources::latest_result)
+            .unwrap_or_default()
+    }
+
     /// Delivers the answer the engine settled on: what the gate held back
     /// of it is said now, or the whole of it when the last call did not
     /// speak it.

@@ -427,6 +427,18 @@ impl ToolConfig {
     }
 }
 
+/// How a tool's error ends when the question is plainly not for it, nor
+/// for any other tool: the model should answer from what it knows.
+pub const ANSWER_FROM_KNOWLEDGE: &str = "answer it from what you know";
+
+/// Whether a tool's error `text` sends the question to the model's own
+/// knowledge with no other tool left to try ([`ANSWER_FROM_KNOWLEDGE`]).
+pub fn sends_to_knowledge(text: &str) -> bool {
+    text.trim_end()
+        .trim_end_matches('.')
+        .ends_with(ANSWER_FROM_KNOWLEDGE)
+}
+
 /// Names of the built-in toolboxes.
 pub const TOOLBOXES: &[&str] = &[
     "clock", "math", "files", "dates", "measure", "limits", "timers", "words",

@@ -149,8 +149,9 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     let text = words.join(" ");
     if let Some(thing) = asks_which_thing(&words) {
         return Err(format!(
-            "`{}` asks which {thing}: that is not the calendar; answer it from what you know",
-            question.trim()
+            "`{}` asks which {thing}: that is not the calendar; {}",
+            question.trim(),
+            crate::ANSWER_FROM_KNOWLEDGE
         ));
     }
     let asks_a_name = [
@@ -163,15 +164,16 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     .any(|phrase| text.contains(phrase));
     if asks_a_name {
         return Err(format!(
-            "`{}` asks what something is called: that is not the calendar; answer it from what you know",
-            question.trim()
+            "`{}` asks what something is called: that is not the calendar; {}",
+            question.trim(),
+            crate::ANSWER_FROM_KNOWLEDGE
         ));
     }
     if asks_a_year_in_history(&words) {
         return Err(format!(
-            "`{}` asks in what year something happened: that is history, not the calendar; \
-             answer it from what you know",
-            question.trim()
+            "`{}` asks in what year something happened: that is history, not the calendar; {}",
+            question.trim(),
+            crate::ANSWER_FROM_KNOWLEDGE
         ));
     }
     let found = moments(&words, now);
