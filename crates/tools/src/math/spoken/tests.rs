@@ -1989,6 +1989,11 @@ fn shares_markups_millions_and_packs_of_everyday_sums() {
         read("We need 50 cups and they come in packs of 12. How many packs?"),
         5.0
     );
+    let fuel = read(
+        "Dunedin is 360 km each way from the farm. The ute does 9.5 L/100 km and diesel is \
+         $2.15 a litre. What's the diesel cost for the round trip to see my daughter?",
+    );
+    assert!((fuel - 147.06).abs() < 0.01, "{fuel}");
     assert_eq!(
         share_of_two("My rent went from 1200 to 1350 what percent is that"),
         None

@@ -512,13 +512,19 @@ static DAYS_ASKED: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// A journey there and back.
+static ROUND_TRIP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:round|return)\s+trip|\bthere\s+and\s+back\b|\bboth\s+ways\b")
+        .expect("a valid regex")
+});
+
 /// What the fuel for a distance costs at a car's economy (distance per
 /// litre or gallon, or litres per 100 km) and a price per litre or
 /// gallon, when the question asks what it costs: `the van does 8.5 litres
 /// per 100 km and diesel is 1.62 a litre what will a 340 km trip cost`
 /// is `340 * 8.5 / 100 * 1.62`; a distance each day is taken over the
-/// days asked (`30 km every day … in a 30 day month`). A `1` counts no
-/// amount (`for one return trip`).
+/// days asked (`30 km every day … in a 30 day month`), one each way twice
+/// for a round trip. A `1` counts no amount (`for one return trip`).
 pub(super) fn fuel_cost(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let asked = ["cost", "spend", "how much", "pay"]
@@ -563,9 +569,15 @@ pub(super) fn fuel_cost(text: &str) -> Option<String> {
     if numbers.count() != given {
         return None;
     }
+    let each_way = after.trim_start().to_lowercase().starts_with("each way")
+        && ROUND_TRIP.is_match(&text[said.end()..]);
+    let distance = match each_way {
+        true => format!("2 * {}", distance.as_str()),
+        false => distance.as_str().to_string(),
+    };
     let fuel = match per_hundred {
-        true => format!("{} * {} / 100", distance.as_str(), used.as_str()),
-        false => format!("{} / {}", distance.as_str(), used.as_str()),
+        true => format!("{distance} * {} / 100", used.as_str()),
+        false => format!("{distance} / {}", used.as_str()),
     };
     Some(match days {
         Some((days, _)) => format!("{fuel} * {days} * {}", price_at.as_str()),
