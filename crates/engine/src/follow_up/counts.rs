@@ -11,18 +11,37 @@ static SPLIT_WAYS: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// Words that share an amount out.
+static SHARED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:split|share|shared|divide|divided|ways|each|between)\b")
+        .expect("a valid regex")
+});
+
+/// `so 5 of us`, `5 ways`, `5 people`: how many share it now, after a
+/// question that shared it.
+static WAYS_NOW: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(\d+)\s+(?:of\s+us|ways|people)\b").expect("a valid regex")
+});
+
 /// The one amount of `before` shared out as a follow-up says: "And if my
 /// cousin chips in too and we split it three ways?" after "Groceries came
 /// to $86.40 and my roommate and I split it evenly. What's my share?"
-/// asks "What is 86.40 divided by 3?".
+/// asks "What is 86.40 divided by 3?"; "And if my daughter comes too, so
+/// five of us?" after "… $420 for the weekend, split four ways" asks it
+/// divided by 5.
 pub(super) fn split_anew(question: &str, before: &str) -> Option<String> {
     if !opened(question) {
         return None;
     }
     let question = in_digits(question);
-    let found = SPLIT_WAYS.captures(&question)?;
-    let ways = found.get(1).or(found.get(2))?.as_str();
+    let shared_before = SHARED.is_match(before);
+    let ways = match SPLIT_WAYS.captures(&question) {
+        Some(found) => found.get(1).or(found.get(2))?.as_str(),
+        None if shared_before => WAYS_NOW.captures(&question)?.get(1)?.as_str(),
+        None => return None,
+    };
     let before = in_digits(before);
+    let before = SPLIT_WAYS.replace_all(&before, "");
     let mut amounts = AMOUNT.find_iter(&before);
     let (Some(amount), None) = (amounts.next(), amounts.next()) else {
         return None;

@@ -129,6 +129,32 @@ fn read_after(question: &str, before: &str, conversation: &[Message]) -> Option<
         .or_else(|| split_anew(question, before))
         .or_else(|| another_figure(question, before))
         .or_else(|| a_bare_number_for_the_count(question, before))
+        .or_else(|| the_weekday_of_the_day_before(question, before))
+}
+
+/// `and what day of the week is that`, `what day will that be`: the
+/// weekday of the day the question before counted to.
+static WEEKDAY_OF_THAT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:(?:and|so|okay|ok|um)[,\s]+)*(?:what|which)\s+day(?:\s+of\s+the\s+week)?\s+(?:is|will|would|was)\s+(?:that|it|this)(?:\s+be)?(?:\s+on)?\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// `how many days until my daughter's birthday on the twentieth of
+/// january`: the day counted to, after `until`.
+static COUNTED_TO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bhow\s+(?:many\s+(?:days|weeks|sleeps)|long)\b.*?\b(?:until|till|til|to|before)\s+(\S.*?)\s*[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// "What day of the week is my daughter's birthday on the twentieth of
+/// january?" for "and what day of the week is that" after "how many days
+/// until my daughter's birthday on the twentieth of january".
+fn the_weekday_of_the_day_before(question: &str, before: &str) -> Option<String> {
+    if !WEEKDAY_OF_THAT.is_match(question) {
+        return None;
+    }
+    let day = COUNTED_TO.captures(before)?.get(1)?.as_str();
+    Some(format!("What day of the week is {day}?"))
 }
 
 /// A follow-up in English words, when it was said in dialect: the words

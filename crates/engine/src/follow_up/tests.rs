@@ -488,6 +488,18 @@ fn a_sharing_said_anew_divides_the_one_amount_before() {
         .as_deref(),
         Some("What is 86.40 divided by 3?")
     );
+    assert_eq!(
+        asked(
+            "The bach at Kaikōura is $420 for the weekend, split four ways. How much each?",
+            "And if my daughter comes too, so five of us?"
+        )
+        .as_deref(),
+        Some("What is 420 divided by 5?")
+    );
+    assert_eq!(
+        asked("The bach is $420 for the weekend.", "And if five of us come?"),
+        None
+    );
 }
 
 #[test]
@@ -957,6 +969,26 @@ fn the_price_paid_after_the_amount_off() {
             "And what do I pay?",
             "20% off a £72 dress and a £30 scarf. How much off?"
         ),
+        None
+    );
+}
+
+#[test]
+fn the_weekday_of_the_day_counted_to_before() {
+    assert_eq!(
+        asked(
+            "um how many days until my daughters birthday on the twentieth of january",
+            "and what day of the week is that"
+        )
+        .as_deref(),
+        Some("What day of the week is my daughters birthday on the twentieth of january?")
+    );
+    assert_eq!(
+        asked("How many days until Christmas?", "What day will that be?").as_deref(),
+        Some("What day of the week is Christmas?")
+    );
+    assert_eq!(
+        the_weekday_of_the_day_before("and what day is that", "What is the capital of France?"),
         None
     );
 }
