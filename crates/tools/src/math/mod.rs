@@ -181,7 +181,16 @@ fn normalize_expression(expression: &str) -> Result<String, ToolError> {
     })
     .map_err(|e| expression_error(expression, &e))?;
     let text = match text.contains(char::is_alphabetic) {
-        true => spoken::lone_computation(&text).map_or(text.clone(), str::to_string),
+        true => spoken::lone_computation(&text)
+            .map(str::to_string)
+            .or_else(|| {
+                let call = spoken::lone_list(&text)?;
+                spoken::as_arithmetic(&call, |argument| {
+                    evaluate(argument).map_err(|e| e.to_string())
+                })
+                .ok()
+            })
+            .unwrap_or(text),
         false => text,
     };
     Ok(percentages(&text)

@@ -22,13 +22,16 @@ pub fn prices_in_digits(text: &str) -> String {
     let words = split_words(text);
     let mut out: Vec<String> = Vec::new();
     let mut found = false;
+    let mut priced_to = None;
     let mut i = 0;
     while i < words.len() {
-        match price(&words, i, found) {
+        let right_after_a_price = priced_to == Some(i);
+        match price(&words, i, found).filter(|_| right_after_a_price || !number_before(&words, i)) {
             Some((written, used)) => {
                 out.push(written);
                 found = true;
                 i += used;
+                priced_to = Some(i);
             }
             None => {
                 out.push(words[i].to_string());
@@ -130,9 +133,14 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
     let after = words
         .get(cents_at + cents_used)
         .map(|w| w.to_ascii_lowercase());
-    let another_amount = words
-        .get(cents_at + cents_used + 1)
-        .is_some_and(|w| is_currency(w));
+    // `… dollars forty eighty seven dollars sixty five`: the next number
+    // is an amount of its own, named with its currency.
+    let next_at = cents_at + cents_used;
+    let another_amount = words.get(next_at + 1).is_some_and(|w| is_currency(w))
+        || words
+            .get(next_at..)
+            .and_then(run)
+            .is_some_and(|(_, used)| words.get(next_at + used).is_some_and(|w| is_currency(w)));
     let more_number = after.as_deref().is_some_and(|w| {
         (small(core(w)).is_some() && !another_amount)
             || matches!(
@@ -168,10 +176,7 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
                     .is_some_and(|b| {
                         BEFORE_A_TIME.contains(&b.as_str()) && !(after_a_price && b == "to")
                     })));
-    let number_before = at
-        .checked_sub(1)
-        .is_some_and(|b| small(core(words[b])).is_some());
-    if more_number || a_time || number_before || weighed {
+    if more_number || a_time || weighed {
         return None;
     }
     let last = words[cents_at + cents_used - 1];
@@ -183,6 +188,13 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
         _ => format!("{dollars}.{cents:02}{currency}{tail}"),
     };
     Some((written, cents_at + cents_used - at))
+}
+
+/// Whether a number word is said just before `words[at]`: a price does
+/// not start inside a run of numbers, unless a price ended there.
+fn number_before(words: &[&str], at: usize) -> bool {
+    at.checked_sub(1)
+        .is_some_and(|b| small(core(words[b])).is_some())
 }
 
 /// `one twenty eight` before cents (`fifty`): the hundreds said as one

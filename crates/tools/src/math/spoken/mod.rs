@@ -459,6 +459,48 @@ pub fn lone_computation(text: &str) -> Option<&str> {
     said_only_words.then_some(run.as_str())
 }
 
+/// A list of numbers (`112.40, 87.65 and 63.20`).
+static NUMBER_LIST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\d+(?:\.\d+)?(?:\s*(?:,\s*and|,|and)\s*\d+(?:\.\d+)?)+").expect("a valid regex")
+});
+
+/// The list function `text` names for a list: a total, a mean or a
+/// median.
+fn list_function(text: &str) -> Option<&'static str> {
+    let lower = text.to_lowercase();
+    let has = |w: &str| lower.split(|c: char| !c.is_alphanumeric()).any(|x| x == w);
+    if has("median") {
+        Some("median")
+    } else if has("average") || has("mean") {
+        Some("mean")
+    } else if has("total") || has("sum") || lower.contains("add up") || has("altogether") {
+        Some("sum")
+    } else {
+        None
+    }
+}
+
+/// The list of `text` (in the calculator's syntax) said with words around
+/// it that name what it is (`total of the kai bills for the week 112.40,
+/// 87.65, 63.20`): its one list of numbers in the function the words name
+/// (a total, a mean, a median), when no other number is said.
+pub fn lone_list(text: &str) -> Option<String> {
+    let mut lists = NUMBER_LIST.find_iter(text);
+    let (list, None) = (lists.next()?, lists.next()) else {
+        return None;
+    };
+    let around = format!("{} {}", &text[..list.start()], &text[list.end()..]);
+    if around.contains(|c: char| c.is_ascii_digit() || "+-*/^%(".contains(c)) {
+        return None;
+    }
+    let function = list_function(&around)?;
+    let items: Vec<&str> = NUMBER
+        .find_iter(list.as_str())
+        .map(|n| n.as_str())
+        .collect();
+    Some(format!("{function}({})", items.join(", ")))
+}
+
 /// `a couple of`, `a pair of`: two.
 static A_COUPLE_OF: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\ba\s+(?:couple|pair)\s+of\b").expect("a valid regex"));

@@ -1989,6 +1989,11 @@ fn shares_markups_millions_and_packs_of_everyday_sums() {
         read("We need 50 cups and they come in packs of 12. How many packs?"),
         5.0
     );
+    let bills = read(
+        "add up the kai bills for the week a hundred and twelve dollars forty eighty seven \
+         dollars sixty five and sixty three dollars twenty",
+    );
+    assert!((bills - 263.25).abs() < 1e-9, "{bills}");
     let fuel = read(
         "Dunedin is 360 km each way from the farm. The ute does 9.5 L/100 km and diesel is \
          $2.15 a litre. What's the diesel cost for the round trip to see my daughter?",
