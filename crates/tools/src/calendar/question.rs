@@ -117,10 +117,22 @@ pub(super) fn asked(text: &str) -> Asked {
     Asked::Date
 }
 
+/// `… is that`, `… will that be`: a question about a day said before it
+/// (a follow-up), not about today.
+static POINTS_BACK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)\b(?:is|was|will|would)\s+(?:that|this)(?:\s+be)?(?:\s+on)?\s*[?.!]?\s*$",
+    )
+    .expect("a valid regex")
+});
+
 /// Whether a question that names no date asks about today: its day,
 /// date, weekday, month or year; not when something happened or will
 /// (`In what year did the war end?`).
 pub(super) fn asks_about_today(text: &str) -> bool {
+    if POINTS_BACK.is_match(text) {
+        return false;
+    }
     let about_an_event = text.split(' ').any(|w| {
         matches!(
             w,

@@ -504,4 +504,6 @@ fn is_it_a_month_already_asks_today() {
         );
     }
     assert!(answer("is it cold in december", now()).is_err());
+    assert!(answer("and what day of the week is that", now()).is_err());
+    assert!(answer("what day will that be?", now()).is_err());
 }
