@@ -420,17 +420,19 @@ const NOT_THINGS: &[&str] = &[
     "are", "the", "a", "an", "you", "i", "we", "but", "so",
 ];
 
-/// A run of numbers joined by operators (`18500 - 9750`, `(1/2) * 350`).
+/// A run of numbers joined by operators, as said (`18500 - 9750`); not
+/// one a reading of a word problem wrote (`4200*(1-15/100)`), which is
+/// computed only when it is the whole question.
 static COMPUTATION_RUN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\(?-?\d+(?:\.\d+)?\)?(?:\s*[-+*/^]\s*\(?-?\d+(?:\.\d+)?\)?)+")
-        .expect("a valid regex")
+    Regex::new(r"-?\d+(?:\.\d+)?(?:\s*[-+*/^]\s*\d+(?:\.\d+)?)+").expect("a valid regex")
 });
 
 /// Words that would do something more to a computation said before or
 /// after them ("… and then double it").
 const MORE_TO_DO: &str = "\
     and then double triple half twice squared cubed percent times plus minus \
-    divided over less more each per of by into root power";
+    divided over less more each per of by into root power discount off save \
+    saving tip tax change left";
 
 /// The computation of `text` (in the calculator's syntax) said among words
 /// that add nothing to it, in a language or dialect of their own or as a
@@ -443,6 +445,9 @@ pub fn lone_computation(text: &str) -> Option<&str> {
         return None;
     };
     let around = [&text[..run.start()], &text[run.end()..]];
+    if around.iter().any(|t| t.contains(['(', ')', '%'])) {
+        return None;
+    }
     let said_only_words = around
         .iter()
         .flat_map(|t| t.split_whitespace())

@@ -1934,6 +1934,10 @@ fn a_computation_among_words_of_another_tongue_is_read() {
     assert_eq!(lone_computation("10 - 2 and then double it"), None);
     assert_eq!(lone_computation("3 + 4 and 5 + 6"), None);
     assert_eq!(lone_computation("sqrt 16 + 2"), None);
+    assert_eq!(
+        lone_computation("shop is giving 4200*(1-15/100) battery. How much is the discount"),
+        None
+    );
 }
 
 #[test]
