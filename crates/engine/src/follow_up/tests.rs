@@ -497,7 +497,10 @@ fn a_sharing_said_anew_divides_the_one_amount_before() {
         Some("What is 420 divided by 5?")
     );
     assert_eq!(
-        asked("The bach is $420 for the weekend.", "And if five of us come?"),
+        asked(
+            "The bach is $420 for the weekend.",
+            "And if five of us come?"
+        ),
         None
     );
 }

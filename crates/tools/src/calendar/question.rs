@@ -190,7 +190,7 @@ pub(super) static TODAY_ASKED: std::sync::LazyLock<regex::Regex> = std::sync::La
 pub(super) fn asks_which_weekday_today(text: &str) -> bool {
     let names_a_day_or_month = text
         .split(' ')
-        .any(|w| when::is_day_name(w) || MONTHS.contains(&w));
+        .any(|w| when::is_day_name(w) || w.parse::<chrono::Month>().is_ok());
     let already = text.contains("is it already ")
         || text.contains("is it still ")
         || text.contains("are we still in ")
@@ -200,22 +200,6 @@ pub(super) fn asks_which_weekday_today(text: &str) -> bool {
     let asking = text.starts_with("is it ") || text.starts_with("is today ") || already;
     names_a_day_or_month && asking && asks_now
 }
-
-/// The months' names, in lower case.
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 
 /// The days ahead a question counts from today when it names one span and
 /// no date (`My invoices are on 28 day terms. If I send one out today, what

@@ -1912,20 +1912,22 @@ fn a_list_with_a_unit_then_more_and_a_temperature_before_a_clock_time() {
     assert_eq!((asked.value, asked.from.as_str()), (4.0, "liters"));
 }
 
+/// What the calculator gives for `text`.
+fn calculated(text: &str) -> Result<f64, crate::ToolError> {
+    crate::math::calculate(crate::math::CalculateArgs {
+        expression: text.to_string(),
+    })
+    .map(|out| out.result)
+}
+
 #[test]
 fn a_computation_among_words_of_another_tongue_is_read() {
-    let read = |text: &str| {
-        crate::math::calculate(crate::math::CalculateArgs {
-            expression: text.to_string(),
-        })
-        .map(|out| out.result)
-    };
     for (said, value) in [
         ("nine thousand six hundred divided by twelve berapa ah", 800.0),
         ("oya wetin be eighteen thousand five hundred minus nine thousand seven hundred and fifty", 8750.0),
         ("okay so three hundred forty five plus two hundred eighteen plus ninety seven berapa", 660.0),
     ] {
-        assert_eq!(read(said).ok(), Some(value), "{said}");
+        assert_eq!(calculated(said).ok(), Some(value), "{said}");
     }
     assert_eq!(
         lone_computation("oya wetin be 18500 - 9750"),
@@ -1964,15 +1966,10 @@ fn an_amount_then_how_many_of_another_unit_is_a_conversion() {
     }
     assert!(super::conversion("8 ounces how many cups of tea i had").is_none());
 }
+
 #[test]
 fn shares_markups_millions_and_packs_of_everyday_sums() {
-    let read = |text: &str| {
-        crate::math::calculate(crate::math::CalculateArgs {
-            expression: text.to_string(),
-        })
-        .map(|out| out.result)
-        .unwrap_or_else(|e| panic!("{text}: {e}"))
-    };
+    let read = |text: &str| calculated(text).unwrap_or_else(|e| panic!("{text}: {e}"));
     assert_eq!(
         read("I made R42,000 from catering this year and R10,500 of it came from weddings. What percentage is that?"),
         25.0
