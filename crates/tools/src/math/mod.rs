@@ -176,20 +176,12 @@ fn normalize_expression(expression: &str) -> Result<String, ToolError> {
             "the expression is longer than {MAX_EXPRESSION_CHARS} characters"
         )));
     }
-    let text = spoken::as_arithmetic(text, |argument| {
-        evaluate(argument).map_err(|e| e.to_string())
-    })
-    .map_err(|e| expression_error(expression, &e))?;
+    let inner = |argument: &str| evaluate(argument).map_err(|e| e.to_string());
+    let text = spoken::as_arithmetic(text, inner).map_err(|e| expression_error(expression, &e))?;
     let text = match text.contains(char::is_alphabetic) {
         true => spoken::lone_computation(&text)
             .map(str::to_string)
-            .or_else(|| {
-                let call = spoken::lone_list(&text)?;
-                spoken::as_arithmetic(&call, |argument| {
-                    evaluate(argument).map_err(|e| e.to_string())
-                })
-                .ok()
-            })
+            .or_else(|| spoken::as_arithmetic(&spoken::lone_list(&text)?, inner).ok())
             .unwrap_or(text),
         false => text,
     };
