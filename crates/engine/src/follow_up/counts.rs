@@ -42,6 +42,7 @@ pub(super) fn split_anew(question: &str, before: &str) -> Option<String> {
     };
     let before = in_digits(before);
     let before = SPLIT_WAYS.replace_all(&before, "");
+    let before = WAYS_NOW.replace_all(&before, "");
     let mut amounts = AMOUNT.find_iter(&before);
     let (Some(amount), None) = (amounts.next(), amounts.next()) else {
         return None;

@@ -115,7 +115,8 @@ fn the_amount_supposed(question: &str) -> Option<String> {
 
 /// `question` read after `before`, by the first reading that fits.
 fn read_after(question: &str, before: &str, conversation: &[Message]) -> Option<String> {
-    framed(question, before)
+    for_more_periods(question, conversation)
+        .or_else(|| framed(question, before))
         .or_else(|| with_value_before(question, before))
         .or_else(|| with_a_count_changed(question, before))
         .or_else(|| one_more_in_the_list(question, before))
@@ -124,7 +125,6 @@ fn read_after(question: &str, before: &str, conversation: &[Message]) -> Option<
         .or_else(|| the_price_after_it(question, before))
         .or_else(|| on_the_answer(question, conversation))
         .or_else(|| priced_on_the_answer(question, conversation))
-        .or_else(|| for_more_periods(question, conversation))
         .or_else(|| an_amount_said_anew(question, before))
         .or_else(|| split_anew(question, before))
         .or_else(|| another_figure(question, before))

@@ -173,9 +173,17 @@ static ONE_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
 /// for a five day week" answered "13.75" asks "What is 13.75 times 38?".
 /// Only where the question before asked for one such period (`a week`,
 /// `a five day week`, `per month`).
+/// `for the whole year`, ahead of the periods it is counted in (`for the
+/// whole year 12 months`).
+static WHOLE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:for\s+)?(?:the|a)\s+(?:whole|full|entire)\s+year,?\s+")
+        .expect("a valid regex")
+});
+
 pub(super) fn for_more_periods(question: &str, conversation: &[Message]) -> Option<String> {
     let body = in_digits(question);
-    let found = FOR_PERIODS.captures(without_opener(&body))?;
+    let body = WHOLE_YEAR.replace(without_opener(&body), "");
+    let found = FOR_PERIODS.captures(&body)?;
     let period = found[2].to_lowercase();
     let before = conversation
         .iter()
@@ -206,6 +214,9 @@ pub(super) fn on_the_answer(question: &str, conversation: &[Message]) -> Option<
         return None;
     }
     if let Some(put) = put_on_if(question) {
+        if put.ends_with(" off") && took_a_percent_off(conversation) {
+            return None;
+        }
         let value = answered_value(conversation, None)?;
         return Some(format!("What is {value} {put}?"));
     }
@@ -221,6 +232,18 @@ pub(super) fn on_the_answer(question: &str, conversation: &[Message]) -> Option<
     let body = body.trim_end_matches(['?', '.', '!']).trim();
     let body = THE_AFTER_WITH.replace(body, "$1 ");
     Some(format!("What is {value} {body}?"))
+}
+
+/// Whether the question before took a percentage off: another
+/// percentage off asked after it ("And if I give her 15% off?") takes its
+/// place, not one more off the answer.
+fn took_a_percent_off(conversation: &[Message]) -> bool {
+    conversation
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::User)
+        .nth(1)
+        .is_some_and(|before| PERCENT_OFF.is_match(&in_digits(&before.content)))
 }
 
 /// `with the 13% tax`: `the` before a percentage put on.

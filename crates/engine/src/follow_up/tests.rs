@@ -467,6 +467,14 @@ fn a_count_said_as_an_ordinal_and_a_discount_said_as_a_condition() {
         .as_deref(),
         Some("I need 4 rolls of wallpaper at £14.99 each. How much is that?")
     );
+    assert_eq!(
+        asked(
+            "A customer is buying GH₵900 worth of lace and wants 10% off. How much will she pay?",
+            "And if I give her 15% off?"
+        )
+        .as_deref(),
+        Some("A customer is buying GH₵900 worth of lace and wants 15% off. How much will she pay?")
+    );
     let conversation = [
         Message::user("kaju katli is 650 rupees a kilo and she wants 3.5 kilos how much is that"),
         Message::assistant("That is 2275 rupees."),
@@ -993,5 +1001,29 @@ fn the_weekday_of_the_day_counted_to_before() {
     assert_eq!(
         the_weekday_of_the_day_before("and what day is that", "What is the capital of France?"),
         None
+    );
+}
+
+#[test]
+fn a_new_count_of_sharers_or_a_whole_year_of_months_after_an_answer() {
+    let conversation = [
+        Message::user(
+            "Lunch for five of us at the chop bar came to GH₵287.50. How much is that each?",
+        ),
+        Message::assistant("Each lunch costs ₵57.50."),
+        Message::user("And if my son eats with us, so six people?"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 287.50 divided by 6?")
+    );
+    let conversation = [
+        Message::user("um the school van is seven thousand five hundred rupees a month each for my two kids how much is that per month"),
+        Message::assistant("The school van costs Rs. 15000 per month."),
+        Message::user("and for the whole year twelve months"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 15000 times 12?")
     );
 }

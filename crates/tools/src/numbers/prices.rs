@@ -45,6 +45,29 @@ pub fn prices_in_digits(text: &str) -> String {
     }
 }
 
+/// Whether `word` names the hundredth part of a currency.
+fn names_cents(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "cents" | "cent" | "pence" | "centavos" | "pesewas" | "kobo" | "paise"
+    )
+}
+
+/// Whether `words[at..]` is an amount of its own with its currency and
+/// then its cents named (`sixty seven cedis fifty pesewas`), so it is not
+/// the cents of the amount before.
+fn an_amount_with_its_cents(words: &[&str], at: usize) -> bool {
+    let Some((_, used)) = words.get(at..).and_then(run) else {
+        return false;
+    };
+    let cents_at = at + used + 1;
+    words.get(at + used).is_some_and(|w| is_currency(w))
+        && words
+            .get(cents_at..)
+            .and_then(run)
+            .is_some_and(|(_, used)| words.get(cents_at + used).is_some_and(|w| names_cents(w)))
+}
+
 /// Words that make a text about money.
 pub(super) static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(&with_currencies(r"(?i)[SIGNS]|\b(?:CURRENCIES|cents|rs|ksh|tips?|tax|gst|gct|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|charge|charges|came\s+to|comes\s+to|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|fares?|a\s+gallon|a\s+litre|a\s+liter|a\s+dozen|each|apiece)\b"))
@@ -92,6 +115,9 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
     if and_cents {
         cents_at += 1;
     }
+    if currency.is_some() && an_amount_with_its_cents(words, cents_at) {
+        return None;
+    }
     let cents_words: Vec<&str> = words[cents_at..]
         .iter()
         .take(2)
@@ -120,12 +146,9 @@ fn price(words: &[&str], at: usize, after_a_price: bool) -> Option<(String, usiz
         [word, ..] if small(core(word)).is_some_and(|n| n >= 10) => (small(core(word))?, 1),
         _ => return None,
     };
-    let cents_named = words.get(cents_at + cents_used).is_some_and(|w| {
-        matches!(
-            w.to_ascii_lowercase().as_str(),
-            "cents" | "cent" | "pence" | "centavos" | "pesewas" | "kobo" | "paise"
-        )
-    });
+    let cents_named = words
+        .get(cents_at + cents_used)
+        .is_some_and(|w| names_cents(w));
     if and_cents && !cents_named {
         return None;
     }

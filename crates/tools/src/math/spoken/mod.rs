@@ -106,6 +106,12 @@ static LIST_WORD: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:average|mean|median|total|sum|range|add\s+up)\b").expect("a valid regex")
 });
 
+/// `add these`, `add them all`: a total asked of the numbers said.
+static ADD_THESE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\badd\s+(?:these|them|those|this|all\s+of\s+(?:these|this))\b")
+        .expect("a valid regex")
+});
+
 /// `12 9 15 7 11`: a list said with no word or comma between its
 /// numbers, three or more of them.
 static NUMBERS_IN_A_ROW: LazyLock<Regex> = LazyLock::new(|| {
@@ -117,6 +123,18 @@ static NUMBERS_IN_A_ROW: LazyLock<Regex> = LazyLock::new(|| {
 static AND_BETWEEN_EACH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b\d+(?:\.\d+)?(?:\s+and\s+\d+(?:\.\d+)?){2,}\b").expect("a valid regex")
 });
+
+/// `plus 89 50 plus`, `125 + 4 50`: an amount said as whole units then
+/// hundredths (`eighty nine fifty`), among amounts added or taken away
+/// (not `19 84`, a year).
+static SAID_AS_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(^|\b(?:plus|minus)\s+|[+\-]\s*)(\d{1,3})\s+([1-9]\d)(\s+(?:plus|minus)\b|\s*[+\-]|\s*[?.!]?\s*$)")
+        .expect("a valid regex")
+});
+
+/// `plus`, `minus`: an amount added or taken away.
+static PLUS_OR_MINUS: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:plus|minus)\b").expect("a valid regex"));
 
 /// `98 then 125 then 89`, `twelve pound then thirty five`: a list said
 /// one number after another (a unit after one dropped).
@@ -213,7 +231,20 @@ pub fn as_arithmetic(
         .replace_all(&text, |found: &Captures| found[1].replace(',', ""))
         .into_owned();
     text = crate::numbers::with_parts(&text);
-    if LIST_WORD.is_match(&text) {
+    if text.contains(['+', '-']) || PLUS_OR_MINUS.is_match(&text) {
+        for _ in 0..2 {
+            text = SAID_AS_A_PRICE
+                .replace_all(&text, |found: &Captures| {
+                    let whole: u32 = found[2].parse().unwrap_or(0);
+                    match (11..=20).contains(&whole) {
+                        true => found[0].to_string(),
+                        false => format!("{}{}.{}{}", &found[1], &found[2], &found[3], &found[4]),
+                    }
+                })
+                .into_owned();
+        }
+    }
+    if LIST_WORD.is_match(&text) || ADD_THESE.is_match(&text) {
         text = DEGREES_AFTER.replace_all(&text, "$1").into_owned();
         text = without_a_unit_after_each(&text);
         // Twice: matches cannot overlap, so "7 then 23" after "19 then 7"
@@ -478,7 +509,12 @@ fn list_function(text: &str) -> Option<&'static str> {
         Some("median")
     } else if has("average") || has("mean") {
         Some("mean")
-    } else if has("total") || has("sum") || lower.contains("add up") || has("altogether") {
+    } else if has("total")
+        || has("sum")
+        || lower.contains("add up")
+        || has("altogether")
+        || ADD_THESE.is_match(&lower)
+    {
         Some("sum")
     } else {
         None

@@ -156,7 +156,7 @@ pub(super) static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(||
             "$1($2)",
         ),
         (
-            r"(?i)^.*?\b((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*(?:,?\s*and\s+|,\s*)-?[\d.]+)\b.*?\b(average|mean|median|total|sum|range)\b.*$",
+            r"(?i)^.*?(?:\s|\b)((?:-?[\d.]+\s*,\s*)+-?[\d.]+\s*(?:,?\s*and\s+|,\s*)-?[\d.]+)\b.*?\b(average|mean|median|total|sum|range)\b.*$",
             "$2($1)",
         ),
         (r"[?SIGNS]", ""),

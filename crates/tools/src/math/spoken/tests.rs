@@ -1957,6 +1957,12 @@ fn an_amount_then_how_many_of_another_unit_is_a_conversion() {
             "kilograms",
             15.0,
         ),
+        (
+            "My son's new fish tank is 10 US gallons. How many litres of water do I need to fill it?",
+            "gallons",
+            "litres",
+            10.0,
+        ),
     ] {
         let asked = super::conversion(said).expect(said);
         assert_eq!(
@@ -2003,5 +2009,42 @@ fn shares_markups_millions_and_packs_of_everyday_sums() {
     assert_eq!(
         share_of_two("My rent went from 1200 to 1350 what percent is that"),
         None
+    );
+}
+
+#[test]
+fn sums_shares_and_lists_said_among_a_days_words() {
+    let read = |text: &str| calculated(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+    assert_eq!(
+        read(
+            "Morning temperatures this week were -8, -3, 5, -12, 2, -6 and 0 °F. What's the range?"
+        ),
+        17.0
+    );
+    assert_eq!(
+        read("Kottu dinner with three friends after the cricket came to Rs. 4,320. Split between four of us, how much each?"),
+        1080.0
+    );
+    assert_eq!(
+        read(
+            "Out of 80 pieces of cloth I sold this month, 28 were kente. What percent were kente?"
+        ),
+        35.0
+    );
+    assert_eq!(
+        read("add these up for me a hundred twenty five plus eighty nine fifty plus two hundred ten plus sixty four"),
+        488.5
+    );
+    assert_eq!(
+        read("okay so add these for me ninety five cedis one hundred and twenty cedis sixty seven cedis fifty pesewas and two hundred and forty cedis"),
+        522.5
+    );
+    assert_eq!(
+        read("aney today i earned six thousand five hundred rupees petrol was one thousand four hundred and the lease payment is eight hundred a day how much is left for me"),
+        4300.0
+    );
+    assert!(
+        calculated("Out of 80 pieces of cloth, 28 were sold. What percent are left unsold?")
+            .map_or(true, |v| v != 35.0)
     );
 }

@@ -239,7 +239,7 @@ pub fn conversion(text: &str) -> Option<Conversion> {
 /// eight ounces how many grams lah`, `fifteen pounds how many kilograms be
 /// that my brother dey weigh the box`).
 static TOLD_THEN_HOW_MANY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(-?\d[\d,]*(?:\.\d+)?)\s*([a-z]+(?:\s+[a-z]+)?)\s+how\s+many\s+([a-z]+(?:\s+[a-z]+)?)")
+    Regex::new(r"(?i)(-?\d[\d,]*(?:\.\d+)?)\s*([a-z]+(?:\s+[a-z]+)?)[.,!?]?\s+how\s+many\s+([a-z]+(?:\s+[a-z]+)?)")
         .expect("a valid regex")
 });
 

@@ -100,10 +100,19 @@ static PAYING: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `today`: the amounts are one day's.
+static TODAY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\btoday\b").expect("a valid regex"));
+
+/// `a day`, `per day` right after a cost: one day's cost.
+static A_DAY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^\s+(?:a|per|each)\s+day\b").expect("a valid regex"));
+
 /// What is left of an amount taken in after the costs said after it:
 /// `took 1240 quid this week diesel was 215 insurance 38 and the app took
 /// 62 whats left for me` is `1240 - 215 - 38 - 62`. Each cost is a plain
-/// amount (no `each`, `a`, `per` or percentage after it).
+/// amount (no `each`, `a`, `per` or percentage after it), or a cost `a
+/// day` taken from what came in `today`.
 pub(in crate::math::spoken) fn what_is_left(text: &str) -> Option<String> {
     let asked = ASKS_WHAT_IS_LEFT.find(text)?;
     let taken = TAKEN_IN.captures(text)?.get(1)?;
@@ -115,9 +124,11 @@ pub(in crate::math::spoken) fn what_is_left(text: &str) -> Option<String> {
     if first.start() != taken.start() || costs.is_empty() || text.contains('%') {
         return None;
     }
-    let plain = costs
-        .iter()
-        .all(|cost| cost.end() <= asked.start() && a_plain_amount(text, cost));
+    let of_today = TODAY.is_match(text);
+    let plain = costs.iter().all(|cost| {
+        cost.end() <= asked.start()
+            && (a_plain_amount(text, cost) || (of_today && A_DAY.is_match(&text[cost.end()..])))
+    });
     plain.then(|| {
         std::iter::once(first.as_str())
             .chain(costs.iter().map(|c| c.as_str()))

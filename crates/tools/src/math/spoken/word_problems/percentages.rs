@@ -41,6 +41,19 @@ static WHAT_PERCENT_OF_THE_WHOLE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("a valid regex")
 });
 
+/// `… what percent were kente?`, `what percentage of them are girls`: the
+/// share of the whole that the part named after it is, at the end (not
+/// what is left of it).
+static WHAT_PERCENT_WERE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bwhat\s+percent(?:age)?\s+(?:of\s+(?:them|those|these)\s+)?(?:were|are|was|is)\s+((?:[a-z]+\s*){1,3})[?.!]?\s*$")
+        .expect("a valid regex")
+});
+
+/// Words after `what percent were` that ask for the rest, not the part.
+static THE_REST: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:left|remain|remaining|unsold|not|that|it)\b").expect("a valid regex")
+});
+
 /// Words that make two amounts a change, not a part of a whole.
 const CHANGES: &[&str] = &[
     "increase", "decrease", "rise", "rose", "risen", "grew", "grown", "went", "up", "down", "more",
@@ -59,7 +72,10 @@ static FROM_AN_AMOUNT: LazyLock<Regex> =
 /// from one amount to another.
 pub(in crate::math::spoken) fn share_of_two(text: &str) -> Option<String> {
     let asks_that = WHAT_PERCENT_IS_THAT.is_match(text);
-    if !asks_that && !WHAT_PERCENT_OF_THE_WHOLE.is_match(text) {
+    let asks_the_part = WHAT_PERCENT_WERE
+        .captures(text)
+        .is_some_and(|asked| !THE_REST.is_match(&asked[1]));
+    if !asks_that && !asks_the_part && !WHAT_PERCENT_OF_THE_WHOLE.is_match(text) {
         return None;
     }
     let numbers: Vec<f64> = NUMBER

@@ -72,7 +72,8 @@ pub(in crate::math::spoken) fn split_between(text: &str) -> Option<String> {
     let per_head = ["per person", "a head", "per head", "a person"]
         .iter()
         .any(|w| lower.contains(w));
-    let people = match SPLIT_BETWEEN.captures(text) {
+    let said_between = SPLIT_BETWEEN.captures(text);
+    let people = match &said_between {
         Some(split) => split.get(1)?,
         None if lower.contains("split") || lower.contains("share") || per_head => {
             let group = GROUP_OF.captures(text)?;
@@ -84,11 +85,34 @@ pub(in crate::math::spoken) fn split_between(text: &str) -> Option<String> {
     if split_ways {
         numbers.retain(|n| n.start() == people.start() || n.as_str() != people.as_str());
     }
+    if said_between.is_some() {
+        numbers.retain(|n| !companions_of(text, n, people));
+    }
     let [a, b] = numbers.as_slice() else {
         return None;
     };
     let amount = if a.start() == people.start() { b } else { a };
     Some(format!("{} / {}", amount.as_str(), people.as_str()))
+}
+
+/// `3 friends`, `two mates`: people counted who are among those who share.
+static COMPANIONS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s+(?:friends|mates|others|colleagues|guests|cousins|pals|buddies)\b")
+        .expect("a valid regex")
+});
+
+/// Whether `number` counts the speaker's companions (`dinner with 3
+/// friends … split between 4 of us`): fewer than the `people` who share,
+/// so they are among them, not another amount.
+fn companions_of(text: &str, number: &regex::Match, people: regex::Match) -> bool {
+    let fewer = match (
+        number.as_str().parse::<u32>(),
+        people.as_str().parse::<u32>(),
+    ) {
+        (Ok(some), Ok(all)) => some < all,
+        _ => false,
+    };
+    number.start() != people.start() && fewer && COMPANIONS.is_match(&text[number.end()..])
 }
 
 /// `split it 4 ways`: a share asked, however the people were counted
