@@ -8,6 +8,8 @@
 use super::parse::{number_words, numbers};
 use super::sentences::{sentence_end, split_sentences};
 use loopd_tools::numbers::CURRENCY_SIGNS;
+use regex::Regex;
+use std::sync::LazyLock;
 
 /// Words that ask for a computation, a quantity of money or time, or a
 /// date: a question holding one of them is worked out with the tools.
@@ -148,6 +150,20 @@ fn gives_numbers(words: &[String]) -> bool {
         .any(|w| !among(OPERATIONS, w) && (is_number(w) || !number_words(w).is_empty()))
 }
 
+/// `one of my customers`, `one of the kids`: one person or thing among
+/// some, not a number to work with.
+static ONE_OF: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bone\s+of\s+(?:my|our|the|his|her|their|your|them|us|those|these)\b")
+        .expect("a valid regex")
+});
+
+/// Whether `asked` (a question, its numbers in digits or words) gives a
+/// number, `one of my …` aside.
+pub(super) fn gives_a_number(asked: &str) -> bool {
+    let asked = ONE_OF.replace_all(asked, "");
+    !numbers(&loopd_tools::numbers::in_digits(&asked)).is_empty()
+}
+
 /// Whether `answer` tells a clock time ("3:42") or an amount of money.
 pub(super) fn tells_time_or_money(answer: &str) -> bool {
     let clock = answer
@@ -247,6 +263,17 @@ fn counts_what_has_it(words: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_among_some_is_no_number_to_work_with() {
+        assert!(!gives_a_number(
+            "okay so one of my customers is going to timbuktu for a music festival which country is timbuktu in"
+        ));
+        assert!(gives_a_number(
+            "if one of the five of us drops out how much does each pay"
+        ));
+        assert!(gives_a_number("what is one plus one"));
+    }
 
     #[test]
     fn a_number_named_in_a_question_of_fact_is_asked_about() {

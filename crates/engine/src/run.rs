@@ -710,8 +710,7 @@ impl Run {
         let claimless = super::heard::without_a_claim(said);
         let question = claimless.as_deref().unwrap_or(said);
         let request = super::heard::request(question);
-        let asked = loopd_tools::numbers::in_digits(request.as_deref().unwrap_or(question));
-        let numbered = !super::parse::numbers(&asked).is_empty();
+        let numbered = super::fact::gives_a_number(request.as_deref().unwrap_or(question));
         let plain = request.as_deref().unwrap_or(question);
         let named = super::fact::asks_about_a_number(question)
             || super::fact::asks_about_a_number(plain)
