@@ -82,6 +82,67 @@ fn greedy_continuations_match_llama_cpp() {
     }
 }
 
+/// Where the file holds a coarser copy of the output matrix (both Qwen2.5
+/// models), greedy decoding reads it first and the output matrix only for
+/// the tokens that could be the largest: its tokens are those of the whole
+/// output matrix, step by step and for each row of a drafted pass.
+#[test]
+fn the_coarse_head_picks_what_the_whole_output_matrix_picks() {
+    use candle_core::Device;
+    use loopd::brain::gguf::GgufFile;
+    use loopd::brain::model::Model;
+    use loopd::brain::sampler::argmax;
+    use loopd::brain::tokenizer::Tokenizer;
+    for model in [QWEN, "qwen2.5-coder-1.5b"] {
+        let mut gguf = GgufFile::open(&model_path(model)).unwrap();
+        let tokenizer = Tokenizer::from_gguf(&gguf).unwrap();
+        let mut net = Model::load(&mut gguf, &Device::Cpu, 4096).unwrap();
+        assert!(net.has_coarse_head(), "{model} has no coarse head");
+        net.use_coarse_head(true);
+        let (mut steps, mut sure) = (0, 0);
+        for text in [
+            "The capital of France is",
+            "def fibonacci(n):\n    ",
+            "Thought: I need the time in Tokyo.\nAction:",
+        ] {
+            let prompt = tokenizer.encode(text).unwrap();
+            let (mut whole, mut coarse) = (net.new_cache(), net.new_cache());
+            let exact = |logits: candle_core::Tensor| argmax(&logits.to_vec1::<f32>().unwrap());
+            let mut want = exact(net.forward(&prompt, &mut whole).unwrap());
+            let mut logits = net
+                .forward_logits(&prompt, &mut coarse, 1)
+                .unwrap()
+                .remove(0);
+            for step in 0..24 {
+                sure += usize::from(logits.is_sure(argmax(logits.values())));
+                let got = net.greedy(logits).unwrap();
+                assert_eq!(got, want, "{model}, {text:?}, step {step}");
+                steps += 1;
+                want = exact(net.forward(&[want], &mut whole).unwrap());
+                logits = net
+                    .forward_logits(&[got], &mut coarse, 1)
+                    .unwrap()
+                    .remove(0);
+            }
+            let fed = [want, 13, 220, 279];
+            let rows = net.forward_rows(&fed, &mut whole, fed.len()).unwrap();
+            let checked = net.forward_logits(&fed, &mut coarse, fed.len()).unwrap();
+            for (i, logits) in checked.into_iter().enumerate() {
+                let want = exact(rows.get(i).unwrap());
+                assert_eq!(
+                    net.greedy(logits).unwrap(),
+                    want,
+                    "{model}, {text:?}, row {i}"
+                );
+            }
+        }
+        assert!(
+            sure * 2 > steps,
+            "{model}: the coarse pass settled {sure} of {steps} steps"
+        );
+    }
+}
+
 /// Speculative decoding (prompt-lookup drafts checked in one pass) keeps
 /// drafts on text that copies its prompt, and on the CPU gives exactly the
 /// plain greedy text, whether what is drafted is learned from the passes'

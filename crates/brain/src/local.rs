@@ -11,7 +11,7 @@ use super::fit;
 use super::gguf::GgufFile;
 use super::grammar::{Constraint, GrammarCompiler, GrammarError};
 use super::kv_cache::KvCache;
-use super::model::Model;
+use super::model::{Logits, Model};
 use super::prefix_cache::{CacheUsage, PrefixCaches};
 use super::prompt_store::PromptStore;
 use super::sampler::Sampler;
@@ -22,7 +22,6 @@ use super::{
     Brain, BrainError, BrainInfo, ChatRequest, Completion, EndReason, GenerateOptions, Generation,
     GenerationEvent, Grammar, Message, Piece, Usage,
 };
-use candle_core::Tensor;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -498,7 +497,7 @@ impl Worker {
         let gen_err = |e: candle_core::Error| BrainError::Generation(e.to_string());
         let logits = self
             .model
-            .prefill(&prompt[reused..], cache, || !stopped())
+            .prefill_logits(&prompt[reused..], cache, || !stopped())
             .map_err(gen_err)?;
         let Some(mut logits) = logits else {
             if stopped() {
@@ -522,9 +521,13 @@ impl Worker {
         // Speculation: logits already computed after each drafted token that
         // the cache holds beyond what was output, in order.
         let greedy = options.temperature <= 0.0;
+        // Greedy picks with no penalty compare only the largest logits
+        // ([`Logits`]); anything else weighs them all.
+        let every_logit = !greedy || options.repetition_penalty != 1.0;
+        let complete = |logits: Logits| self.model.complete(logits).map_err(gen_err);
         let speculate = self.speculate && greedy;
         let mut draft_length = DraftLength::new();
-        let mut ahead: VecDeque<(u32, Tensor)> = VecDeque::new();
+        let mut ahead: VecDeque<(u32, Logits)> = VecDeque::new();
         let (mut drafted, mut matched) = (0, 0);
         // The pass under way: when it began, over how many tokens.
         let mut pass: Option<(Instant, usize)> = None;
@@ -538,22 +541,35 @@ impl Worker {
             if constraint.as_ref().is_some_and(Constraint::is_finished) {
                 break EndReason::EndOfTurn;
             }
-            let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
             if let Some((started, rows)) = pass.take() {
                 self.draft_odds
                     .passed(rows, started.elapsed().as_secs_f64());
             }
+            if every_logit {
+                logits = complete(logits)?;
+            }
+            let mut values = logits.values().to_vec();
             let mut token = sampler.sample(&mut values, &history);
+            if !logits.is_sure(token) {
+                logits = complete(logits)?;
+                values = logits.values().to_vec();
+                token = sampler.sample(&mut values, &history);
+            }
             if let Some(constraint) = constraint.as_mut() {
                 if !constraint.allows(token) {
-                    let best = match greedy {
+                    let mut best = match greedy {
                         true => constraint.best_allowed(&values, GREEDY_TRIES),
                         false => None,
                     };
+                    if best.is_some_and(|best| !logits.is_sure(best)) {
+                        logits = complete(logits)?;
+                        best = constraint.best_allowed(logits.values(), GREEDY_TRIES);
+                    }
                     token = match best {
                         Some(best) => best,
                         None => {
-                            let mut values = logits.to_vec1::<f32>().map_err(gen_err)?;
+                            logits = complete(logits)?;
+                            let mut values = logits.values().to_vec();
                             constraint
                                 .mask(&mut values)
                                 .map_err(|e| BrainError::Grammar(e.to_string()))?;
@@ -616,21 +632,18 @@ impl Worker {
                 .unwrap_or_default();
             guess.tokens.truncate(self.draft_odds.length(&guess, cap));
             pass = Some((Instant::now(), 1 + guess.tokens.len()));
-            if guess.tokens.is_empty() {
-                logits = self.model.forward(&[token], cache).map_err(gen_err)?;
-                continue;
-            }
             let fed: Vec<u32> = std::iter::once(token)
                 .chain(guess.tokens.iter().copied())
                 .collect();
-            let rows = self
+            let mut rows = self
                 .model
-                .forward_rows(&fed, cache, fed.len())
-                .map_err(gen_err)?;
-            logits = rows.get(0).map_err(gen_err)?;
-            for (i, &draft) in guess.tokens.iter().enumerate() {
-                ahead.push_back((draft, rows.get(i + 1).map_err(gen_err)?));
-            }
+                .forward_logits(&fed, cache, fed.len())
+                .map_err(gen_err)?
+                .into_iter();
+            logits = rows
+                .next()
+                .ok_or_else(|| BrainError::Generation("a pass gave no logits".into()))?;
+            ahead.extend(guess.tokens.iter().copied().zip(rows));
             (drafted, matched) = (guess.tokens.len(), guess.matched);
             usage.draft_tokens += drafted;
         };

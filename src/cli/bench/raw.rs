@@ -5,7 +5,6 @@ use super::{golden, BenchArgs};
 use crate::brain::device;
 use crate::brain::gguf::GgufFile;
 use crate::brain::model::Model;
-use crate::brain::sampler::argmax;
 use crate::brain::tokenizer::Tokenizer;
 use serde_json::json;
 use std::time::Instant;
@@ -55,26 +54,24 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
     for _ in 0..args.repeat {
         let mut cache = model.new_cache();
         let started = Instant::now();
-        let logits = model.prefill(&prompt, &mut cache, || true).map_err(err)?;
-        let mut next = argmax(
-            &logits
-                .expect("prompt is not empty")
-                .to_vec1::<f32>()
-                .map_err(err)?,
-        );
+        let logits = model
+            .prefill_logits(&prompt, &mut cache, || true)
+            .map_err(err)?
+            .ok_or("the prompt gave no logits")?;
+        let mut next = model.greedy(logits).map_err(err)?;
         let prefill = args.prompt_tokens as f64 / started.elapsed().as_secs_f64();
         prefill_peak = prefill_peak.max(super::runner::peak_rss().unwrap_or(0));
         let started = Instant::now();
         for _ in 0..args.gen_tokens {
-            let logits = model.forward(&[next], &mut cache).map_err(err)?;
-            next = argmax(&logits.to_vec1::<f32>().map_err(err)?);
+            let mut logits = model.forward_logits(&[next], &mut cache, 1).map_err(err)?;
+            next = model.greedy(logits.remove(0)).map_err(err)?;
         }
         let decode = args.gen_tokens as f64 / started.elapsed().as_secs_f64();
         for (best, rows) in best_check.iter_mut().zip([1].into_iter().chain(CHECK_ROWS)) {
             let depth = cache.len();
             let started = Instant::now();
             model
-                .forward_rows(&vec![next; rows], &mut cache, rows)
+                .forward_logits(&vec![next; rows], &mut cache, rows)
                 .map_err(err)?;
             *best = best.min(started.elapsed().as_secs_f64());
             cache.truncate(depth);
@@ -105,6 +102,7 @@ pub fn run(args: &BenchArgs) -> Result<(), String> {
         "peak_rss_kib": peak >> 10,
         "read_gb_s": (read / 1e8).round() / 10.0,
         "decode_of_bandwidth": (best_decode / bound * 100.0).round() / 100.0,
+        "coarse_head": model.coarse_head_on(),
         "check_rows": CHECK_ROWS,
         "check_cost": check_cost,
         "golden": golden,

@@ -67,6 +67,14 @@ impl Linear {
         matches!(self.weight, Weight::Packed(_))
     }
 
+    /// The weights packed for loopd's kernels, if they are, with no bias.
+    pub(super) fn packed(&self) -> Option<&QMatrix> {
+        match (&self.weight, &self.bias) {
+            (Weight::Packed(w), None) => Some(w),
+            _ => None,
+        }
+    }
+
     /// The rows `ids` of a packed weight matrix, as `(ids.len(), cols)`
     /// (an embedding lookup in a tied output matrix).
     pub(super) fn rows_of(&self, ids: &[u32], device: &Device) -> Result<Tensor> {
@@ -132,18 +140,7 @@ fn project_packed(linears: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
         candle_core::bail!("cannot project a scalar");
     };
     let x = x.to_dtype(DType::F32)?.contiguous()?;
-    let quantized = {
-        let (storage, layout) = x.storage_and_layout();
-        let Storage::Cpu(storage) = &*storage else {
-            candle_core::bail!("the packed products run on the CPU only");
-        };
-        let data = storage.as_slice::<f32>()?;
-        let start = layout.start_offset();
-        let data = data
-            .get(start..start + x.elem_count())
-            .ok_or_else(|| candle_core::Error::Msg("input shorter than its shape".into()))?;
-        Q8Rows::quantize(data, cols)?
-    };
+    let quantized = quantized(&x, cols)?;
     let outs = quant::matmul(Kernel::best(), &weights, &quantized)?;
     linears
         .iter()
@@ -155,4 +152,19 @@ fn project_packed(linears: &[&Linear], x: &Tensor) -> Result<Vec<Tensor>> {
             l.add_bias(Tensor::from_vec(out, shape, x.device())?)
         })
         .collect()
+}
+
+/// The rows of `cols` values of `x` (f32, contiguous, on the CPU),
+/// quantized for the packed products.
+pub(super) fn quantized(x: &Tensor, cols: usize) -> Result<Q8Rows> {
+    let (storage, layout) = x.storage_and_layout();
+    let Storage::Cpu(storage) = &*storage else {
+        candle_core::bail!("the packed products run on the CPU only");
+    };
+    let data = storage.as_slice::<f32>()?;
+    let start = layout.start_offset();
+    let data = data
+        .get(start..start + x.elem_count())
+        .ok_or_else(|| candle_core::Error::Msg("input shorter than its shape".into()))?;
+    Q8Rows::quantize(data, cols)
 }

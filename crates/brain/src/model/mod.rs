@@ -10,12 +10,14 @@ mod attention;
 #[cfg(feature = "cuda")]
 mod cuda;
 mod gated;
+mod head;
 mod hparams;
 mod linear;
 pub mod quant;
 mod rope;
 mod vector;
 
+pub use head::Logits;
 pub use hparams::{Arch, HyperParams, RopeStyle, SUPPORTED};
 
 use super::gguf::{GgufError, GgufFile};
@@ -23,6 +25,7 @@ use super::kv_cache::{KvCache, KvShape};
 use attention::AttentionShape;
 use candle_core::quantized::QMatMul;
 use candle_core::{DType, Device, Result, Tensor, D};
+use head::CoarseHead;
 use hparams::GEMMA3_LOCAL_ROPE_BASE;
 use linear::{project_all, Linear};
 use rope::Rope;
@@ -91,6 +94,8 @@ enum Embeddings {
     Own(QMatMul),
     /// The rows of the (tied) output matrix, packed for loopd's kernels.
     Output,
+    /// The rows of the coarse copy of the output matrix ([`CoarseHead`]).
+    Coarse,
 }
 
 /// A loaded model: weights and the constants to run them.
@@ -101,6 +106,9 @@ pub struct Model {
     blocks: Vec<Block>,
     output_norm: Tensor,
     output: Linear,
+    coarse: Option<CoarseHead>,
+    /// Whether greedy decoding reads the coarse head first.
+    coarse_on: bool,
     rope: Rope,
     local_rope: Option<Rope>,
     vocab: usize,
@@ -148,10 +156,16 @@ impl Model {
             QMatMul::from_arc(t).map_err(|err| gguf.error(err.to_string()))
         };
         let load_error = |gguf: &GgufFile, err: candle_core::Error| gguf.error(err.to_string());
-        let (output, embeddings) = if gguf.has_tensor("output.weight") {
+        let (output, embeddings, coarse) = if gguf.has_tensor("output.weight") {
             let t = gguf.tensor("output.weight", &[vocab, e], device)?;
             let output = Linear::new(t, None).map_err(|err| load_error(gguf, err))?;
-            (output, Embeddings::Own(qmatmul(token_embd, gguf)?))
+            match coarse_head(&output, &token_embd).map_err(|err| load_error(gguf, err))? {
+                Some(coarse) => {
+                    drop(token_embd);
+                    (output, Embeddings::Coarse, Some(coarse))
+                }
+                None => (output, Embeddings::Own(qmatmul(token_embd, gguf)?), None),
+            }
         } else {
             let output =
                 Linear::shared(token_embd.clone(), None).map_err(|err| load_error(gguf, err))?;
@@ -159,9 +173,9 @@ impl Model {
                 // The packed copy is the only one now: the file's is freed
                 // before the layers load beside it.
                 drop(token_embd);
-                (output, Embeddings::Output)
+                (output, Embeddings::Output, None)
             } else {
-                (output, Embeddings::Own(qmatmul(token_embd, gguf)?))
+                (output, Embeddings::Own(qmatmul(token_embd, gguf)?), None)
             }
         };
         let output_norm = vector(gguf, "output_norm.weight", e, device)?;
@@ -292,6 +306,13 @@ impl Model {
             None => None,
         };
         let prefill_rows = prefill_rows(gguf.tensor_bytes(), hp.feed_forward);
+        let coarse_on = match (&coarse, output.packed(), coarse_head_setting()) {
+            (Some(_), Some(_), Some(on)) => on,
+            (Some(coarse), Some(exact), None) => {
+                quant::install(|| coarse.pays(exact)).map_err(|err| load_error(gguf, err))?
+            }
+            _ => false,
+        };
         Ok(Model {
             embedding_scale: (hp.arch == Arch::Gemma3).then(|| (e as f64).sqrt()),
             hp,
@@ -299,6 +320,8 @@ impl Model {
             blocks,
             output_norm,
             output,
+            coarse,
+            coarse_on,
             rope,
             local_rope,
             vocab,
@@ -372,16 +395,106 @@ impl Model {
         cache: &mut KvCache,
         go_on: impl Fn() -> bool,
     ) -> Result<Option<Tensor>> {
-        let mut logits = None;
+        self.prefill_then(tokens, cache, go_on, |chunk, cache| {
+            self.forward(chunk, cache)
+        })
+    }
+
+    /// [`Model::prefill`], with the logits as greedy decoding needs them
+    /// ([`Model::forward_logits`]).
+    pub fn prefill_logits(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+        go_on: impl Fn() -> bool,
+    ) -> Result<Option<Logits>> {
+        self.prefill_then(tokens, cache, go_on, |chunk, cache| {
+            Ok(self.forward_logits(chunk, cache, 1)?.remove(0))
+        })
+    }
+
+    /// Runs `tokens` in chunks, each by `pass`, while `go_on`; what the
+    /// last pass gave.
+    fn prefill_then<T>(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+        go_on: impl Fn() -> bool,
+        pass: impl Fn(&[u32], &mut KvCache) -> Result<T>,
+    ) -> Result<Option<T>> {
+        let mut last = None;
         for chunk in tokens.chunks(self.prefill_rows) {
             if !go_on() {
-                logits = None;
+                last = None;
                 break;
             }
-            logits = Some(self.forward(chunk, cache)?);
+            last = Some(pass(chunk, cache)?);
         }
         loopd_alloc::release_kept();
-        Ok(logits)
+        Ok(last)
+    }
+
+    /// Like [`Model::forward_rows`], but each row's logits as greedy
+    /// decoding needs them: where the file holds a coarser copy of the
+    /// output matrix, exact only for the tokens that could be the largest
+    /// ([`Logits`]; [`Model::complete`] gives the rest).
+    pub fn forward_logits(
+        &self,
+        tokens: &[u32],
+        cache: &mut KvCache,
+        rows: usize,
+    ) -> Result<Vec<Logits>> {
+        let coarse = self.coarse.as_ref().filter(|_| self.coarse_on);
+        let (Some(coarse), Some(output)) = (coarse, self.output.packed()) else {
+            let logits = self.forward_rows(tokens, cache, rows)?;
+            return Ok(logits
+                .to_vec2::<f32>()?
+                .into_iter()
+                .map(Logits::exact)
+                .collect());
+        };
+        let logits = quant::install(|| {
+            let hidden = self.hidden_here(tokens, cache, rows)?;
+            let hidden = hidden.to_dtype(DType::F32)?.contiguous()?;
+            coarse.logits(output, linear::quantized(&hidden, self.hp.embedding)?)
+        });
+        loopd_alloc::end_of_pass();
+        logits
+    }
+
+    /// Whether the file holds a coarser copy of the output matrix that
+    /// greedy decoding can read first ([`Model::forward_logits`]).
+    pub fn has_coarse_head(&self) -> bool {
+        self.coarse.is_some()
+    }
+
+    /// Whether greedy decoding reads the coarse head first: chosen at load,
+    /// where its products are clearly faster on this CPU.
+    pub fn coarse_head_on(&self) -> bool {
+        self.coarse_on && self.coarse.is_some()
+    }
+
+    /// Turns reading the coarse head first on or off (to compare the two).
+    pub fn use_coarse_head(&mut self, on: bool) {
+        self.coarse_on = on;
+    }
+
+    /// The token greedy decoding picks from `logits`: the largest finite
+    /// logit, the first on ties.
+    pub fn greedy(&self, logits: Logits) -> Result<u32> {
+        let token = crate::sampler::argmax(logits.values());
+        match logits.is_sure(token) {
+            true => Ok(token),
+            false => Ok(crate::sampler::argmax(self.complete(logits)?.values())),
+        }
+    }
+
+    /// `logits` with every value exact.
+    pub fn complete(&self, logits: Logits) -> Result<Logits> {
+        match self.output.packed() {
+            Some(output) => logits.completed(output),
+            None => Ok(logits),
+        }
     }
 
     /// Runs `tokens` after what `cache` holds, stores their keys and values
@@ -406,6 +519,13 @@ impl Model {
     }
 
     fn forward_here(&self, tokens: &[u32], cache: &mut KvCache, rows: usize) -> Result<Tensor> {
+        let last = self.hidden_here(tokens, cache, rows)?;
+        self.output.forward(&last)?.squeeze(0)?.to_dtype(DType::F32)
+    }
+
+    /// Runs `tokens` as [`Model::forward_rows`] does, up to the output
+    /// matrix: the normed states of the last `rows`, `(1, rows, width)`.
+    fn hidden_here(&self, tokens: &[u32], cache: &mut KvCache, rows: usize) -> Result<Tensor> {
         let seq = tokens.len();
         if seq == 0 {
             candle_core::bail!("forward needs at least one token");
@@ -429,6 +549,14 @@ impl Model {
                 table.embedding(&Tensor::new(tokens, &self.device)?.unsqueeze(0)?)?
             }
             Embeddings::Output => self.output.rows_of(tokens, &self.device)?.unsqueeze(0)?,
+            Embeddings::Coarse => match &self.coarse {
+                Some(coarse) => Tensor::from_vec(
+                    coarse.table().rows_of(tokens)?,
+                    (1, tokens.len(), self.hp.embedding),
+                    &self.device,
+                )?,
+                None => candle_core::bail!("the coarse head is missing"),
+            },
         };
         if let Some(scale) = self.embedding_scale {
             x = (x * scale)?;
@@ -456,7 +584,7 @@ impl Model {
         let last = x.narrow(1, seq - rows, rows)?;
         let pending = pending.map(|p| p.narrow(1, seq - rows, rows)).transpose()?;
         let (_, last) = add_norm(last, pending, &self.output_norm, self.hp.norm_eps)?;
-        self.output.forward(&last)?.squeeze(0)?.to_dtype(DType::F32)
+        Ok(last)
     }
 
     /// One block, given the residual stream `x` and the last block's output
@@ -862,6 +990,38 @@ fn vector(
     let t = gguf.tensor(name, &[len], device)?;
     t.dequantize(device)
         .map_err(|e| gguf.error(format!("cannot dequantize `{name}`: {e}")))
+}
+
+/// `LOOPD_COARSE_HEAD=on` or `off`: whether greedy decoding reads the
+/// coarse head first, whatever the load-time measurement says (to compare
+/// the two side by side).
+fn coarse_head_setting() -> Option<bool> {
+    match std::env::var("LOOPD_COARSE_HEAD").ok()?.as_str() {
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// The coarse head of `output` in `token_embd`, when both are packed for
+/// loopd's kernels, of one shape, and the table takes fewer bytes.
+fn coarse_head(
+    output: &Linear,
+    token_embd: &candle_core::quantized::QTensor,
+) -> Result<Option<CoarseHead>> {
+    let Some(exact) = output.packed() else {
+        return Ok(None);
+    };
+    if !quant::QMatrix::supports(token_embd.dtype()) || !token_embd.device().is_cpu() {
+        return Ok(None);
+    }
+    let table = quant::QMatrix::from_qtensor(token_embd)?;
+    let smaller = table.bytes() < exact.bytes();
+    let same_shape = (table.rows(), table.cols()) == (exact.rows(), exact.cols());
+    match smaller && same_shape {
+        true => Ok(Some(CoarseHead::new(table, exact)?)),
+        false => Ok(None),
+    }
 }
 
 #[cfg(test)]

@@ -111,6 +111,26 @@ impl Q8Rows {
         self.rows
     }
 
+    /// The length (L2) of row `i` as its quants stand for it.
+    pub fn row_length(&self, i: usize) -> f32 {
+        let squares: f64 = self
+            .row(i)
+            .iter()
+            .flat_map(|block| block.dequantize())
+            .map(|v| f64::from(v).powi(2))
+            .sum();
+        squares.sqrt() as f32
+    }
+
+    /// Row `i` alone.
+    pub fn only_row(&self, i: usize) -> Q8Rows {
+        Q8Rows {
+            rows: 1,
+            cols: self.cols,
+            blocks: self.row(i).to_vec(),
+        }
+    }
+
     /// The blocks of row `i`.
     pub(super) fn row(&self, i: usize) -> &[BlockQ8] {
         let per_row = self.cols / QK;

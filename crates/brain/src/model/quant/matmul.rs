@@ -45,6 +45,31 @@ pub fn matmul(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows) -> Result<Vec<Ve
     Ok(outs)
 }
 
+/// Columns of one work item of a one-row [`matmul`]: [`CHUNK`] groups of 8.
+pub const CHUNK_COLUMNS: usize = 8 * CHUNK;
+
+/// The products of row `r` of `x` with the rows of `w` in each chunk of
+/// [`CHUNK_COLUMNS`] named by `chunks`, written to `out` at their columns,
+/// bit for bit as a one-row [`matmul`] writes them.
+pub fn chunks_of_row(
+    kernel: Kernel,
+    w: &QMatrix,
+    x: &Q8Rows,
+    r: usize,
+    chunks: &[usize],
+    out: &mut [f32],
+) {
+    let n = w.rows().min(out.len());
+    for &chunk in chunks {
+        let first = chunk * CHUNK_COLUMNS;
+        if first >= n {
+            continue;
+        }
+        let cols = first..(first + CHUNK_COLUMNS).min(n);
+        rectangle(kernel, w, cols, x, r..r + 1, |_, c, v| out[first + c] = v);
+    }
+}
+
 fn threads() -> usize {
     pool().map_or(1, |p| p.current_num_threads())
 }

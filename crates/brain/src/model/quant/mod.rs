@@ -31,7 +31,7 @@ mod x86;
 
 pub use activations::{BlockQ8, Q8Rows, QK};
 pub use kernel::Kernel;
-pub use matmul::{install, matmul};
+pub use matmul::{chunks_of_row, install, matmul, CHUNK_COLUMNS};
 pub use team::spread;
 
 use candle_core::quantized::{GgmlDType, QTensor};
@@ -223,6 +223,37 @@ impl QMatrix {
 }
 
 impl QMatrix {
+    /// The distance (L2) between each row of `self` and the same row of
+    /// `other`, of the same shape: how far apart two quantizations of one
+    /// matrix are, row by row.
+    pub fn row_distances(&self, other: &QMatrix) -> Result<Vec<f32>> {
+        if (self.rows(), self.cols()) != (other.rows(), other.cols()) {
+            candle_core::bail!(
+                "a {}×{} matrix has no row distances to a {}×{} one",
+                self.rows(),
+                self.cols(),
+                other.rows(),
+                other.cols()
+            );
+        }
+        let cols = self.cols();
+        let distance = |i: usize| {
+            let (mut a, mut b) = (vec![0f32; cols], vec![0f32; cols]);
+            with_packed!(self, p => p.dequantize_row(i, &mut a));
+            with_packed!(other, p => p.dequantize_row(i, &mut b));
+            let squares: f64 = a
+                .iter()
+                .zip(&b)
+                .map(|(x, y)| f64::from(x - y).powi(2))
+                .sum();
+            squares.sqrt() as f32
+        };
+        use rayon::prelude::*;
+        Ok(install(|| {
+            (0..self.rows()).into_par_iter().map(distance).collect()
+        }))
+    }
+
     /// Packs a 2-D `QTensor` (`rows × cols`, as stored in GGUF).
     pub fn from_qtensor(t: &QTensor) -> Result<Self> {
         let (rows, cols) = t.shape().dims2()?;
