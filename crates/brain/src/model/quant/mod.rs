@@ -94,30 +94,39 @@ impl<F: Format> Packed<F> {
 
     /// Writes the values of row `i` to `out` (`cols` long).
     fn dequantize_row(&self, i: usize, out: &mut [f32]) {
+        self.dequantize_rows_of_group(i / 8, i % 8..i % 8 + 1, out);
+    }
+
+    /// Writes the values of rows `8g + c` for each `c` in `rows` (within
+    /// `0..8`) to `out`, one row of `cols` after another.
+    fn dequantize_rows_of_group(&self, g: usize, rows: std::ops::Range<usize>, out: &mut [f32]) {
         use scalar::Scalar;
-        let (c, per_row) = (i % 8, self.cols / F::WEIGHTS);
-        for (g, group) in self.group_row(i / 8).iter().enumerate() {
+        let per_row = self.cols / F::WEIGHTS;
+        for (b, group) in self.group_row(g).iter().enumerate() {
             for sub in 0..F::SUBS {
-                let block = &mut out[(g * F::SUBS + sub) * QK..][..QK];
                 // SAFETY: plain Rust runs everywhere.
                 let scales = unsafe { group.scales::<Scalar>(sub) };
                 for k in 0..4 {
                     // SAFETY: as above.
                     let (low, high) = unsafe { group.unpack::<Scalar>(sub, k) };
-                    for j in 0..4 {
-                        let value = |q: u8| {
-                            let q = if F::SIGNED { q as i8 as i32 } else { q as i32 };
-                            (q - F::ZERO) as f32
-                        };
-                        let at = 4 * c + j;
-                        block[4 * k + j] = value(low[at]) * scales.low[c] + scales.min[c];
-                        block[QK / 2 + 4 * k + j] =
-                            value(high[at]) * scales.high[c] + scales.min[c];
+                    for (n, c) in rows.clone().enumerate() {
+                        let row = &mut out[n * self.cols..(n + 1) * self.cols];
+                        let block = &mut row[(b * F::SUBS + sub) * QK..][..QK];
+                        for j in 0..4 {
+                            let value = |q: u8| {
+                                let q = if F::SIGNED { q as i8 as i32 } else { q as i32 };
+                                (q - F::ZERO) as f32
+                            };
+                            let at = 4 * c + j;
+                            block[4 * k + j] = value(low[at]) * scales.low[c] + scales.min[c];
+                            block[QK / 2 + 4 * k + j] =
+                                value(high[at]) * scales.high[c] + scales.min[c];
+                        }
                     }
                 }
             }
         }
-        debug_assert_eq!(out.len(), per_row * F::WEIGHTS);
+        debug_assert_eq!(out.len(), rows.len() * per_row * F::WEIGHTS);
     }
 
     /// The blocks of rows `8g..8g + 8`.
@@ -236,21 +245,27 @@ impl QMatrix {
                 other.cols()
             );
         }
-        let cols = self.cols();
-        let distance = |i: usize| {
-            let (mut a, mut b) = (vec![0f32; cols], vec![0f32; cols]);
-            with_packed!(self, p => p.dequantize_row(i, &mut a));
-            with_packed!(other, p => p.dequantize_row(i, &mut b));
-            let squares: f64 = a
-                .iter()
-                .zip(&b)
-                .map(|(x, y)| f64::from(x - y).powi(2))
-                .sum();
-            squares.sqrt() as f32
+        let (rows, cols) = (self.rows(), self.cols());
+        let distances = |g: usize| {
+            let within = 0..(rows - 8 * g).min(8);
+            let mut a = vec![0f32; within.len() * cols];
+            let mut b = vec![0f32; within.len() * cols];
+            with_packed!(self, p => p.dequantize_rows_of_group(g, within.clone(), &mut a));
+            with_packed!(other, p => p.dequantize_rows_of_group(g, within, &mut b));
+            a.chunks_exact(cols)
+                .zip(b.chunks_exact(cols))
+                .map(|(a, b)| {
+                    let squares: f64 = a.iter().zip(b).map(|(x, y)| f64::from(x - y).powi(2)).sum();
+                    squares.sqrt() as f32
+                })
+                .collect::<Vec<f32>>()
         };
         use rayon::prelude::*;
         Ok(install(|| {
-            (0..self.rows()).into_par_iter().map(distance).collect()
+            (0..rows.div_ceil(8))
+                .into_par_iter()
+                .flat_map_iter(distances)
+                .collect()
         }))
     }
 
