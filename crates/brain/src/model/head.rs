@@ -45,8 +45,8 @@ impl CoarseHead {
 
     /// Whether a product with the table takes this CPU clearly less time
     /// than one with `output`: fewer bytes are not always faster, where a
-    /// format's unpacking costs more than its reads (Q5_0 against Q8_0 on
-    /// two AVX2 cores). The best of a few alternating products of each.
+    /// format's unpacking costs more than its reads or the whole matrix
+    /// fits the caches. The best of a few alternating products of each.
     pub(super) fn pays(&self, output: &QMatrix) -> Result<bool> {
         let cols = output.cols();
         let x: Vec<f32> = (0..cols)
@@ -154,11 +154,6 @@ impl Logits {
     /// The values, one a token.
     pub fn values(&self) -> &[f32] {
         &self.values
-    }
-
-    /// Whether every value is exact.
-    pub fn is_exact(&self) -> bool {
-        self.exact_from == f32::NEG_INFINITY
     }
 
     /// Whether `token`'s value is exact and no estimate can be above it:

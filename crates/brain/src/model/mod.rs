@@ -385,50 +385,24 @@ impl Model {
     }
 
     /// Runs a prompt after what `cache` holds, at most [`PREFILL_CHUNK`]
-    /// tokens per pass (see [`prefill_rows`]), asking `go_on` before each; the logits after its last token, or
-    /// `None` when stopped or given no tokens. The allocator's kept blocks
-    /// are given back after it: sized for the prompt's activations, decoding
-    /// never asks for them again.
-    pub fn prefill(
-        &self,
-        tokens: &[u32],
-        cache: &mut KvCache,
-        go_on: impl Fn() -> bool,
-    ) -> Result<Option<Tensor>> {
-        self.prefill_then(tokens, cache, go_on, |chunk, cache| {
-            self.forward(chunk, cache)
-        })
-    }
-
-    /// [`Model::prefill`], with the logits as greedy decoding needs them
-    /// ([`Model::forward_logits`]).
+    /// tokens per pass (see [`prefill_rows`]), asking `go_on` before each;
+    /// the logits after its last token as greedy decoding needs them
+    /// ([`Model::forward_logits`]), or `None` when stopped or given no
+    /// tokens. The allocator's kept blocks are given back after it: sized
+    /// for the prompt's activations, decoding never asks for them again.
     pub fn prefill_logits(
         &self,
         tokens: &[u32],
         cache: &mut KvCache,
         go_on: impl Fn() -> bool,
     ) -> Result<Option<Logits>> {
-        self.prefill_then(tokens, cache, go_on, |chunk, cache| {
-            Ok(self.forward_logits(chunk, cache, 1)?.remove(0))
-        })
-    }
-
-    /// Runs `tokens` in chunks, each by `pass`, while `go_on`; what the
-    /// last pass gave.
-    fn prefill_then<T>(
-        &self,
-        tokens: &[u32],
-        cache: &mut KvCache,
-        go_on: impl Fn() -> bool,
-        pass: impl Fn(&[u32], &mut KvCache) -> Result<T>,
-    ) -> Result<Option<T>> {
         let mut last = None;
         for chunk in tokens.chunks(self.prefill_rows) {
             if !go_on() {
                 last = None;
                 break;
             }
-            last = Some(pass(chunk, cache)?);
+            last = Some(self.forward_logits(chunk, cache, 1)?.remove(0));
         }
         loopd_alloc::release_kept();
         Ok(last)

@@ -148,7 +148,7 @@ pub trait Lanes {
     /// An f32 value per row.
     type Floats: Copy;
     /// The f32 values of the rows, stored.
-    type Out: Copy + IntoIterator<Item = f32>;
+    type Out: Copy + AsRef<[f32]>;
     /// The blocks of the groups one vector spans, at one position along the
     /// rows.
     type Blocks<'a, F: Format>: Copy;
@@ -455,22 +455,20 @@ impl Kernel {
 
     /// [`tile`] with this kernel's instructions, for `w`: one run of
     /// blocks per group, [`Kernel::groups`] of them or fewer. Hands each
-    /// product to `put(r, row, value)`, `row` counted from the first
-    /// group's first row.
+    /// activation row's products to `put(r, products)`, one per weight row
+    /// from the first group's first row on.
     pub(super) fn tile<F: Format, const R: usize>(
         self,
         w: &[&[F]],
         a: [&[BlockQ8]; R],
-        mut put: impl FnMut(usize, usize, f32),
+        mut put: impl FnMut(usize, &[f32]),
     ) {
-        fn hand<O: IntoIterator<Item = f32>, const R: usize>(
+        fn hand<O: AsRef<[f32]>, const R: usize>(
             dots: [O; R],
-            put: &mut impl FnMut(usize, usize, f32),
+            put: &mut impl FnMut(usize, &[f32]),
         ) {
-            for (r, dots) in dots.into_iter().enumerate() {
-                for (row, v) in dots.into_iter().enumerate() {
-                    put(r, row, v);
-                }
+            for (r, dots) in dots.iter().enumerate() {
+                put(r, dots.as_ref());
             }
         }
         match self {

@@ -66,7 +66,9 @@ pub fn chunks_of_row(
             continue;
         }
         let cols = first..(first + CHUNK_COLUMNS).min(n);
-        rectangle(kernel, w, cols, x, r..r + 1, |_, c, v| out[first + c] = v);
+        rectangle(kernel, w, cols, x, r..r + 1, |_, c, v| {
+            out[first + c..first + c + v.len()].copy_from_slice(v)
+        });
     }
 }
 
@@ -132,7 +134,7 @@ fn by_columns(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<
             .collect();
         run(true, items, |(w, first, out)| {
             rectangle(kernel, w, first..first + out.len(), x, 0..1, |_, c, v| {
-                out[c] = v
+                out[c..c + v.len()].copy_from_slice(v)
             });
         });
         return;
@@ -147,7 +149,9 @@ fn by_columns(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<
     }
     run(true, items, |(w, first, mut out)| {
         let cols = first..first + out[0].len();
-        rectangle(kernel, w, cols, x, 0..m, |r, c, v| out[r][c] = v);
+        rectangle(kernel, w, cols, x, 0..m, |r, c, v| {
+            out[r][c..c + v.len()].copy_from_slice(v)
+        });
     });
 }
 
@@ -180,21 +184,24 @@ fn by_rows(kernel: Kernel, weights: &[&QMatrix], x: &Q8Rows, outs: &mut [Vec<f32
         for (w, out) in weights.iter().zip(chunks) {
             let n = w.rows();
             let rows = first..first + out.len() / n;
-            rectangle(kernel, w, 0..n, x, rows, |r, c, v| out[r * n + c] = v);
+            rectangle(kernel, w, 0..n, x, rows, |r, c, v| {
+                let at = r * n + c;
+                out[at..at + v.len()].copy_from_slice(v)
+            });
         }
     });
 }
 
 /// The products of rows `rows` of `x` with rows `cols` of `w` (`cols.start`
-/// a multiple of 8), handed to `put(r, c, value)` with `r` and `c` counted
-/// from the start of the ranges.
+/// a multiple of 8), handed to `put(r, c, values)` a run of columns at a
+/// time, `r` and `c` counted from the start of the ranges.
 fn rectangle(
     kernel: Kernel,
     w: &QMatrix,
     cols: Range<usize>,
     x: &Q8Rows,
     rows: Range<usize>,
-    put: impl FnMut(usize, usize, f32),
+    put: impl FnMut(usize, usize, &[f32]),
 ) {
     with_packed!(w, w => rectangle_of(kernel, w, cols, x, rows, put))
 }
@@ -215,7 +222,7 @@ fn rectangle_of<F: Format>(
     cols: Range<usize>,
     x: &Q8Rows,
     rows: Range<usize>,
-    mut put: impl FnMut(usize, usize, f32),
+    mut put: impl FnMut(usize, usize, &[f32]),
 ) {
     let group_bytes = std::mem::size_of::<F>() * (w.cols / F::WEIGHTS);
     let block = 8 * (BLOCK_BYTES / group_bytes.max(1)).max(1);
@@ -244,12 +251,13 @@ fn tiles_of<F: Format>(
     origin: usize,
     x: &Q8Rows,
     rows: Range<usize>,
-    put: &mut impl FnMut(usize, usize, f32),
+    put: &mut impl FnMut(usize, usize, &[f32]),
 ) {
     let mut r = rows.start;
     while r < rows.end {
-        let mut put_at = |i: usize, c: usize, v: f32| {
-            if c < cols.end {
+        let mut put_at = |i: usize, c: usize, v: &[f32]| {
+            let v = &v[..v.len().min(cols.end.saturating_sub(c))];
+            if !v.is_empty() {
                 put(r - rows.start + i, c - origin, v)
             }
         };
@@ -270,22 +278,22 @@ fn tiles_of<F: Format>(
 }
 
 /// Rows `r..r + R` of `x` with the groups of 8 rows of `w` that cover `cols`;
-/// `put(i, c, value)` gets the row offset `i` and the absolute column `c`,
-/// also for the padding rows of the last group.
+/// `put(i, c, values)` gets the row offset `i` and the absolute column `c`
+/// of the first value, also for the padding rows of the last group.
 fn strip<F: Format, const R: usize>(
     kernel: Kernel,
     w: &Packed<F>,
     cols: Range<usize>,
     x: &Q8Rows,
     r: usize,
-    put: &mut impl FnMut(usize, usize, f32),
+    put: &mut impl FnMut(usize, usize, &[f32]),
 ) {
     let xr: [&[BlockQ8]; R] = std::array::from_fn(|i| x.row(r + i));
     let (mut g, end) = (cols.start / 8, cols.end.div_ceil(8));
     while g < end {
         let n = kernel.groups(R).min(end - g);
         let runs = [w.group_row(g), w.group_row(g + n - 1)];
-        kernel.tile::<F, R>(&runs[..n], xr, |i, j, v| put(i, 8 * g + j, v));
+        kernel.tile::<F, R>(&runs[..n], xr, |i, v| put(i, 8 * g, v));
         g += n;
     }
 }
