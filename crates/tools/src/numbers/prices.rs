@@ -23,11 +23,15 @@ pub fn prices_in_digits(text: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut found = false;
     let mut priced_to = None;
+    let mut said_short = Vec::new();
     let mut i = 0;
     while i < words.len() {
         let right_after_a_price = priced_to == Some(i);
         match price(&words, i, found).filter(|_| right_after_a_price || !number_before(&words, i)) {
             Some((written, used)) => {
+                if words[i].chars().all(|c| c.is_ascii_alphabetic()) {
+                    said_short.push(out.len());
+                }
                 out.push(written);
                 found = true;
                 i += used;
@@ -39,10 +43,60 @@ pub fn prices_in_digits(text: &str) -> String {
             }
         }
     }
-    match found {
-        true => out.join(" "),
-        false => text.to_string(),
+    if !found {
+        return text.to_string();
     }
+    if ASKS_FOR_CHANGE.is_match(text) {
+        hundreds_when_paid_more(&mut out, &said_short, &words);
+    }
+    out.join(" ")
+}
+
+/// Words that ask what is given back from the cash handed over.
+static ASKS_FOR_CHANGE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:change|get\s+back|give\s+back|hand\s+back)\b").expect("a valid regex")
+});
+
+/// A short price said as one digit then two (`three twenty five`, 3.25)
+/// read as hundreds (325) where the cash handed over for it is a hundred
+/// or more and covers the hundreds: no one pays 3.25 with 400 and asks
+/// for change. `out` holds the words with prices written in digits
+/// (`said_short`: where such a price was said in words), `words` the
+/// words said.
+fn hundreds_when_paid_more(out: &mut [String], said_short: &[usize], words: &[&str]) {
+    let cash = words
+        .iter()
+        .enumerate()
+        .filter_map(|(i, _)| run(&words[i..]))
+        .filter_map(|(n, _)| n.parse::<f64>().ok())
+        .chain(words.iter().filter_map(|w| {
+            w.trim_start_matches(is_currency_sign)
+                .replace(',', "")
+                .parse()
+                .ok()
+        }))
+        .fold(0.0f64, f64::max);
+    if cash < 100.0 {
+        return;
+    }
+    for &at in said_short {
+        let Some((dollars, cents)) = out[at].split_once('.') else {
+            continue;
+        };
+        let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if dollars.len() != 1 || cents.len() != 2 || !digits(dollars) || !digits(cents) {
+            continue;
+        }
+        let hundreds = format!("{dollars}{cents}");
+        if hundreds.parse::<f64>().is_ok_and(|h| h <= cash) {
+            out[at] = hundreds;
+        }
+    }
+}
+
+/// A currency sign before digits (`$400`).
+fn is_currency_sign(c: char) -> bool {
+    matches!(c, '$' | '£' | '€' | '₱' | '₹' | '¥' | '₦' | '₵')
 }
 
 /// Whether `word` names the hundredth part of a currency.

@@ -146,6 +146,22 @@ fn prices_read_out_are_written_in_digits() {
             "forty two thirty eight fifty five",
             "forty two thirty eight fifty five",
         ),
+        (
+            "the trip is three twenty five and she handed me four hundred dollars how much change",
+            "the trip is 325 and she handed me four hundred dollars how much change",
+        ),
+        (
+            "a coffee is three twenty five and i paid with a hundred dollar bill whats my change",
+            "a coffee is 3.25 and i paid with a hundred dollar bill whats my change",
+        ),
+        (
+            "the trip is 3.25 and three twenty five and she handed me four hundred dollars change",
+            "the trip is 3.25 and 325 and she handed me four hundred dollars change",
+        ),
+        (
+            "lunch is four fifty a head and we have five hundred dollars how many can we feed",
+            "lunch is 4.50 a head and we have five hundred dollars how many can we feed",
+        ),
     ] {
         assert_eq!(prices_in_digits(said), written, "{said}");
     }
