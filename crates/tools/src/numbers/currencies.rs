@@ -5,11 +5,12 @@ use super::prices::ABOUT_MONEY;
 use regex::Regex;
 use std::sync::LazyLock;
 
-/// `R3,795`, `RM 25.90`, `K640`, `KSh 12,750`: an amount after the sign
-/// of the rand, the ringgit, the kwacha or an East African shilling,
-/// which are letters.
+/// `R3,795`, `RM 25.90`, `K640`, `KSh 12,750`, `S/ 12.50`: an amount
+/// after the sign of the rand, the ringgit, the kwacha, an East African
+/// shilling or the Peruvian sol, which are letters.
 static LETTER_SIGNED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"\b(KSh|Ksh|KES|USh|TSh|R|RM|K)\s?(\d[\d,]*(?:\.\d+)?)\b").expect("a valid regex")
+    Regex::new(r"\b(KSh|Ksh|KES|USh|TSh|R|RM|K|S/\.?)\s?(\d[\d,]*(?:\.\d+)?)\b")
+        .expect("a valid regex")
 });
 
 /// Words of buying and selling that, beside [`ABOUT_MONEY`], make a `K`
@@ -29,7 +30,7 @@ static COUNTRY_BEFORE_SIGN: LazyLock<Regex> = LazyLock::new(|| {
 
 /// `text` with amounts signed by letters written as the amount and the
 /// currency's name: `R3,795` → `3,795 rand`, `RM25` → `25 ringgit`,
-/// `KSh 180` → `180 shillings`,
+/// `KSh 180` → `180 shillings`, `S/ 42` → `42 soles`,
 /// `K640` → `640 kwacha` in a text about money (digits run into a letter
 /// sign read as no number); a country's letters before a sign dropped
 /// (`GH₵420` → `₵420`).
@@ -42,6 +43,7 @@ pub fn letter_signs_named(text: &str) -> String {
                 "R" => "rand",
                 "RM" => "ringgit",
                 "KSh" | "Ksh" | "KES" | "USh" | "TSh" => "shillings",
+                "S/" | "S/." => "soles",
                 _ if kwacha => "kwacha",
                 _ => return found[0].to_string(),
             };
@@ -64,8 +66,8 @@ pub struct Currency {
 }
 
 /// Names of currencies that are also other words: a pound is a weight,
-/// and "won" a verb.
-const NOT_ONLY_MONEY: &[&str] = &["pound", "pounds", "won"];
+/// "won" a verb, and "sol" the sun or a note.
+const NOT_ONLY_MONEY: &[&str] = &["pound", "pounds", "won", "sol"];
 
 const fn currency(
     signs: &'static [char],
@@ -106,6 +108,7 @@ pub const CURRENCIES: &[Currency] = &[
     currency(&[], "riyal", "riyals", &[]),
     currency(&[], "franc", "francs", &[]),
     currency(&[], "kwacha", "kwacha", &[]),
+    currency(&[], "sol", "soles", &[]),
 ];
 
 /// The signs written before an amount of money: those of [`CURRENCIES`].

@@ -124,7 +124,7 @@ fn an_amount_with_its_cents(words: &[&str], at: usize) -> bool {
 
 /// Words that make a text about money.
 pub(super) static ABOUT_MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&with_currencies(r"(?i)[SIGNS]|\b(?:CURRENCIES|cents|rs|ksh|tips?|tax|gst|gct|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|charge|charges|came\s+to|comes\s+to|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|fares?|a\s+gallon|a\s+litre|a\s+liter|a\s+dozen|each|apiece)\b"))
+    Regex::new(&with_currencies(r"(?i)[SIGNS]|\b(?:CURRENCIES|cents|rs|ksh|tips?|tax|gst|gct|hst|pst|vat|price|priced|costs?|costing|pay|paid|bill|sale|off|discount|spent|spend|earn|earns|earned|wage|salary|charge|charges|came\s+to|comes\s+to|an\s+hour|a\s+month|a\s+week|a\s+kilo|a\s+pound|fares?|(?:a|per)\s+gallon|(?:a|per)\s+litre|(?:a|per)\s+liter|a\s+dozen|each|apiece)\b"))
         .expect("a valid regex")
 });
 

@@ -133,6 +133,7 @@ pub(super) static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(||
         ),
         (r"(?i)[,\s]+go\s+on(?:\s+then)?\s*[.!?]?\s*$", ""),
         (r"(?i)[,\s]*\bplease\s*[.!?]?\s*$", ""),
+        (r"(?i)(\d)\s+for\s+me(?:\s+please)?\s*[.!?]?\s*$", "$1"),
         (r"(\d|\))\s*[xX]\s*(\d|\()", "$1 * $2"),
         (r"(?i)^\s*(?:the|a|an)\s+", ""),
         (
@@ -443,6 +444,12 @@ pub(super) static WORDS: LazyLock<Vec<(Regex, &'static str)>> = LazyLock::new(||
         // Last, with the operators in signs: "sebo please whats 4750 * 18": words before a bare computation.
         (
             r"(?i)^\s*(?:[a-z']+[\s,]+){1,2}(?:what(?:'s|s|\s+is)|how\s+much\s+is)\s+(\(*-?\d[\d\s.+\-*/^()]*)\s*[?.!]?\s*$",
+            "$1",
+        ),
+        // "i sold 18 juices at 4.50 each how much is 4.50 * 18": the
+        // question told, then asked again as a bare computation.
+        (
+            r"(?i)^.*\b(?:what(?:'s|s|\s+is)|how\s+much\s+is)\s+(\(*-?\d[\d\s.()]*[*/+^-][\d\s.+\-*/^()]*)\s*[?.!]?\s*$",
             "$1",
         ),
         // "quick sum for ya 486 * 24": a few words before a product, sum or

@@ -1180,6 +1180,10 @@ fn amounts_signed_by_letters() {
         "how tall is K2 in feet"
     );
     assert_eq!(
+        crate::numbers::letter_signs_named("Add up S/ 12.50, S/8.90 and S/. 5.60"),
+        "Add up 12.50 soles, 8.90 soles and 5.60 soles"
+    );
+    assert_eq!(
         result(
             "Petrol is 23.40 rand a litre and I put in 55 litres",
             1287.0
@@ -1864,6 +1868,22 @@ fn money_taken_out_and_fuel_for_one_trip() {
 }
 
 #[test]
+fn amounts_in_peruvian_soles_are_read() {
+    assert_eq!(
+        read("Add up $12.50, $8.90, $23.40 and $5.60 for me."),
+        "50.4"
+    );
+    assert_eq!(
+        read("Add up S/ 12.50, S/ 8.90, S/ 23.40 and S/ 5.60 for me."),
+        "50.4"
+    );
+    assert_eq!(
+        read("If I sell 35 panetones at S/ 42 each, how much do I make?"),
+        "35 * 42"
+    );
+}
+
+#[test]
 fn a_pack_said_by_its_count_money_lent_and_profit_when_all_sold() {
     assert_eq!(
         read("I bought a 12-pack of Maggi for ₹168. How much is that per packet?"),
@@ -2046,5 +2066,27 @@ fn sums_shares_and_lists_said_among_a_days_words() {
     assert!(
         calculated("Out of 80 pieces of cloth, 28 were sold. What percent are left unsold?").ok()
             != Some(35.0)
+    );
+}
+
+#[test]
+fn a_question_told_then_asked_as_a_computation_is_the_computation() {
+    assert_eq!(
+        read("i sold eighteen juices at four fifty each how much is four fifty times eighteen"),
+        "4.50 * 18"
+    );
+}
+
+#[test]
+fn the_discount_asked_for_is_the_amount_taken_off() {
+    assert_eq!(
+        read("The school fee is ₱18,500 and they give 5% off if we pay in full. How much is the discount?"),
+        "18500*5/100"
+    );
+    assert_eq!(
+        read(
+            "The school fee is ₱18,500 and they give 5% off if we pay in full. How much do we pay?"
+        ),
+        "18500*(1-5/100)"
     );
 }

@@ -251,12 +251,21 @@ static PERCENT_ON_A_PRICE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `how much is the discount`, `how much do we save`: the amount taken
+/// off asked for, not the price after it.
+static DISCOUNT_ASKED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:(?:how\s+much|what(?:'s|s|\s+is))\s+(?:is\s+)?(?:the|my|our|that)\s+discount|how\s+much\s+discount|how\s+much\s+(?:do|will|would|can|did)\s+(?:i|we|you|they)\s+save)\b")
+        .expect("a valid regex")
+});
+
 /// What is paid for a price with a percentage off or on top, when the
 /// text gives only those two numbers and asks what is paid: `the mixer
 /// grinder mrp is 3200 and im giving 15 percent diwali discount what will
 /// the customer pay` is `3200*(1-15/100)`. A price with a percentage on
 /// top is given before it; one with a percentage off may come after
 /// (`fifteen percent off fencing gear and ive got 360 dollars worth`).
+/// Where the amount taken off is asked for ([`DISCOUNT_ASKED`]), that
+/// amount.
 pub(super) fn percent_on_a_price(text: &str) -> Option<String> {
     let lower = text.to_lowercase();
     let paid = [
@@ -283,12 +292,18 @@ pub(super) fn percent_on_a_price(text: &str) -> Option<String> {
     ]
     .iter()
     .any(|w| lower.contains(w));
-    if !paid || numbers.len() != 2 || included || lower.contains("what percent") {
+    if numbers.len() != 2 || included || lower.contains("what percent") {
         return None;
     }
     let found = PERCENT_ON_A_PRICE.captures(text)?;
     let percent = found.get(1)?;
     let price = numbers.iter().find(|n| n.start() != percent.start())?;
+    if found.get(2).is_some() && DISCOUNT_ASKED.is_match(text) {
+        return Some(format!("{}*{}/100", price.as_str(), percent.as_str()));
+    }
+    if !paid {
+        return None;
+    }
     let of_a_price = text[found.get(0)?.end()..]
         .trim_start()
         .to_lowercase()
