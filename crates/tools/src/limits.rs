@@ -399,6 +399,9 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
             .any(|w| w[0] == "on" && super::when::is_day_name(w[1]));
     let in_history = has("year")
         || (has("when") && (has("did") || has("was")))
+        || ["ever", "career", "history", "championships", "titles"]
+            .iter()
+            .any(|w| has(w))
         || in_digits
             .split(|c: char| !c.is_ascii_digit())
             .any(|n| n.len() == 4 && n.parse::<u32>().is_ok_and(|y| (1000..2100).contains(&y)));
@@ -937,6 +940,7 @@ mod tests {
             "My son's asking which gas in the upper atmosphere shields us from the sun's UV rays.",
             "What time is it in Tokyo?",
             "Who invented the telephone?",
+            "Which NBA team did Michael Jordan win his six championships with? The guys at the court are arguing again.",
             "If I buy 3 coffees at 4.50 each, how much do I pay?",
             "How do I set the table?",
             "How do I start a sourdough starter?",

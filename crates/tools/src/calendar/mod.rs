@@ -17,7 +17,7 @@ use chrono::{DateTime, Datelike, Days, FixedOffset, NaiveDate};
 use dates::{moments, share_the_year, told_in_numbers};
 use question::{
     asked, asks_a_year_in_history, asks_about_dates, asks_about_today, asks_which_thing,
-    asks_which_weekday_today, span_ahead, TODAYS_WEEKDAY_ASKED, TODAY_ASKED,
+    asks_which_weekday_today, counts_a_thing, span_ahead, TODAYS_WEEKDAY_ASKED, TODAY_ASKED,
 };
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -116,7 +116,8 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
             question.trim()
         ));
     }
-    if MONEY_GIVEN.is_match(question) && MONEY_ASKED.is_match(question) {
+    let in_digits = crate::numbers::in_digits(question);
+    if MONEY_GIVEN.is_match(&in_digits) && MONEY_ASKED.is_match(question) {
         return Err(format!(
             "`{}` asks for a sum of money: it is not about the time or the calendar",
             question.trim()
@@ -150,6 +151,13 @@ pub fn answer(question: &str, now: DateTime<FixedOffset>) -> Result<CalendarAnsw
     if let Some(thing) = asks_which_thing(&words) {
         return Err(format!(
             "`{}` asks which {thing}: that is not the calendar; {}",
+            question.trim(),
+            crate::ANSWER_FROM_KNOWLEDGE
+        ));
+    }
+    if let Some(thing) = counts_a_thing(&self::words(asking_sentence)) {
+        return Err(format!(
+            "`{}` asks how many {thing}: that is not the calendar; {}",
             question.trim(),
             crate::ANSWER_FROM_KNOWLEDGE
         ));

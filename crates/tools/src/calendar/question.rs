@@ -5,6 +5,46 @@
 use super::Asked;
 use crate::when;
 
+/// What `how many` counts in a question's asking sentence, when it is
+/// no span of time or named days (`how many dawn masses are there in the
+/// novena`, not `how many days`, `how many more sleeps` or `how many
+/// sundays until easter`).
+pub(super) fn counts_a_thing(words: &[String]) -> Option<&str> {
+    let at = words
+        .windows(2)
+        .position(|w| w[0] == "how" && w[1] == "many")?;
+    let thing = words[at + 2..].iter().map(String::as_str).find(|w| {
+        !matches!(
+            *w,
+            "more" | "full" | "whole" | "school" | "working" | "business" | "week"
+        )
+    })?;
+    let of_the_calendar = matches!(
+        thing,
+        "days"
+            | "day"
+            | "weeks"
+            | "weekdays"
+            | "weekends"
+            | "months"
+            | "years"
+            | "hours"
+            | "minutes"
+            | "seconds"
+            | "nights"
+            | "sleeps"
+            | "mornings"
+            | "fortnights"
+            | "decades"
+            | "centuries"
+            | "are"
+            | "is"
+            | "of"
+    ) || when::is_day_name(thing.trim_end_matches('s'))
+        || thing.chars().any(|c| c.is_ascii_digit());
+    (!of_the_calendar).then_some(thing)
+}
+
 /// What a question's first `which` asks about, when it is not a day, a
 /// date or a time (`which county is stonehenge in the year fives are going
 /// … after christmas`).
