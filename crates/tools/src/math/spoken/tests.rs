@@ -2090,3 +2090,11 @@ fn the_discount_asked_for_is_the_amount_taken_off() {
         "18500*(1-5/100)"
     );
 }
+
+#[test]
+fn a_pack_sold_by_someone_else_by_the_piece() {
+    assert_eq!(
+        read("My wife buys a pack of 10 instant noodles for ₱135 and sells them at ₱16 each. What's her profit on the whole pack?"),
+        "10 * 1 * 16 - 135"
+    );
+}

@@ -44,7 +44,7 @@ static EACH_HOLDS: LazyLock<Regex> = LazyLock::new(|| {
 /// `I sell them at ₱8 each`, `i sell one tablet for 4 rupees`, `we sold
 /// all of them at 40 rupees a cup`: the price each one sells for.
 static SOLD_EACH_AT: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(&crate::numbers::with_currencies(r"(?i)\bsell\s+(?:them|it|each|one|a|an|every)?\s*(?:[a-z'-]+\s+){0,2}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\b|\bsold\s+(?:all\s+(?:of\s+)?(?:them|it)|them\s+all|the\s+lot|them|each)\s+(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
+    Regex::new(&crate::numbers::with_currencies(r"(?i)\bsell(?:s|ing)?\s+(?:them|it|each|one|a|an|every)?\s*(?:[a-z'-]+\s+){0,2}?(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\b|\bsold\s+(?:all\s+(?:of\s+)?(?:them|it)|them\s+all|the\s+lot|them|each)\s+(?:at|for)\s+[SIGNS]?(\d+(?:\.\d+)?)\s*(?:(?:CURRENCIES)\s+)?(?:a|an|per|each)\b"))
         .expect("a valid regex")
 });
 
