@@ -10,6 +10,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
+/// What the device cannot tell about the sun: asked only when a question
+/// asks when ("dawn masses" are counted, not timed).
+const SUN_TIMES: &str = "tell sunrise or sunset times";
+
 /// Topics an offline device knows nothing of, wherever they are named,
 /// and what the refusal says it cannot do.
 const TOPICS: &[(&[&str], &str)] = &[
@@ -56,10 +60,7 @@ const TOPICS: &[(&[&str], &str)] = &[
         ],
         "check the traffic",
     ),
-    (
-        &["sunset", "sunrise", "sundown", "dawn", "dusk"],
-        "tell sunrise or sunset times",
-    ),
+    (&["sunset", "sunrise", "sundown", "dawn", "dusk"], SUN_TIMES),
     (&["league", "playoffs", "standings"], "follow sports"),
     (
         &["nasdaq", "bitcoin", "crypto", "cryptocurrency"],
@@ -578,9 +579,12 @@ pub fn unavailable(args: UnavailableArgs) -> Result<UnavailableOutput, ToolError
         .windows(2)
         .any(|w| matches!(w[0], "what" | "which") && w[1] == "year")
         || (has("when") && (has("did") || has("was") || has("were")));
+    let asks_a_time =
+        has("when") || has("time") || has("today") || has("tomorrow") || has("tonight");
     let lacking = TOPICS
         .iter()
         .filter(|_| !a_year_named && !asks_when_it_was)
+        .filter(|(_, what)| *what != SUN_TIMES || asks_a_time)
         .find(|(cues, _)| cues.iter().any(|cue| has(cue)))
         .or_else(|| {
             ACTIONS
@@ -941,6 +945,7 @@ mod tests {
             "What time is it in Tokyo?",
             "Who invented the telephone?",
             "Which NBA team did Michael Jordan win his six championships with? The guys at the court are arguing again.",
+            "Simbang Gabi starts on December 16 this year. How many dawn masses are there in the whole novena?",
             "If I buy 3 coffees at 4.50 each, how much do I pay?",
             "How do I set the table?",
             "How do I start a sourdough starter?",

@@ -300,6 +300,7 @@ pub fn as_arithmetic(
         .into_owned();
     if let Some(asked) = coins_by_name(&text)
         .or_else(|| packs_needed(&text))
+        .or_else(|| batches_needed(&text))
         .or_else(|| added_to_what_was_had(&text))
         .or_else(|| with_overtime(&text))
         .or_else(|| change_for_items(&text))

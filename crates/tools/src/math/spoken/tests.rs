@@ -2098,3 +2098,15 @@ fn a_pack_sold_by_someone_else_by_the_piece() {
         "10 * 1 * 16 - 135"
     );
 }
+
+#[test]
+fn batches_needed_for_a_count_are_rounded_up() {
+    assert_eq!(
+        read("One jug makes 8 glasses of juice. I need 150 glasses for my kids' school Christmas festival. How many jugs do I have to make?"),
+        "19"
+    );
+    assert_eq!(
+        read("each batch gives 24 cookies and we need 100 cookies how many batches should i bake"),
+        "5"
+    );
+}

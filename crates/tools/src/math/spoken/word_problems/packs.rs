@@ -61,3 +61,37 @@ pub(in crate::math::spoken) fn packs_needed(text: &str) -> Option<String> {
     let size: f64 = size.as_str().parse().ok()?;
     (size > 0.0).then(|| format!("{}", (needed / size).ceil()))
 }
+
+/// `one jug makes 8 glasses`, `each batch gives 24 cookies`, `a tray feeds
+/// 6`: what one of a thing made or filled comes to.
+static ONE_MAKES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:one|a|an|each|every|1)\s+([a-z]+)\s+(?:makes|gives|fills|serves|feeds|yields|holds|does)\s+(\d+(?:\.\d+)?)\b")
+        .expect("a valid regex")
+});
+
+/// `how many jugs`: the thing a question counts.
+static HOW_MANY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bhow\s+many\s+([a-z]+)\b").expect("a valid regex"));
+
+/// The whole batches a count takes, when one batch makes so many and the
+/// question gives the count needed and asks how many batches (`One jug
+/// makes 8 glasses of juice. I need 150 glasses. How many jugs do I have
+/// to make?` is 19): the count over what one makes, rounded up.
+pub(in crate::math::spoken) fn batches_needed(text: &str) -> Option<String> {
+    let asked = HOW_MANY.captures(text)?;
+    let one = ONE_MAKES.captures(text)?;
+    if !one_kind(&asked[1], &one[1]) {
+        return None;
+    }
+    let (said, size) = (one.get(0)?, one.get(2)?);
+    let [needed] = NUMBER
+        .find_iter(text)
+        .filter(|n| !(said.start()..said.end()).contains(&n.start()))
+        .collect::<Vec<_>>()[..]
+    else {
+        return None;
+    };
+    let needed: f64 = needed.as_str().parse().ok()?;
+    let size: f64 = size.as_str().parse().ok()?;
+    (size > 0.0).then(|| format!("{}", (needed / size).ceil()))
+}
