@@ -158,7 +158,7 @@ pub(super) fn priced_on_the_answer(question: &str, conversation: &[Message]) -> 
 /// `for the 38 weeks of the school year`: so many of a period, said in a
 /// follow-up.
 static FOR_PERIODS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(?:for\s+)?(?:the\s+|a\s+whole\s+|all\s+)?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(day|week|month|year|shift|term)s\b")
+    Regex::new(r"(?i)^(?:if\s+[a-z]+\s+[a-z]+\s+(?:that|this|it|the\s+same)(?:\s+(?:every|each)\s+(?:day|week|month|shift))?\s+)?(?:for\s+)?(?:the\s+|a\s+whole\s+|all\s+)?(\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(day|week|month|year|shift|term)s\b")
         .expect("a valid regex")
 });
 
@@ -168,11 +168,16 @@ static ONE_PERIOD: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `today`, `tonight`: a question before about one day.
+static TODAY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:today|tonight)\b").expect("a valid regex"));
+
 /// The answer before for one period, taken for so many of them: "and for
 /// the thirty eight weeks of the school year" after "… how much is that
-/// for a five day week" answered "13.75" asks "What is 13.75 times 38?".
-/// Only where the question before asked for one such period (`a week`,
-/// `a five day week`, `per month`).
+/// for a five day week" answered "13.75" asks "What is 13.75 times 38?";
+/// "and if I do that every day for 26 days" after a day's takings, the
+/// same. Only where the question before asked for one such period (`a
+/// week`, `a five day week`, `per month`, `today` for a day).
 /// `for the whole year`, ahead of the periods it is counted in (`for the
 /// whole year 12 months`).
 static WHOLE_YEAR: LazyLock<Regex> = LazyLock::new(|| {
@@ -192,7 +197,8 @@ pub(super) fn for_more_periods(question: &str, conversation: &[Message]) -> Opti
         .nth(1)?;
     let asked_for_one = ONE_PERIOD
         .captures_iter(&before.content)
-        .any(|one| one[1].eq_ignore_ascii_case(&period));
+        .any(|one| one[1].eq_ignore_ascii_case(&period))
+        || (period == "day" && TODAY.is_match(&before.content));
     if !asked_for_one {
         return None;
     }

@@ -1026,4 +1026,13 @@ fn a_new_count_of_sharers_or_a_whole_year_of_months_after_an_answer() {
         in_context(&conversation).as_deref(),
         Some("What is 15000 times 12?")
     );
+    let conversation = [
+        Message::user("I did 18 deliveries today at ₱55 each. How much is that?"),
+        Message::assistant("That's ₱990."),
+        Message::user("And if I do that every day for 26 days?"),
+    ];
+    assert_eq!(
+        in_context(&conversation).as_deref(),
+        Some("What is 990 times 26?")
+    );
 }
