@@ -157,11 +157,23 @@ static ONE_OF: LazyLock<Regex> = LazyLock::new(|| {
         .expect("a valid regex")
 });
 
+/// `December 16`, `16th of December`: a day of a month, a date told, not
+/// a number to work with.
+static DAY_OF_A_MONTH: LazyLock<Regex> = LazyLock::new(|| {
+    const MONTHS: &str =
+        "january|february|march|april|may|june|july|august|september|october|november|december";
+    Regex::new(&format!(
+        r"(?i)\b(?:{MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTHS})\b"
+    ))
+    .expect("a valid regex")
+});
+
 /// Whether `asked` (a question, its numbers in digits or words) gives a
-/// number, `one of my …` aside.
+/// number, `one of my …` and days of a month (`December 16`) aside.
 pub(super) fn gives_a_number(asked: &str) -> bool {
     let asked = ONE_OF.replace_all(asked, "");
-    !numbers(&loopd_tools::numbers::in_digits(&asked)).is_empty()
+    let asked = loopd_tools::numbers::in_digits(&asked);
+    !numbers(&DAY_OF_A_MONTH.replace_all(&asked, "")).is_empty()
 }
 
 /// Whether `answer` tells a clock time ("3:42") or an amount of money.
@@ -273,6 +285,16 @@ mod tests {
             "if one of the five of us drops out how much does each pay"
         ));
         assert!(gives_a_number("what is one plus one"));
+    }
+
+    #[test]
+    fn a_day_of_a_month_is_no_number_to_work_with() {
+        assert!(!gives_a_number(
+            "Simbang Gabi starts on December 16 this year. How many dawn masses are there in the whole novena?"
+        ));
+        assert!(!gives_a_number("what happens on the 4th of july"));
+        assert!(gives_a_number("december 16 and 20 more days is what date"));
+        assert!(gives_a_number("what happened in july 1969"));
     }
 
     #[test]
