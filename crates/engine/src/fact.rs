@@ -160,10 +160,13 @@ static ONE_OF: LazyLock<Regex> = LazyLock::new(|| {
 /// `December 16`, `16th of December`: a day of a month, a date told, not
 /// a number to work with.
 static DAY_OF_A_MONTH: LazyLock<Regex> = LazyLock::new(|| {
-    const MONTHS: &str =
-        "january|february|march|april|may|june|july|august|september|october|november|december";
+    let months: Vec<&str> = (1..=12)
+        .filter_map(|m| chrono::Month::try_from(m).ok())
+        .map(|m| m.name())
+        .collect();
+    let months = months.join("|");
     Regex::new(&format!(
-        r"(?i)\b(?:{MONTHS})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTHS})\b"
+        r"(?i)\b(?:{months})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{months})\b"
     ))
     .expect("a valid regex")
 });

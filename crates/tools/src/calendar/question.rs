@@ -19,29 +19,7 @@ pub(super) fn counts_a_thing(words: &[String]) -> Option<&str> {
             "more" | "full" | "whole" | "school" | "working" | "business" | "week"
         )
     })?;
-    let of_the_calendar = matches!(
-        thing,
-        "days"
-            | "day"
-            | "weeks"
-            | "weekdays"
-            | "weekends"
-            | "months"
-            | "years"
-            | "hours"
-            | "minutes"
-            | "seconds"
-            | "nights"
-            | "sleeps"
-            | "mornings"
-            | "fortnights"
-            | "decades"
-            | "centuries"
-            | "are"
-            | "is"
-            | "of"
-    ) || when::is_day_name(thing.trim_end_matches('s'))
-        || thing.chars().any(|c| c.is_ascii_digit());
+    let of_the_calendar = of_the_calendar(thing) || matches!(thing, "are" | "is" | "of");
     (!of_the_calendar).then_some(thing)
 }
 
@@ -51,34 +29,44 @@ pub(super) fn counts_a_thing(words: &[String]) -> Option<&str> {
 pub(super) fn asks_which_thing(words: &[String]) -> Option<&str> {
     let at = words.iter().position(|w| w == "which")?;
     let thing = words.get(at + 1)?.as_str();
-    let of_the_calendar = matches!(
-        thing,
+    let of_the_calendar = of_the_calendar(thing)
+        || matches!(
+            thing,
+            "one" | "is" | "was" | "will" | "of" | "comes" | "falls" | "happens"
+        );
+    (!of_the_calendar).then_some(thing)
+}
+
+/// Whether `word` names a span of time, a date, a day or a month (either
+/// number: `sundays`, `weeks`), or is a number.
+fn of_the_calendar(word: &str) -> bool {
+    let one = match word {
+        "centuries" => "century",
+        _ => word.strip_suffix('s').unwrap_or(word),
+    };
+    matches!(
+        one,
         "day"
-            | "days"
             | "date"
-            | "dates"
             | "weekday"
-            | "month"
-            | "months"
-            | "year"
-            | "years"
-            | "week"
-            | "weeks"
             | "weekend"
+            | "week"
+            | "fortnight"
+            | "month"
+            | "year"
+            | "decade"
+            | "century"
+            | "hour"
+            | "minute"
+            | "second"
+            | "night"
+            | "sleep"
+            | "morning"
             | "time"
             | "holiday"
-            | "one"
-            | "is"
-            | "was"
-            | "will"
-            | "of"
-            | "comes"
-            | "falls"
-            | "happens"
-    ) || when::is_day_name(thing)
-        || thing.parse::<chrono::Month>().is_ok()
-        || thing.chars().any(|c| c.is_ascii_digit());
-    (!of_the_calendar).then_some(thing)
+    ) || when::is_day_name(one)
+        || word.parse::<chrono::Month>().is_ok()
+        || word.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Whether the words ask in what year something happened (`in what year

@@ -1,7 +1,7 @@
 //! Prices said the way people read one out (`sixty four fifty`, `one
 //! twenty eight fifty`), written in digits in a text about money.
 
-use super::currencies::{is_currency, with_currencies};
+use super::currencies::{is_currency, with_currencies, CURRENCY_SIGNS};
 use super::run::run;
 use super::{core, is_mark, one_as_a_pronoun, small, split_words};
 use regex::Regex;
@@ -70,7 +70,7 @@ fn hundreds_when_paid_more(out: &mut [String], said_short: &[usize], words: &[&s
         .filter_map(|(i, _)| run(&words[i..]))
         .filter_map(|(n, _)| n.parse::<f64>().ok())
         .chain(words.iter().filter_map(|w| {
-            w.trim_start_matches(is_currency_sign)
+            w.trim_start_matches(CURRENCY_SIGNS)
                 .replace(',', "")
                 .parse()
                 .ok()
@@ -92,11 +92,6 @@ fn hundreds_when_paid_more(out: &mut [String], said_short: &[usize], words: &[&s
             out[at] = hundreds;
         }
     }
-}
-
-/// A currency sign before digits (`$400`).
-fn is_currency_sign(c: char) -> bool {
-    matches!(c, '$' | '£' | '€' | '₱' | '₹' | '¥' | '₦' | '₵')
 }
 
 /// Whether `word` names the hundredth part of a currency.

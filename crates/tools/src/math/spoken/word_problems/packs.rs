@@ -59,7 +59,7 @@ pub(in crate::math::spoken) fn packs_needed(text: &str) -> Option<String> {
         _ => return None,
     };
     let size: f64 = size.as_str().parse().ok()?;
-    (size > 0.0).then(|| format!("{}", (needed / size).ceil()))
+    whole_ones(needed, size)
 }
 
 /// `one jug makes 8 glasses`, `each batch gives 24 cookies`, `a tray feeds
@@ -93,5 +93,10 @@ pub(in crate::math::spoken) fn batches_needed(text: &str) -> Option<String> {
     };
     let needed: f64 = needed.as_str().parse().ok()?;
     let size: f64 = size.as_str().parse().ok()?;
+    whole_ones(needed, size)
+}
+
+/// How many whole ones of `size` hold `needed`: the quotient rounded up.
+fn whole_ones(needed: f64, size: f64) -> Option<String> {
     (size > 0.0).then(|| format!("{}", (needed / size).ceil()))
 }
